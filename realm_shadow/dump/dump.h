@@ -1,0 +1,67 @@
+// realm_shadow/dump/dump.h - dump files: one or more memories' Snapshots
+// on disk, and their JSON rendering.
+//
+// Layer 4.  The binary format is documented in docs/dump-format.md; the JSON
+// schema in docs/json-schema.md.
+//
+// Guarantees
+//  - Atomic on disk: a dump is written under a temporary name in the same
+//    directory, flushed, then renamed.  A crash or a full disk never leaves a
+//    half file under the final name.
+//  - Usable at out-of-memory time: writing streams through one fixed 64 KiB
+//    buffer; the only heap use is the Snapshot copy itself.
+//  - Reading never crashes: a truncated, corrupted (checksum), foreign
+//    (magic), wrong-version or wrong-endian file gets a one-line error that
+//    names the file and what is wrong.
+#ifndef REALM_SHADOW_DUMP_DUMP_H_
+#define REALM_SHADOW_DUMP_DUMP_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "realm_shadow/recorder/snapshot.h"
+
+namespace realm_shadow {
+
+inline constexpr uint32_t kDumpFormatVersion = 1;
+
+struct DumpFile {
+  uint32_t version = kDumpFormatVersion;
+  uint32_t node = 0;               // the process (Legion node) it came from
+  uint64_t created_unix_ns = 0;
+  std::string source;              // "tracker", "ingest-realm-log", ...
+  std::vector<std::string> notes;  // what the source could not know, etc.
+  std::vector<Snapshot> memories;  // by ascending memory id
+};
+
+// Writes atomically; false with *error set on failure.
+bool WriteDump(const std::string& path, const DumpFile& dump,
+               std::string* error);
+// Reads and validates; false with a one-line *error naming the file.
+bool ReadDump(const std::string& path, DumpFile* out, std::string* error);
+// Same, from bytes in memory (the fuzz target's entry).
+bool ParseDump(const uint8_t* data, size_t size, DumpFile* out,
+               std::string* error);
+std::string SerializeDump(const DumpFile& dump);
+
+// The JSON rendering (docs/json-schema.md), with holes and stats computed by
+// analysis.h.
+std::string DumpToJson(const DumpFile& dump);
+
+// Snapshots the tracked memory and writes it; false with *error on failure.
+bool DumpMemoryState(uint64_t memory_id, const std::string& path,
+                     std::string* error);
+// Every registered memory in one file.
+bool DumpAllMemories(const std::string& path, std::string* error);
+
+}  // namespace realm_shadow
+
+extern "C" {
+// C spelling for Realm and mappers: 0 on success, -1 on failure (the reason
+// is printed to stderr).
+int realm_shadow_dump_memory_state(uint64_t memory_id, const char* filename);
+int realm_shadow_dump_all_memories(const char* filename);
+}
+
+#endif  // REALM_SHADOW_DUMP_DUMP_H_

@@ -1,0 +1,211 @@
+// realm_shadow/recorder/snapshot.h - a consistent picture of one memory.
+//
+// A Snapshot is a value: it owns copies of everything in it and never
+// changes after it is returned.  It is exactly the state after the first
+// `sequence` events of its memory (a prefix of the journal), never a blend of
+// two moments.  Analysis (layer 3), the dump format (layer 4) and every tool
+// read Snapshots; none of them reads live tracker state.
+//
+// Semantics of events, as applied to the picture (the same table drives the
+// reference model in tests/recorder):
+//  allocated(i,o,s,a)      i becomes live at [o, o+s).  Anomalies, still
+//                          applied: i already live (the old range is dropped),
+//                          overlap with a live range, range beyond capacity.
+//  deferred(i,s,a,p)       i waits in `pending`; p is its planned offset.
+//  deferred_completed(i,o) the pending i becomes live at o (unknown i: anomaly).
+//  deferred_failed(i)      the pending i moves to `failures` (eventual).
+//  allocation_failed(i,s,a) a failure (instant).
+//  release_requested(i,r)  live i stays, state kReleasePending or
+//                          kReleaseReady; a pending i is left as it is.
+//  released(i)             live i leaves; a pending i is cancelled; a failed i
+//                          is forgotten quietly (Realm destroys failed
+//                          instances); otherwise a double or unknown release
+//                          anomaly.
+//  redistrict(old, pieces) old leaves, every piece becomes live.
+//  reserved / reservation_ended: `reservations`; they never change holes,
+//                          since Realm's allocator does not see them.
+//  attach_identity(i,id,p) sets identity and pinned on live or pending i.
+// Zero-byte allocations are live but occupy nothing (several may sit at 0).
+// Overlap is checked against the nearest non-empty neighbours in address
+// order (O(log n), not a scan): once the map already holds an overlap, a
+// later range overlapping only the earlier of the two may go unreported.
+// Holes and every analysis answer stay exact whatever overlaps exist.
+#ifndef REALM_SHADOW_RECORDER_SNAPSHOT_H_
+#define REALM_SHADOW_RECORDER_SNAPSHOT_H_
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "realm_shadow/hooks.h"
+#include "realm_shadow/recorder/event.h"
+
+namespace realm_shadow {
+
+enum class MemoryKind : uint8_t {
+  kOther = REALM_SHADOW_MEM_OTHER,
+  kSystem = REALM_SHADOW_MEM_SYSTEM,
+  kRegdma = REALM_SHADOW_MEM_REGDMA,
+  kSocket = REALM_SHADOW_MEM_SOCKET,
+  kFramebuffer = REALM_SHADOW_MEM_FRAMEBUFFER,
+  kZeroCopy = REALM_SHADOW_MEM_ZERO_COPY,
+  kManaged = REALM_SHADOW_MEM_MANAGED,
+  kDynamicFramebuffer = REALM_SHADOW_MEM_DYNAMIC_FRAMEBUFFER,
+  kDisk = REALM_SHADOW_MEM_DISK,
+  kGlobal = REALM_SHADOW_MEM_GLOBAL,
+};
+const char* MemoryKindName(MemoryKind kind);  // "system", "framebuffer", ...
+// Accepts our names and Realm's (SYSTEM_MEM, GPU_FB_MEM, ...); kOther if not.
+MemoryKind ParseMemoryKind(const std::string& name);
+
+// What a live allocation is, as far as we know (legion_glue attaches it).
+// Values are part of the dump format: append only.
+enum class AllocationKind : uint8_t {
+  kUnknown = 0,
+  kRegionInstance = 1,
+  kDeferredBuffer = 2,
+  kDeferredValue = 3,
+  kFuture = 4,
+  kPoolBacking = 5,
+  kPoolSubAllocation = 6,
+  kExternal = 7,
+};
+inline constexpr int kAllocationKindCount = 8;
+const char* AllocationKindName(AllocationKind kind);
+AllocationKind ParseAllocationKind(const std::string& name);
+
+enum class AllocationState : uint8_t {
+  kLive = 0,
+  kReleasePending = 1,  // release queued, its precondition not triggered
+  kReleaseReady = 2,    // release queued and ready, range not yet given back
+};
+const char* AllocationStateName(AllocationState state);
+
+// Bits of Allocation::flags.
+enum AllocationFlag : uint8_t {
+  kPinned = 1,          // valid: the collector may not release it
+  kFromRedistrict = 2,  // a piece of a redistricted range
+  kWasDeferred = 4,     // placed by an eventual success
+};
+
+// One live allocation.  32 bytes: a snapshot of 100k allocations is 3.2 MB
+// and copies at memcpy speed.
+struct Allocation {
+  uint64_t offset = 0;
+  uint64_t size = 0;
+  uint64_t instance = 0;
+  uint32_t identity = 0;       // 0: none attached; else an Identity id
+  uint8_t alignment_log2 = 0;  // alignment = 1 << alignment_log2
+  AllocationState state = AllocationState::kLive;
+  uint8_t flags = 0;
+  AllocationKind kind = AllocationKind::kUnknown;
+
+  uint64_t end() const { return offset + size; }
+  uint64_t alignment() const { return uint64_t{1} << alignment_log2; }
+  bool pinned() const { return flags & kPinned; }
+};
+static_assert(sizeof(Allocation) == 32, "copy cost is sized for 32 bytes");
+
+// Rounds an alignment up to a power of two and returns its log2 (0 and 1
+// both give 0).
+uint8_t AlignmentLog2(uint64_t alignment);
+
+// A deferred request waiting on releases.
+struct PendingRequest {
+  uint64_t instance = 0;
+  uint64_t size = 0;
+  uint64_t alignment = 0;
+  uint64_t planned_offset = kNoOffset;
+  uint64_t sequence = 0;  // event number at which it was deferred
+  uint32_t identity = 0;
+  uint8_t flags = 0;
+};
+
+struct Failure {
+  uint64_t instance = 0;
+  uint64_t size = 0;       // 0 when the request was never seen (anomaly)
+  uint64_t alignment = 0;
+  uint64_t sequence = 0;
+  bool eventual = false;   // a deferred request that failed later
+  uint32_t identity = 0;
+};
+
+struct Reservation {
+  uint64_t id = 0;
+  uint64_t offset = kNoOffset;  // kNoOffset: an amount, not a range
+  uint64_t size = 0;
+  uint64_t sequence = 0;
+};
+
+enum class AnomalyKind : uint8_t {
+  kOverlap = 0,             // an allocation overlapping a live one
+  kBeyondCapacity = 1,      // a range past the memory's capacity
+  kDuplicateInstance = 2,   // allocated or deferred while already live/pending
+  kUnknownInstance = 3,     // completion, failure, release of an unknown id
+  kDoubleRelease = 4,       // release of an instance already released
+  kUnknownReservation = 5,  // end of a reservation never made
+  kMalformedEvent = 6,      // an event record that cannot be decoded
+  kTrackingPaused = 7,      // events were not recorded for a while
+};
+inline constexpr int kAnomalyKindCount = 8;
+const char* AnomalyKindName(AnomalyKind kind);
+
+struct Anomaly {
+  AnomalyKind kind = AnomalyKind::kOverlap;
+  uint64_t sequence = 0;
+  uint64_t instance = 0;
+  uint64_t offset = 0;
+  uint64_t size = 0;
+  uint64_t other_instance = 0;  // the live one it overlaps, when known
+};
+
+struct EventCounters {
+  std::array<uint64_t, kEventTypeCount> by_type{};
+  std::array<uint64_t, kAnomalyKindCount> anomalies{};
+  uint64_t failures = 0;
+  uint64_t cancelled = 0;        // pending requests released before placing
+  uint64_t peak_used = 0;        // bytes, high-water mark
+  uint64_t journal_overflows = 0;
+};
+
+// Legion / Legate identity attached to allocations (see legion_glue).
+struct Identity {
+  uint32_t id = 0;
+  AllocationKind kind = AllocationKind::kUnknown;
+  // Ordered key/value pairs: "fields", "regions", "provenance", "store",
+  // "shape", "partition", "creator", ...
+  std::vector<std::pair<std::string, std::string>> attributes;
+};
+
+struct Snapshot {
+  uint64_t memory_id = 0;
+  MemoryKind kind = MemoryKind::kOther;
+  uint64_t capacity = 0;
+  bool capacity_known = true;  // false: rebuilt from a log that never said
+  bool addressed = false;      // offsets are device addresses (no holes)
+  uint32_t node = 0;           // the process (Legion node) it came from
+  std::string name;
+  uint64_t sequence = 0;       // events applied: the prefix this shows
+  bool exact = true;           // false: tracking was off for some events
+
+  std::vector<Allocation> allocations;  // sorted by (offset, instance)
+  std::vector<PendingRequest> pending;  // in the order they were deferred
+  std::vector<Reservation> reservations;  // sorted by id
+  std::vector<Failure> failures;        // the most recent, oldest first
+  std::vector<Anomaly> anomalies;       // the most recent, oldest first
+  EventCounters counters;
+  std::vector<Identity> identities;     // every identity referenced above
+
+  const Identity* FindIdentity(uint32_t id) const;
+  uint64_t used_bytes() const;  // sum of live sizes (overlaps counted twice)
+};
+
+// How many failures and anomalies a picture keeps (the counters keep totals).
+inline constexpr size_t kRecentFailures = 64;
+inline constexpr size_t kRecentAnomalies = 256;
+
+}  // namespace realm_shadow
+
+#endif  // REALM_SHADOW_RECORDER_SNAPSHOT_H_

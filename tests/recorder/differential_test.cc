@@ -1,0 +1,181 @@
+// Randomized differential tests: millions of events through the real hooks,
+// journal and shadow map, every snapshot compared with the reference model.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "realm_shadow/hooks.h"
+#include "realm_shadow/recorder/shadow_map.h"
+#include "realm_shadow/recorder/tracker.h"
+#include "tests/recorder/event_generator.h"
+#include "tests/recorder/reference_model.h"
+
+namespace realm_shadow {
+namespace {
+
+using testing::CompareState;
+using testing::EventGenerator;
+using testing::ReferenceMemory;
+
+constexpr uint64_t kCapacity = 1 << 16;
+
+// Identities 1..5, kind = id: the hook path looks the kind up itself.
+void InternTestIdentities() {
+  for (int k = 1; k <= 5; ++k) {
+    Identity identity;
+    identity.kind = static_cast<AllocationKind>(k);
+    identity.attributes = {{"name", "identity" + std::to_string(k)}};
+    ASSERT_EQ(InternIdentity(identity), static_cast<uint32_t>(k));
+  }
+}
+
+// Calls the hook that produces `e` (and, for a redistrict, its pieces).
+void Report(realm_shadow_memory* m, const Event& e,
+            const std::vector<Event>& pieces) {
+  switch (e.type) {
+    case EventType::kAllocated:
+      realm_shadow_allocated(m, e.instance, e.offset, e.size, e.aux);
+      break;
+    case EventType::kDeferred:
+      realm_shadow_deferred(m, e.instance, e.size, e.aux, e.offset);
+      break;
+    case EventType::kDeferredCompleted:
+      realm_shadow_deferred_completed(m, e.instance, e.offset);
+      break;
+    case EventType::kDeferredFailed:
+      realm_shadow_deferred_failed(m, e.instance);
+      break;
+    case EventType::kAllocationFailed:
+      realm_shadow_allocation_failed(m, e.instance, e.size, e.aux);
+      break;
+    case EventType::kReleaseRequested:
+      realm_shadow_release_requested(m, e.instance, static_cast<int>(e.aux));
+      break;
+    case EventType::kReleased:
+      realm_shadow_released(m, e.instance);
+      break;
+    case EventType::kRedistrict: {
+      std::vector<realm_shadow_piece> p;
+      for (const Event& piece : pieces)
+        p.push_back({piece.instance, piece.offset, piece.size, piece.aux});
+      realm_shadow_redistricted(m, e.instance, static_cast<uint32_t>(p.size()),
+                                p.data());
+      break;
+    }
+    case EventType::kReserved:
+      realm_shadow_reserved(m, e.instance, e.offset, e.size);
+      break;
+    case EventType::kReservationEnded:
+      realm_shadow_reservation_ended(m, e.instance);
+      break;
+    case EventType::kAttachIdentity:
+      realm_shadow_attach_identity(m, e.instance,
+                                   static_cast<uint32_t>(e.offset),
+                                   static_cast<int>(e.size));
+      break;
+    case EventType::kRedistrictPiece:
+      break;
+  }
+}
+
+// Runs `events` events of one seed through the hooks and compares snapshots
+// taken at random points with the reference.
+void RunSeed(uint64_t seed, size_t events, size_t journal_events) {
+  SCOPED_TRACE("seed " + std::to_string(seed) + " journal " +
+               std::to_string(journal_events));
+  ResetTrackerForTesting();
+  InternTestIdentities();
+  realm_shadow_memory* m = RegisterMemory(0x1e00000000000000ull + seed,
+                                          MemoryKind::kSystem, kCapacity,
+                                          "differential", REALM_SHADOW_SERIALIZED,
+                                          journal_events);
+  ASSERT_NE(m, nullptr);
+  ReferenceMemory reference(kCapacity, false);
+  EventGenerator generator(seed, kCapacity, 96, 0.04);
+  std::mt19937_64 when(seed * 7 + 1);
+  size_t applied = 0;
+  while (applied < events) {
+    Event e = generator.Next();
+    if (e.type == EventType::kAttachIdentity) e.aux = static_cast<uint32_t>(e.offset);
+    std::vector<Event> pieces;
+    if (e.type == EventType::kRedistrict)
+      for (uint32_t i = 0; i < e.aux; ++i) pieces.push_back(generator.Next());
+    Report(m, e, pieces);
+    reference.Apply(e);
+    for (const Event& p : pieces) reference.Apply(p);
+    applied += 1 + pieces.size();
+    if (when() % 400 == 0 || applied >= events) {
+      const Snapshot got = TakeSnapshot(m);
+      const Snapshot want = reference.ToSnapshot();
+      const std::string difference = CompareState(got, want);
+      ASSERT_EQ(difference, "") << "after " << applied << " events";
+      // Every identity referenced is carried by the snapshot.
+      for (const Allocation& a : got.allocations)
+        if (a.identity) ASSERT_NE(got.FindIdentity(a.identity), nullptr);
+    }
+  }
+}
+
+TEST(Differential, HooksJournalAndShadowMapMatchTheReference) {
+  // 160 seeds x 12500 events = 2M events, with journals large enough never
+  // to fill between snapshots.
+  for (uint64_t seed = 1; seed <= 160; ++seed) {
+    RunSeed(seed, 12500, 1 << 14);
+    if (HasFatalFailure()) return;
+  }
+}
+
+TEST(Differential, TinyJournalsApplyTheBacklogInlineWithoutLoss) {
+  // 64-event journals fill constantly: the writer applies the backlog.
+  for (uint64_t seed = 1000; seed < 1040; ++seed) {
+    RunSeed(seed, 20000, 64);
+    if (HasFatalFailure()) return;
+  }
+}
+
+TEST(Differential, ShadowMapAloneMatchesTheReferenceWithoutTheJournal) {
+  for (uint64_t seed = 5000; seed < 5020; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    ShadowMap map(kCapacity, false);
+    ReferenceMemory reference(kCapacity, false);
+    EventGenerator generator(seed, kCapacity, 64, 0.08);
+    for (int i = 0; i < 50000; ++i) {
+      const Event e = generator.Next();
+      map.Apply(e);
+      reference.Apply(e);
+      if (i % 997 == 0) {
+        Snapshot got;
+        map.CopyTo(&got);
+        ASSERT_EQ(CompareState(got, reference.ToSnapshot()), "") << "event " << i;
+      }
+    }
+  }
+}
+
+TEST(Differential, MalformedEventTypesAreCountedNotApplied) {
+  ShadowMap map(1024, false);
+  ReferenceMemory reference(1024, false);
+  Event bad;
+  bad.type = static_cast<EventType>(200);
+  bad.instance = 7;
+  Event good;
+  good.type = EventType::kAllocated;
+  good.instance = 8;
+  good.offset = 0;
+  good.size = 100;
+  good.aux = 1;
+  for (const Event& e : {good, bad, good}) {
+    map.Apply(e);
+    reference.Apply(e);
+  }
+  Snapshot got;
+  map.CopyTo(&got);
+  EXPECT_EQ(CompareState(got, reference.ToSnapshot()), "");
+  EXPECT_EQ(got.counters.anomalies[static_cast<int>(AnomalyKind::kMalformedEvent)], 1u);
+  EXPECT_EQ(got.counters.anomalies[static_cast<int>(AnomalyKind::kDuplicateInstance)], 1u);
+  ASSERT_EQ(got.allocations.size(), 1u);
+  EXPECT_EQ(got.sequence, 3u);
+}
+
+}  // namespace
+}  // namespace realm_shadow

@@ -1,0 +1,102 @@
+// The journal alone: order, wrap-around, groups, overflow and the commit
+// marks of concurrent slots.
+#include "realm_shadow/recorder/journal.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace realm_shadow {
+namespace {
+
+std::vector<Event> Drain(MemoryJournal& j) {
+  std::vector<Event> out;
+  j.Consume([&](const Event& e) { out.push_back(e); });
+  return out;
+}
+
+TEST(Journal, CapacityIsAPowerOfTwoAtLeast64) {
+  EXPECT_EQ(MemoryJournal(1, false).capacity(), 64u);
+  EXPECT_EQ(MemoryJournal(100, false).capacity(), 128u);
+  EXPECT_EQ(MemoryJournal(4096, true).capacity(), 4096u);
+}
+
+TEST(Journal, ConsumesInAppendOrderAcrossManyLaps) {
+  for (bool concurrent : {false, true}) {
+    MemoryJournal j(64, concurrent);
+    uint64_t next_expected = 0;
+    for (uint64_t round = 0; round < 50; ++round) {
+      for (uint64_t i = 0; i < 40; ++i) {
+        const uint64_t n = round * 40 + i;
+        j.Append(EventType::kAllocated, n, n * 2, n * 3, 8);
+      }
+      for (const Event& e : Drain(j)) {
+        ASSERT_EQ(e.instance, next_expected);
+        ASSERT_EQ(e.offset, next_expected * 2);
+        ASSERT_EQ(e.size, next_expected * 3);
+        ASSERT_EQ(e.aux, 8u);
+        ASSERT_EQ(e.type, EventType::kAllocated);
+        ++next_expected;
+      }
+    }
+    EXPECT_EQ(next_expected, 2000u);
+    EXPECT_EQ(j.consumed(), 2000u);
+    EXPECT_EQ(j.overflow_count(), 0u);
+  }
+}
+
+struct Collector {
+  MemoryJournal* journal;
+  std::vector<Event> seen;
+};
+
+TEST(Journal, AFullJournalCallsTheOverflowHandlerAndLosesNothing) {
+  for (bool concurrent : {false, true}) {
+    MemoryJournal j(64, concurrent);
+    Collector c{&j, {}};
+    j.SetOverflowHandler(
+        [](void* ctx) {
+          auto* col = static_cast<Collector*>(ctx);
+          col->journal->Consume([&](const Event& e) { col->seen.push_back(e); });
+        },
+        &c);
+    for (uint64_t n = 0; n < 1000; ++n)
+      j.Append(EventType::kReleased, n, 0, 0, 0);
+    j.Consume([&](const Event& e) { c.seen.push_back(e); });
+    ASSERT_EQ(c.seen.size(), 1000u);
+    for (uint64_t n = 0; n < 1000; ++n) ASSERT_EQ(c.seen[n].instance, n);
+    EXPECT_GT(j.overflow_count(), 0u);
+  }
+}
+
+TEST(Journal, GroupsArriveWholeAndInOrder) {
+  MemoryJournal j(64, true);
+  j.Append(EventType::kAllocated, 1, 0, 100, 1);
+  j.AppendGroup(1, 3, [](uint32_t i, uint64_t* inst, uint64_t* off,
+                         uint64_t* size, uint32_t* align) {
+    *inst = 10 + i;
+    *off = i * 30;
+    *size = 30;
+    *align = 1;
+  });
+  const auto events = Drain(j);
+  ASSERT_EQ(events.size(), 5u);
+  EXPECT_EQ(events[1].type, EventType::kRedistrict);
+  EXPECT_EQ(events[1].aux, 3u);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(events[2 + i].type, EventType::kRedistrictPiece);
+    EXPECT_EQ(events[2 + i].instance, 10u + i);
+  }
+}
+
+TEST(Journal, SerializedConsumerSeesNothingBeyondThePublishedHead) {
+  MemoryJournal j(64, false);
+  EXPECT_TRUE(Drain(j).empty());
+  j.Append(EventType::kReserved, 5, 0, 10, 0);
+  EXPECT_EQ(Drain(j).size(), 1u);
+  EXPECT_TRUE(Drain(j).empty());
+  EXPECT_EQ(j.appended(), 1u);
+}
+
+}  // namespace
+}  // namespace realm_shadow

@@ -1,0 +1,364 @@
+// tests/recorder/reference_model.h - the plain reference for the shadow map:
+// the semantics table of realm_shadow/recorder/snapshot.h written again with
+// std::map and brute force, sharing no code with the recorder.  The
+// differential tests, the stress tests and the event fuzzer compare every
+// Snapshot against it.
+#ifndef REALM_SHADOW_TESTS_RECORDER_REFERENCE_MODEL_H_
+#define REALM_SHADOW_TESTS_RECORDER_REFERENCE_MODEL_H_
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "realm_shadow/recorder/event.h"
+#include "realm_shadow/recorder/snapshot.h"
+
+namespace realm_shadow::testing {
+
+inline uint8_t ReferenceLog2(uint64_t alignment) {
+  uint8_t l = 0;
+  while (l < 63 && (uint64_t{1} << l) < alignment) ++l;
+  return l;
+}
+
+class ReferenceMemory {
+ public:
+  ReferenceMemory(uint64_t capacity, bool addressed)
+      : capacity_(capacity), addressed_(addressed) {}
+
+  void Apply(const Event& e) {
+    const int t = static_cast<int>(e.type);
+    if (t < 0 || t >= kEventTypeCount) {
+      Note(AnomalyKind::kMalformedEvent, e.instance, e.offset, e.size, 0);
+      ++sequence_;
+      return;
+    }
+    ++counters_.by_type[t];
+    switch (e.type) {
+      case EventType::kAllocated:
+      case EventType::kRedistrictPiece: {
+        if (pending_.erase(e.instance))
+          Note(AnomalyKind::kDuplicateInstance, e.instance, e.offset, e.size, 0);
+        Place(e.instance, e.offset, e.size, ReferenceLog2(e.aux),
+              e.type == EventType::kRedistrictPiece ? kFromRedistrict : 0, 0,
+              AllocationKind::kUnknown);
+        break;
+      }
+      case EventType::kDeferred: {
+        bool dup = Remove(e.instance, nullptr);
+        dup = pending_.count(e.instance) > 0 || dup;
+        if (dup)
+          Note(AnomalyKind::kDuplicateInstance, e.instance, e.offset, e.size, 0);
+        failed_.erase(e.instance);
+        released_.erase(e.instance);
+        PendingRequest p;
+        p.instance = e.instance;
+        p.size = e.size;
+        p.alignment = e.aux;
+        p.planned_offset = e.offset;
+        p.sequence = sequence_;
+        pending_[e.instance] = {p, AllocationKind::kUnknown};
+        break;
+      }
+      case EventType::kDeferredCompleted: {
+        auto it = pending_.find(e.instance);
+        if (it == pending_.end()) {
+          Note(AnomalyKind::kUnknownInstance, e.instance, e.offset, 0, 0);
+          break;
+        }
+        auto [p, kind] = it->second;
+        pending_.erase(it);
+        Place(e.instance, e.offset, p.size, ReferenceLog2(p.alignment),
+              static_cast<uint8_t>(kWasDeferred | (p.flags & kPinned)),
+              p.identity, kind);
+        break;
+      }
+      case EventType::kDeferredFailed: {
+        Failure f;
+        f.instance = e.instance;
+        f.sequence = sequence_;
+        f.eventual = true;
+        auto it = pending_.find(e.instance);
+        if (it == pending_.end()) {
+          Note(AnomalyKind::kUnknownInstance, e.instance, 0, 0, 0);
+        } else {
+          f.size = it->second.first.size;
+          f.alignment = it->second.first.alignment;
+          f.identity = it->second.first.identity;
+          pending_.erase(it);
+        }
+        AddFailure(f);
+        failed_.insert(e.instance);
+        break;
+      }
+      case EventType::kAllocationFailed: {
+        Failure f;
+        f.instance = e.instance;
+        f.size = e.size;
+        f.alignment = e.aux;
+        f.sequence = sequence_;
+        AddFailure(f);
+        failed_.insert(e.instance);
+        break;
+      }
+      case EventType::kReleaseRequested: {
+        auto it = offset_of_.find(e.instance);
+        if (it != offset_of_.end()) {
+          live_[{it->second, e.instance}].state =
+              e.aux ? AllocationState::kReleaseReady
+                    : AllocationState::kReleasePending;
+        } else if (!pending_.count(e.instance) && !failed_.count(e.instance)) {
+          Note(AnomalyKind::kUnknownInstance, e.instance, 0, 0, 0);
+        }
+        break;
+      }
+      case EventType::kReleased:
+        if (Remove(e.instance, nullptr)) {
+          released_.insert(e.instance);
+        } else if (pending_.erase(e.instance)) {
+          ++counters_.cancelled;
+          released_.insert(e.instance);
+        } else if (failed_.erase(e.instance)) {
+        } else if (released_.count(e.instance)) {
+          Note(AnomalyKind::kDoubleRelease, e.instance, 0, 0, 0);
+        } else {
+          Note(AnomalyKind::kUnknownInstance, e.instance, 0, 0, 0);
+        }
+        break;
+      case EventType::kRedistrict:
+        if (Remove(e.instance, nullptr))
+          released_.insert(e.instance);
+        else
+          Note(AnomalyKind::kUnknownInstance, e.instance, 0, 0, 0);
+        break;
+      case EventType::kReserved: {
+        Reservation r;
+        r.id = e.instance;
+        r.offset = e.offset;
+        r.size = e.size;
+        r.sequence = sequence_;
+        reservations_[e.instance] = r;
+        break;
+      }
+      case EventType::kReservationEnded:
+        if (!reservations_.erase(e.instance))
+          Note(AnomalyKind::kUnknownReservation, e.instance, 0, 0, 0);
+        break;
+      case EventType::kAttachIdentity: {
+        const auto identity = static_cast<uint32_t>(e.offset);
+        const bool pinned = e.size != 0;
+        const auto kind = static_cast<AllocationKind>(
+            e.aux < static_cast<uint32_t>(kAllocationKindCount) ? e.aux : 0);
+        auto it = offset_of_.find(e.instance);
+        if (it != offset_of_.end()) {
+          Allocation& a = live_[{it->second, e.instance}];
+          a.identity = identity;
+          a.kind = kind;
+          a.flags = static_cast<uint8_t>(pinned ? (a.flags | kPinned)
+                                                : (a.flags & ~kPinned));
+        } else if (auto p = pending_.find(e.instance); p != pending_.end()) {
+          p->second.first.identity = identity;
+          p->second.first.flags = pinned ? kPinned : 0;
+          p->second.second = kind;
+        } else if (!failed_.count(e.instance)) {
+          Note(AnomalyKind::kUnknownInstance, e.instance, 0, 0, 0);
+        }
+        break;
+      }
+    }
+    ++sequence_;
+  }
+
+  Snapshot ToSnapshot() const {
+    Snapshot s;
+    s.capacity = capacity_;
+    s.addressed = addressed_;
+    s.sequence = sequence_;
+    for (const auto& entry : live_) s.allocations.push_back(entry.second);
+    for (const auto& entry : pending_) s.pending.push_back(entry.second.first);
+    std::sort(s.pending.begin(), s.pending.end(),
+              [](const PendingRequest& a, const PendingRequest& b) {
+                return a.sequence < b.sequence;
+              });
+    for (const auto& entry : reservations_) s.reservations.push_back(entry.second);
+    size_t first = failures_.size() > kRecentFailures
+                       ? failures_.size() - kRecentFailures : 0;
+    s.failures.assign(failures_.begin() + first, failures_.end());
+    first = anomalies_.size() > kRecentAnomalies
+                ? anomalies_.size() - kRecentAnomalies : 0;
+    s.anomalies.assign(anomalies_.begin() + first, anomalies_.end());
+    s.counters = counters_;
+    return s;
+  }
+
+  uint64_t sequence() const { return sequence_; }
+
+ private:
+  void Note(AnomalyKind kind, uint64_t instance, uint64_t offset,
+            uint64_t size, uint64_t other) {
+    Anomaly a;
+    a.kind = kind;
+    a.sequence = sequence_;
+    a.instance = instance;
+    a.offset = offset;
+    a.size = size;
+    a.other_instance = other;
+    anomalies_.push_back(a);
+    ++counters_.anomalies[static_cast<int>(kind)];
+  }
+  void AddFailure(const Failure& f) {
+    failures_.push_back(f);
+    ++counters_.failures;
+  }
+  bool Remove(uint64_t instance, Allocation* out) {
+    auto it = offset_of_.find(instance);
+    if (it == offset_of_.end()) return false;
+    auto node = live_.find({it->second, instance});
+    if (out) *out = node->second;
+    used_ -= node->second.size;
+    live_.erase(node);
+    offset_of_.erase(it);
+    return true;
+  }
+  void Place(uint64_t instance, uint64_t offset, uint64_t size, uint8_t log2,
+             uint8_t flags, uint32_t identity, AllocationKind kind) {
+    if (Remove(instance, nullptr))
+      Note(AnomalyKind::kDuplicateInstance, instance, offset, size, 0);
+    failed_.erase(instance);
+    released_.erase(instance);
+    const uint64_t end = offset + size;
+    if (!addressed_ && (end > capacity_ || end < offset))
+      Note(AnomalyKind::kBeyondCapacity, instance, offset, size, 0);
+    if (size > 0) {
+      // Nearest non-empty neighbours, by brute force over the whole map.
+      const std::pair<uint64_t, uint64_t> key{offset, instance};
+      const Allocation* before = nullptr;
+      const Allocation* after = nullptr;
+      for (const auto& entry : live_) {
+        if (entry.second.size == 0) continue;
+        if (entry.first < key) before = &entry.second;
+        else if (key < entry.first && after == nullptr) after = &entry.second;
+      }
+      if (before != nullptr && before->offset + before->size > offset)
+        Note(AnomalyKind::kOverlap, instance, offset, size, before->instance);
+      else if (after != nullptr && after->offset < end)
+        Note(AnomalyKind::kOverlap, instance, offset, size, after->instance);
+    }
+    Allocation a;
+    a.offset = offset;
+    a.size = size;
+    a.instance = instance;
+    a.identity = identity;
+    a.alignment_log2 = log2;
+    a.flags = flags;
+    a.kind = kind;
+    live_[{offset, instance}] = a;
+    offset_of_[instance] = offset;
+    used_ += size;
+    counters_.peak_used = std::max(counters_.peak_used, used_);
+  }
+
+  uint64_t capacity_;
+  bool addressed_;
+  uint64_t sequence_ = 0;
+  uint64_t used_ = 0;
+  std::map<std::pair<uint64_t, uint64_t>, Allocation> live_;
+  std::map<uint64_t, uint64_t> offset_of_;
+  std::map<uint64_t, std::pair<PendingRequest, AllocationKind>> pending_;
+  std::set<uint64_t> failed_, released_;
+  std::map<uint64_t, Reservation> reservations_;
+  std::vector<Failure> failures_;
+  std::vector<Anomaly> anomalies_;
+  EventCounters counters_;
+};
+
+// Field-by-field comparison of the state parts of two snapshots; returns ""
+// when equal, else the first difference.
+inline std::string CompareState(const Snapshot& got, const Snapshot& want) {
+  std::ostringstream d;
+  if (got.sequence != want.sequence) {
+    d << "sequence " << got.sequence << " != " << want.sequence;
+    return d.str();
+  }
+  if (got.allocations.size() != want.allocations.size()) {
+    d << "allocation count " << got.allocations.size() << " != "
+      << want.allocations.size();
+    return d.str();
+  }
+  for (size_t i = 0; i < got.allocations.size(); ++i) {
+    const Allocation& a = got.allocations[i];
+    const Allocation& b = want.allocations[i];
+    if (a.offset != b.offset || a.size != b.size || a.instance != b.instance ||
+        a.identity != b.identity || a.alignment_log2 != b.alignment_log2 ||
+        a.state != b.state || a.flags != b.flags || a.kind != b.kind) {
+      d << "allocation " << i << ": got inst " << a.instance << " @" << a.offset
+        << "+" << a.size << " state " << int(a.state) << " flags "
+        << int(a.flags) << " want inst " << b.instance << " @" << b.offset
+        << "+" << b.size << " state " << int(b.state) << " flags "
+        << int(b.flags);
+      return d.str();
+    }
+  }
+  if (got.pending.size() != want.pending.size()) return "pending count differs";
+  for (size_t i = 0; i < got.pending.size(); ++i) {
+    const auto& a = got.pending[i];
+    const auto& b = want.pending[i];
+    if (a.instance != b.instance || a.size != b.size ||
+        a.alignment != b.alignment || a.planned_offset != b.planned_offset ||
+        a.sequence != b.sequence || a.identity != b.identity ||
+        a.flags != b.flags)
+      return "pending " + std::to_string(i) + " differs";
+  }
+  if (got.reservations.size() != want.reservations.size())
+    return "reservation count differs";
+  for (size_t i = 0; i < got.reservations.size(); ++i) {
+    const auto& a = got.reservations[i];
+    const auto& b = want.reservations[i];
+    if (a.id != b.id || a.offset != b.offset || a.size != b.size ||
+        a.sequence != b.sequence)
+      return "reservation " + std::to_string(i) + " differs";
+  }
+  if (got.failures.size() != want.failures.size()) return "failure count differs";
+  for (size_t i = 0; i < got.failures.size(); ++i) {
+    const auto& a = got.failures[i];
+    const auto& b = want.failures[i];
+    if (a.instance != b.instance || a.size != b.size ||
+        a.alignment != b.alignment || a.sequence != b.sequence ||
+        a.eventual != b.eventual || a.identity != b.identity)
+      return "failure " + std::to_string(i) + " differs";
+  }
+  if (got.anomalies.size() != want.anomalies.size()) {
+    d << "anomaly count " << got.anomalies.size() << " != "
+      << want.anomalies.size();
+    return d.str();
+  }
+  for (size_t i = 0; i < got.anomalies.size(); ++i) {
+    const auto& a = got.anomalies[i];
+    const auto& b = want.anomalies[i];
+    if (a.kind != b.kind || a.sequence != b.sequence ||
+        a.instance != b.instance || a.offset != b.offset || a.size != b.size ||
+        a.other_instance != b.other_instance) {
+      d << "anomaly " << i << ": got " << AnomalyKindName(a.kind) << " seq "
+        << a.sequence << " inst " << a.instance << " other "
+        << a.other_instance << "; want " << AnomalyKindName(b.kind) << " seq "
+        << b.sequence << " inst " << b.instance << " other "
+        << b.other_instance;
+      return d.str();
+    }
+  }
+  if (got.counters.by_type != want.counters.by_type) return "event counters differ";
+  if (got.counters.anomalies != want.counters.anomalies)
+    return "anomaly counters differ";
+  if (got.counters.failures != want.counters.failures) return "failure counter differs";
+  if (got.counters.cancelled != want.counters.cancelled) return "cancelled differs";
+  if (got.counters.peak_used != want.counters.peak_used) return "peak_used differs";
+  return "";
+}
+
+}  // namespace realm_shadow::testing
+
+#endif  // REALM_SHADOW_TESTS_RECORDER_REFERENCE_MODEL_H_

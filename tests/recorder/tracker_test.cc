@@ -1,0 +1,139 @@
+// The registry, snapshots' identity fields, the run-time switch, the
+// drainer and the failure observer.
+#include "realm_shadow/recorder/tracker.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+namespace realm_shadow {
+namespace {
+
+class TrackerTest : public ::testing::Test {
+ protected:
+  void SetUp() override { ResetTrackerForTesting(); }
+  void TearDown() override { ResetTrackerForTesting(); }
+};
+
+TEST_F(TrackerTest, RegistrationIsIdempotentAndSnapshotsCarryTheMemory) {
+  auto* m = realm_shadow_register_memory(0x1e00000000000000ull,
+                                         REALM_SHADOW_MEM_SYSTEM, 1 << 20,
+                                         "sysmem", REALM_SHADOW_SERIALIZED);
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(realm_shadow_register_memory(0x1e00000000000000ull,
+                                         REALM_SHADOW_MEM_SYSTEM, 1 << 20,
+                                         "sysmem", 0),
+            m);
+  EXPECT_EQ(FindMemory(0x1e00000000000000ull), m);
+  EXPECT_EQ(FindMemory(0x1e00000000000001ull), nullptr);
+  realm_shadow_allocated(m, 0x4000000000000001ull, 4096, 1000, 64);
+  Snapshot s;
+  ASSERT_TRUE(TakeSnapshot(0x1e00000000000000ull, &s));
+  EXPECT_EQ(s.memory_id, 0x1e00000000000000ull);
+  EXPECT_EQ(s.kind, MemoryKind::kSystem);
+  EXPECT_EQ(s.name, "sysmem");
+  EXPECT_EQ(s.capacity, 1u << 20);
+  EXPECT_TRUE(s.exact);
+  ASSERT_EQ(s.allocations.size(), 1u);
+  EXPECT_EQ(s.allocations[0].alignment(), 64u);
+  EXPECT_FALSE(TakeSnapshot(42, &s));
+  EXPECT_EQ(RegisteredMemoryIds(), std::vector<uint64_t>{0x1e00000000000000ull});
+}
+
+TEST_F(TrackerTest, NullHandlesAreIgnoredByEveryHook) {
+  realm_shadow_allocated(nullptr, 1, 0, 1, 1);
+  realm_shadow_released(nullptr, 1);
+  realm_shadow_redistricted(nullptr, 1, 0, nullptr);
+  realm_shadow_allocation_failed(nullptr, 1, 1, 1);
+  EXPECT_TRUE(RegisteredMemoryIds().empty());
+}
+
+TEST_F(TrackerTest, SwitchingTrackingOffMakesSnapshotsSayTheyAreInexact) {
+  auto* m = RegisterMemory(1, MemoryKind::kFramebuffer, 1000, "fb", 0);
+  realm_shadow_allocated(m, 10, 0, 100, 1);
+  realm_shadow_set_enabled(0);
+  realm_shadow_allocated(m, 11, 100, 100, 1);  // not recorded
+  realm_shadow_set_enabled(1);
+  realm_shadow_allocated(m, 12, 200, 100, 1);
+  const Snapshot s = TakeSnapshot(m);
+  EXPECT_EQ(s.allocations.size(), 2u);
+  EXPECT_FALSE(s.exact);
+  EXPECT_EQ(s.counters.anomalies[static_cast<int>(AnomalyKind::kTrackingPaused)], 1u);
+}
+
+TEST_F(TrackerTest, IdentitiesAreInternedOnceAndTravelWithSnapshots) {
+  Identity a;
+  a.kind = AllocationKind::kRegionInstance;
+  a.attributes = {{"fields", "voltage,current"}, {"provenance", "circuit.cc:120"}};
+  Identity b = a;
+  b.attributes[1].second = "circuit.cc:121";
+  const uint32_t ia = InternIdentity(a);
+  EXPECT_EQ(InternIdentity(a), ia);
+  const uint32_t ib = InternIdentity(b);
+  EXPECT_NE(ia, ib);
+  auto* m = RegisterMemory(2, MemoryKind::kSystem, 1 << 20, "", 0);
+  realm_shadow_allocated(m, 5, 0, 64, 1);
+  realm_shadow_attach_identity(m, 5, ib, 1);
+  realm_shadow_deferred(m, 6, 64, 1, REALM_SHADOW_NO_OFFSET);
+  realm_shadow_attach_identity(m, 6, ia, 0);
+  realm_shadow_deferred_completed(m, 6, 64);
+  const Snapshot s = TakeSnapshot(m);
+  ASSERT_EQ(s.allocations.size(), 2u);
+  EXPECT_EQ(s.allocations[0].identity, ib);
+  EXPECT_TRUE(s.allocations[0].pinned());
+  EXPECT_EQ(s.allocations[0].kind, AllocationKind::kRegionInstance);
+  EXPECT_EQ(s.allocations[1].identity, ia);
+  EXPECT_FALSE(s.allocations[1].pinned());
+  EXPECT_TRUE(s.allocations[1].flags & kWasDeferred);
+  ASSERT_NE(s.FindIdentity(ib), nullptr);
+  EXPECT_EQ(s.FindIdentity(ib)->attributes[1].second, "circuit.cc:121");
+  EXPECT_EQ(s.identities.size(), 2u);
+}
+
+std::atomic<int> g_failures_seen{0};
+std::atomic<uint64_t> g_last_failed{0};
+
+TEST_F(TrackerTest, TheFailureObserverSeesInstantAndEventualFailures) {
+  g_failures_seen = 0;
+  SetFailureObserver([](realm_shadow_memory* m, uint64_t instance) {
+    // The observer may take a snapshot: the failure is already in it.
+    const Snapshot s = TakeSnapshot(m);
+    if (!s.failures.empty() && s.failures.back().instance == instance)
+      g_failures_seen.fetch_add(1);
+    g_last_failed = instance;
+  });
+  auto* m = RegisterMemory(3, MemoryKind::kSystem, 100, "", 0);
+  realm_shadow_allocation_failed(m, 77, 1000, 8);
+  realm_shadow_deferred(m, 78, 50, 8, REALM_SHADOW_NO_OFFSET);
+  realm_shadow_deferred_failed(m, 78);
+  EXPECT_EQ(g_failures_seen.load(), 2);
+  EXPECT_EQ(g_last_failed.load(), 78u);
+  const Snapshot s = TakeSnapshot(m);
+  ASSERT_EQ(s.failures.size(), 2u);
+  EXPECT_FALSE(s.failures[0].eventual);
+  EXPECT_TRUE(s.failures[1].eventual);
+  EXPECT_EQ(s.failures[1].size, 50u);
+}
+
+TEST_F(TrackerTest, TheDrainerAppliesJournalsInTheBackground) {
+  auto* m = RegisterMemory(4, MemoryKind::kSystem, 1 << 30, "", 0, 1024);
+  StartDrainer(200);
+  StartDrainer(200);  // idempotent
+  // 100 x the journal's capacity: without the drainer the writer would
+  // find it full about 100 times.
+  for (uint64_t i = 0; i < 102400; ++i) {
+    realm_shadow_allocated(m, i, i * 16, 16, 1);
+    realm_shadow_released(m, i);
+    if (i % 1024 == 0) std::this_thread::sleep_for(std::chrono::microseconds(400));
+  }
+  StopDrainer();
+  const Snapshot s = TakeSnapshot(m);
+  EXPECT_EQ(s.sequence, 204800u);
+  EXPECT_TRUE(s.allocations.empty());
+  EXPECT_EQ(s.counters.by_type[static_cast<int>(EventType::kAllocated)], 102400u);
+}
+
+}  // namespace
+}  // namespace realm_shadow
