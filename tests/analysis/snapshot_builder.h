@@ -1,0 +1,106 @@
+// tests/analysis/snapshot_builder.h - small Snapshots written by hand or drawn
+// at random, for the analysis and diff tests.
+#ifndef REALM_SHADOW_TESTS_ANALYSIS_SNAPSHOT_BUILDER_H_
+#define REALM_SHADOW_TESTS_ANALYSIS_SNAPSHOT_BUILDER_H_
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <initializer_list>
+#include <random>
+#include <tuple>
+#include <vector>
+
+#include "realm_shadow/recorder/snapshot.h"
+
+namespace realm_shadow::testing {
+
+// Randomized tests start from BaseSeed() and use seed base + round for each
+// round, printing it on failure.  REALM_SHADOW_SEED=<printed seed> replays a
+// failure as round 0; REALM_SHADOW_ROUND_SCALE=<k> runs k times the rounds
+// (a longer soak).
+inline uint64_t BaseSeed() {
+  if (const char* seed = std::getenv("REALM_SHADOW_SEED")) {
+    return std::strtoull(seed, nullptr, 10);
+  }
+  return std::random_device{}();
+}
+
+inline int Rounds(int rounds) {
+  if (const char* scale = std::getenv("REALM_SHADOW_ROUND_SCALE")) {
+    const long k = std::strtol(scale, nullptr, 10);
+    if (k > 0) return rounds * static_cast<int>(k);
+  }
+  return rounds;
+}
+
+inline Allocation Alloc(uint64_t offset, uint64_t size, uint64_t instance,
+                        bool pinned = false) {
+  Allocation a;
+  a.offset = offset;
+  a.size = size;
+  a.instance = instance;
+  if (pinned) a.flags |= kPinned;
+  return a;
+}
+
+inline void SortAllocations(std::vector<Allocation>& allocations) {
+  std::sort(allocations.begin(), allocations.end(),
+            [](const Allocation& x, const Allocation& y) {
+              return std::tie(x.offset, x.instance) <
+                     std::tie(y.offset, y.instance);
+            });
+}
+
+inline Snapshot MakeSnapshot(uint64_t capacity,
+                             std::vector<Allocation> allocations) {
+  Snapshot s;
+  s.memory_id = 1;
+  s.kind = MemoryKind::kSystem;
+  s.capacity = capacity;
+  SortAllocations(allocations);
+  s.allocations = std::move(allocations);
+  return s;
+}
+
+// A random memory of at most `max_capacity` bytes.  Mode 0 places
+// allocations left to right without overlap; mode 1 throws them anywhere,
+// overlapping and past the capacity (anomalies).  Some are zero-byte, some
+// pinned; instance ids are drawn from a small range so that they repeat.
+inline Snapshot RandomSnapshot(std::mt19937_64& rng, uint64_t max_capacity,
+                               bool allow_overlap) {
+  auto pick = [&rng](uint64_t lo, uint64_t hi) {  // inclusive
+    return std::uniform_int_distribution<uint64_t>(lo, hi)(rng);
+  };
+  const uint64_t capacity = pick(0, max_capacity);
+  const size_t count = pick(0, 24);
+  std::vector<Allocation> allocations;
+  uint64_t cursor = 0;
+  for (size_t k = 0; k < count; ++k) {
+    const bool empty = pick(0, 9) == 0;
+    const uint64_t instance = pick(1, 40);
+    const bool pinned = pick(0, 4) == 0;
+    uint64_t offset, size;
+    if (allow_overlap) {
+      offset = pick(0, capacity + 8);
+      size = empty ? 0 : pick(1, std::max<uint64_t>(1, capacity / 3));
+    } else {
+      const uint64_t gap = pick(0, 3) == 0 ? pick(0, 12) : 0;
+      offset = cursor + gap;
+      size = empty ? 0 : pick(1, std::max<uint64_t>(1, capacity / 6));
+      if (offset + size > capacity) break;
+      cursor = offset + size;
+    }
+    Allocation a = Alloc(offset, size, instance, pinned);
+    a.kind = static_cast<AllocationKind>(pick(0, kAllocationKindCount - 1));
+    allocations.push_back(a);
+  }
+  Snapshot s = MakeSnapshot(capacity, std::move(allocations));
+  s.capacity_known = pick(0, 5) != 0;
+  if (!s.capacity_known) s.capacity = 0;
+  return s;
+}
+
+}  // namespace realm_shadow::testing
+
+#endif  // REALM_SHADOW_TESTS_ANALYSIS_SNAPSHOT_BUILDER_H_
