@@ -1,0 +1,42 @@
+// realm_shadow/tools/human_size.h - sizes and memory ids as people type and
+// read them on the command line.
+//
+// Layer 5.  Accepted sizes: a non-negative integer with an optional unit:
+//   B                      bytes ("4096", "4096B")
+//   K M G T (+ optional B) decimal: 1K = 1000, 1MB = 1000000
+//   KiB MiB GiB TiB (Ki..) binary: 1KiB = 1024, 4GiB = 4294967296
+// Units are case-insensitive except that "k" and "K" mean the same; no
+// fractions ("1.5KiB" is refused: a byte count is exact or it is a guess),
+// no sign, no overflow past 2^64 - 1.  Printed sizes use binary units with
+// up to three significant decimals ("1.46 MiB") and, where exactness
+// matters, the exact byte count beside them.
+//
+// Memory ids: hex with or without "0x" ("1e00000000000000",
+// "0x1e00000000000000"), as Realm prints them.
+#ifndef REALM_SHADOW_TOOLS_HUMAN_SIZE_H_
+#define REALM_SHADOW_TOOLS_HUMAN_SIZE_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace realm_shadow {
+
+// False with *error ("'1.5KiB': fractions are not accepted") when refused.
+bool ParseHumanSize(std::string_view text, uint64_t* bytes,
+                    std::string* error);
+
+// "0 B", "512 B", "1.46 MiB", "4 GiB" (binary units, at most 3 decimals,
+// trailing zeros dropped).
+std::string FormatHumanSize(uint64_t bytes);
+// "1.46 MiB (1532928 B)"; plain "512 B" below 1 KiB.
+std::string FormatSizeExact(uint64_t bytes);
+
+// Hex, with or without 0x; false with *error when not a 64-bit hex number.
+bool ParseHexId(std::string_view text, uint64_t* id, std::string* error);
+// "0x1e00000000000000".
+std::string FormatHexId(uint64_t id);
+
+}  // namespace realm_shadow
+
+#endif  // REALM_SHADOW_TOOLS_HUMAN_SIZE_H_

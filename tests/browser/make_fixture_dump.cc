@@ -1,0 +1,227 @@
+// tests/browser/make_fixture_dump.cc - makes the dumps and pages the
+// browser tests load.
+//
+//   make_map_fixture --out-dir DIR
+//     Registers two memories with the tracker, drives them through the
+//     hooks (allocations, a release pending, a pinned one, a deferred
+//     request, a reservation, a failure, identities), writes
+//     DIR/before.rsd and DIR/after.rsd with WriteDump, reads them back with
+//     ReadDump and writes DIR/map.html (the two dumps: a diff) and
+//     DIR/single.html.  DIR/expected.json says where the test should find
+//     what, so the layout is written down once, here.
+//   make_map_fixture --perf N --out PAGE.html
+//     One framebuffer with N allocations (sizes 256 B to 64 KiB, about one
+//     slot in eight left as a hole), through the hooks, a dump and back.
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "realm_shadow/dump/dump.h"
+#include "realm_shadow/hooks.h"
+#include "realm_shadow/recorder/tracker.h"
+#include "realm_shadow/tools/html_page.h"
+
+namespace rs = realm_shadow;
+
+namespace {
+
+constexpr uint64_t kMiB = uint64_t{1} << 20;
+constexpr uint64_t kFb = 0x1e00000000000000ull;
+constexpr uint64_t kSys = 0x1e00000000000001ull;
+
+uint32_t Intern(rs::AllocationKind kind,
+                std::vector<std::pair<std::string, std::string>> attributes) {
+  rs::Identity id;
+  id.kind = kind;
+  id.attributes = std::move(attributes);
+  return rs::InternIdentity(id);
+}
+
+rs::DumpFile Take(const std::vector<realm_shadow_memory*>& memories) {
+  rs::DumpFile dump;
+  dump.source = "make_map_fixture";
+  dump.created_unix_ns = static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(
+          std::chrono::system_clock::now().time_since_epoch()).count());
+  for (realm_shadow_memory* m : memories)
+    dump.memories.push_back(rs::TakeSnapshot(m));
+  return dump;
+}
+
+bool WriteAndReadBack(const std::string& path, const rs::DumpFile& dump,
+                      rs::DumpFile* back) {
+  std::string error;
+  if (!rs::WriteDump(path, dump, &error) || !rs::ReadDump(path, back, &error)) {
+    std::fprintf(stderr, "make_map_fixture: %s\n", error.c_str());
+    return false;
+  }
+  return true;
+}
+
+int Fixture(const std::string& dir) {
+  realm_shadow_memory* fb = rs::RegisterMemory(
+      kFb, rs::MemoryKind::kFramebuffer, 1024 * kMiB, "GPU 0 framebuffer",
+      REALM_SHADOW_SERIALIZED);
+  realm_shadow_memory* sys = rs::RegisterMemory(
+      kSys, rs::MemoryKind::kSystem, 64 * kMiB, "node 0 system memory",
+      REALM_SHADOW_SERIALIZED);
+  if (!fb || !sys) {
+    std::fprintf(stderr, "make_map_fixture: tracking is off (REALM_SHADOW=0?)\n");
+    return 1;
+  }
+  const uint64_t a = 0x4000000000000001ull, b = 0x4000000000000002ull,
+                 c = 0x4000000000000003ull, d = 0x4000000000000004ull,
+                 e = 0x4000000000000005ull, pend = 0x4000000000000100ull,
+                 fail = 0x4000000000000200ull;
+  const uint32_t id_a = Intern(rs::AllocationKind::kRegionInstance,
+                               {{"fields", "velocity_x, velocity_y"},
+                                {"regions", "region(3,1,7) 'cells'"},
+                                {"provenance", "stencil.py:42"}});
+  const uint32_t id_b = Intern(rs::AllocationKind::kDeferredBuffer,
+                               {{"task", "compute_flux <1234>"}});
+  const uint32_t id_c = Intern(rs::AllocationKind::kFuture,
+                               {{"provenance", "reduce.py:7"}});
+  const uint32_t id_d = Intern(rs::AllocationKind::kRegionInstance,
+                               {{"store", "legate store 17"},
+                                {"shape", "(4096, 8192)"},
+                                {"partition", "tiling (1024, 8192)"}});
+  const uint32_t id_small = Intern(rs::AllocationKind::kPoolSubAllocation,
+                                   {{"pool", "leaf-task pool 3"}});
+
+  // GPU 0 framebuffer, 1 GiB:
+  //   [0, 256)      A region instance (fields, region, provenance)
+  //   [256, 384)    hole (128 MiB: the largest)
+  //   [384, 512)    B deferred buffer, release pending
+  //   [512, 576)    C future, pinned
+  //   [576, 640)    hole (64 MiB); a 32 MiB reservation at 576
+  //   [640, 896)    D Legate store
+  //   [896, 960)    1024 pool pieces of 64 KiB
+  //   [960, 1024)   hole (64 MiB)
+  // A request of 200 MiB deferred to 384; one of 192 MiB failed: it fits
+  // nowhere (largest hole 128) and the cheapest window is B, 128 MiB.
+  realm_shadow_allocated(fb, a, 0, 256 * kMiB, 256);
+  realm_shadow_attach_identity(fb, a, id_a, 0);
+  realm_shadow_allocated(fb, b, 384 * kMiB, 128 * kMiB, 256);
+  realm_shadow_attach_identity(fb, b, id_b, 0);
+  realm_shadow_allocated(fb, c, 512 * kMiB, 64 * kMiB, 256);
+  realm_shadow_attach_identity(fb, c, id_c, 1);
+  realm_shadow_allocated(fb, d, 640 * kMiB, 256 * kMiB, 256);
+  realm_shadow_attach_identity(fb, d, id_d, 0);
+  for (uint64_t k = 0; k < 1024; ++k) {
+    realm_shadow_allocated(fb, 0x5000000000000000ull + k,
+                           896 * kMiB + k * 64 * 1024, 64 * 1024, 256);
+    realm_shadow_attach_identity(fb, 0x5000000000000000ull + k, id_small, 0);
+  }
+  realm_shadow_release_requested(fb, b, 0);
+  realm_shadow_deferred(fb, pend, 200 * kMiB, 256, 384 * kMiB);
+  realm_shadow_reserved(fb, 0x77, 576 * kMiB, 32 * kMiB);
+  realm_shadow_allocation_failed(fb, fail, 192 * kMiB, 256);
+
+  realm_shadow_allocated(sys, 0x6000000000000001ull, 0, 8 * kMiB, 64);
+  realm_shadow_allocated(sys, 0x6000000000000002ull, 16 * kMiB, 4 * kMiB, 64);
+
+  const rs::DumpFile before = Take({fb, sys});
+
+  // After: A released, E placed at 0 (added), C released and its id
+  // reused at 576 (moved), a new allocation in system memory.
+  realm_shadow_released(fb, a);
+  realm_shadow_allocated(fb, e, 0, 128 * kMiB, 256);
+  realm_shadow_released(fb, c);
+  realm_shadow_allocated(fb, c, 576 * kMiB, 64 * kMiB, 256);
+  realm_shadow_allocated(sys, 0x6000000000000003ull, 32 * kMiB, 2 * kMiB, 64);
+  const rs::DumpFile after = Take({fb, sys});
+
+  rs::DumpFile before_back, after_back;
+  if (!WriteAndReadBack(dir + "/before.rsd", before, &before_back) ||
+      !WriteAndReadBack(dir + "/after.rsd", after, &after_back))
+    return 1;
+  std::string error;
+  if (!rs::WriteHtmlMap({before_back}, dir + "/single.html", &error) ||
+      !rs::WriteHtmlMap({before_back, after_back}, dir + "/map.html",
+                        &error)) {
+    std::fprintf(stderr, "make_map_fixture: %s\n", error.c_str());
+    return 1;
+  }
+  std::ofstream expected(dir + "/expected.json");
+  expected << "{\n"
+           << "  \"mib\": " << kMiB << ",\n"
+           << "  \"fb\": {\"row\": 0, \"capacity\": " << 1024 * kMiB << "},\n"
+           << "  \"a\": {\"instance\": \"0x4000000000000001\", \"offset\": 0, \"size\": " << 256 * kMiB << "},\n"
+           << "  \"b\": {\"instance\": \"0x4000000000000002\", \"offset\": " << 384 * kMiB << ", \"size\": " << 128 * kMiB << "},\n"
+           << "  \"d\": {\"instance\": \"0x4000000000000004\", \"offset\": " << 640 * kMiB << ", \"size\": " << 256 * kMiB << "},\n"
+           << "  \"e\": {\"instance\": \"0x4000000000000005\", \"offset\": 0, \"size\": " << 128 * kMiB << "},\n"
+           << "  \"small_count\": 1024,\n"
+           << "  \"holes_before\": [[" << 256 * kMiB << ", " << 128 * kMiB << "], [" << 576 * kMiB << ", " << 64 * kMiB << "], [" << 960 * kMiB << ", " << 64 * kMiB << "]],\n"
+           << "  \"failure\": {\"size\": " << 192 * kMiB << ", \"window\": [" << 256 * kMiB << ", " << 512 * kMiB << "], \"blocker\": \"0x4000000000000002\"},\n"
+           << "  \"pending\": {\"offset\": " << 384 * kMiB << ", \"size\": " << 200 * kMiB << "}\n"
+           << "}\n";
+  return expected.good() ? 0 : 1;
+}
+
+int Perf(uint64_t n, const std::string& out) {
+  const uint64_t capacity = uint64_t{80} << 30;  // an 80 GiB framebuffer
+  realm_shadow_memory* fb = rs::RegisterMemory(
+      kFb, rs::MemoryKind::kFramebuffer, capacity, "GPU 0 framebuffer",
+      REALM_SHADOW_SERIALIZED);
+  if (!fb) return 1;
+  std::mt19937_64 rng(42);
+  const uint32_t kinds[3] = {
+      Intern(rs::AllocationKind::kRegionInstance, {{"fields", "a, b"}}),
+      Intern(rs::AllocationKind::kDeferredBuffer, {{"task", "t"}}),
+      Intern(rs::AllocationKind::kFuture, {{"provenance", "f.py:1"}})};
+  uint64_t at = 0, placed = 0;
+  for (uint64_t k = 0; placed < n && at < capacity; ++k) {
+    const uint64_t size = uint64_t{256} << (rng() % 9);  // 256 B .. 64 KiB
+    if (rng() % 8 == 0) {  // leave a hole
+      at += size;
+      continue;
+    }
+    const uint64_t instance = 0x4000000000000000ull + k;
+    realm_shadow_allocated(fb, instance, at, size, 256);
+    if (placed % 4 == 0)
+      realm_shadow_attach_identity(fb, instance, kinds[placed % 3], 0);
+    at += size;
+    ++placed;
+  }
+  rs::DumpFile dump = Take({fb}), back;
+  const auto t0 = std::chrono::steady_clock::now();
+  if (!WriteAndReadBack(out + ".rsd", dump, &back)) return 1;
+  const auto t1 = std::chrono::steady_clock::now();
+  std::string error;
+  if (!rs::WriteHtmlMap({back}, out, &error)) {
+    std::fprintf(stderr, "make_map_fixture: %s\n", error.c_str());
+    return 1;
+  }
+  const auto t2 = std::chrono::steady_clock::now();
+  std::printf("%llu allocations: dump write+read %.0f ms, page %.0f ms\n",
+              static_cast<unsigned long long>(placed),
+              std::chrono::duration<double, std::milli>(t1 - t0).count(),
+              std::chrono::duration<double, std::milli>(t2 - t1).count());
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string dir, out;
+  uint64_t perf = 0;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--out-dir" && i + 1 < argc) dir = argv[++i];
+    else if (arg == "--out" && i + 1 < argc) out = argv[++i];
+    else if (arg == "--perf" && i + 1 < argc) perf = std::strtoull(argv[++i], nullptr, 10);
+    else {
+      std::fprintf(stderr, "usage: make_map_fixture --out-dir DIR | --perf N --out PAGE.html\n");
+      return 2;
+    }
+  }
+  if (perf && !out.empty()) return Perf(perf, out);
+  if (!dir.empty()) return Fixture(dir);
+  std::fprintf(stderr, "usage: make_map_fixture --out-dir DIR | --perf N --out PAGE.html\n");
+  return 2;
+}
