@@ -1,0 +1,55 @@
+// realm_shadow/dump/on_failure.h - dump on failure: when an allocation fails
+// (instant or eventual), write that memory's dump and print a short report
+// to stderr, in the runtime's vocabulary.
+//
+// Layer 4.  Off unless the environment asks for it:
+//   REALM_SHADOW_DUMP_DIR=dir   where dumps go; unset or empty: off
+//   REALM_SHADOW_DUMP_LIMIT=n   dumps per memory per run (default 4); the
+//                               report is still printed after the limit
+// Dumps are named <dir>/realm-shadow-node<N>-mem<hexid>-<k>.rsd, k counting
+// from 1 per memory, N from REALM_SHADOW_NODE (tracker.h Options()).
+//
+// Installation is automatic: on_failure.cc holds a static initializer that
+// calls InstallDumpOnFailure() when the library is loaded.  In a shared
+// library that always happens; a static archive must be linked so that the
+// object is kept (link with -Wl,-u,realm_shadow_dump_on_failure_anchor, or
+// call InstallDumpOnFailure() yourself).
+//
+// Cost: nothing on the allocation path.  At a failure, one snapshot of the
+// memory (live x 32 B), one streamed write through a 64 KiB stack buffer,
+// and the analysis of that snapshot (linear), all on the failing thread.
+#ifndef REALM_SHADOW_DUMP_ON_FAILURE_H_
+#define REALM_SHADOW_DUMP_ON_FAILURE_H_
+
+#include <cstdint>
+#include <string>
+
+#include "realm_shadow/recorder/snapshot.h"
+
+namespace realm_shadow {
+
+// Reads REALM_SHADOW_DUMP_DIR and REALM_SHADOW_DUMP_LIMIT and, when a
+// directory is named, installs the failure observer (tracker.h
+// SetFailureObserver).  Returns whether it is on.  Calling it again rereads
+// the environment (tests change it); per-memory dump counts are kept.
+bool InstallDumpOnFailure();
+
+// The report printed at a failure, several lines ending in '\n': the memory,
+// the request (from the snapshot's most recent failure of `instance`),
+// capacity, used, total free, largest hole, fragmentation, the cause
+// (fragmentation or exhaustion) and the blocker window with its
+// allocations' kinds and identities.  The CLI and legion_glue print the same
+// text.
+std::string FormatFailureReport(const Snapshot& snapshot, uint64_t instance);
+
+// "512 MiB", "1.5 GiB", "100 B": binary units, three significant digits.
+std::string HumanBytes(uint64_t bytes);
+
+}  // namespace realm_shadow
+
+extern "C" {
+// Referenced by a linker -u option to keep on_failure.o in a static link.
+extern const int realm_shadow_dump_on_failure_anchor;
+}
+
+#endif  // REALM_SHADOW_DUMP_ON_FAILURE_H_

@@ -1,0 +1,150 @@
+// tests/dump/sample_dump.h - a small dump that sets every field of the
+// format to a distinct value, for the round-trip, corruption and JSON tests
+// and the fuzz seed corpus.
+#ifndef REALM_SHADOW_TESTS_DUMP_SAMPLE_DUMP_H_
+#define REALM_SHADOW_TESTS_DUMP_SAMPLE_DUMP_H_
+
+#include <string>
+
+#include "realm_shadow/dump/dump.h"
+
+namespace realm_shadow {
+namespace testing_dump {
+
+inline constexpr uint64_t kKiB = 1024;
+inline constexpr uint64_t kFbId = 0x1e00000000000000ull;
+inline constexpr uint64_t kSysId = 0x1e00000000000001ull;
+inline constexpr uint64_t kDynId = 0x1e00000000000007ull;
+
+inline Allocation MakeAllocation(uint64_t instance, uint64_t offset,
+                                 uint64_t size, uint8_t alignment_log2,
+                                 AllocationKind kind, uint32_t identity = 0,
+                                 AllocationState state = AllocationState::kLive,
+                                 uint8_t flags = 0) {
+  Allocation a;
+  a.instance = instance;
+  a.offset = offset;
+  a.size = size;
+  a.alignment_log2 = alignment_log2;
+  a.kind = kind;
+  a.identity = identity;
+  a.state = state;
+  a.flags = flags;
+  return a;
+}
+
+// A 1 MiB framebuffer with two holes ([4K,8K) and [12K,1M) minus a pool),
+// a system memory of unknown capacity, and an addressed (dynamic
+// framebuffer) memory.
+inline DumpFile SampleDump() {
+  DumpFile d;
+  d.node = 3;
+  d.created_unix_ns = 1732890000123456789ull;
+  d.source = "tracker";
+  d.notes = {"capacity of system memory unknown", "second \"note\"\n"};
+
+  Snapshot fb;
+  fb.memory_id = kFbId;
+  fb.kind = MemoryKind::kFramebuffer;
+  fb.capacity = 1024 * kKiB;
+  fb.node = 3;
+  fb.name = "GPU0 FB \"main\" \xce\xbb-\xe2\x82\xac";  // quotes, lambda, euro
+  fb.sequence = 42;
+  fb.allocations = {
+      MakeAllocation(0x4000000000000001ull, 0, 4 * kKiB, 8,
+                     AllocationKind::kRegionInstance, 1, AllocationState::kLive,
+                     kPinned),
+      MakeAllocation(0x4000000000000002ull, 8 * kKiB, 4 * kKiB, 12,
+                     AllocationKind::kFuture, 0,
+                     AllocationState::kReleasePending, kWasDeferred),
+      MakeAllocation(0x4000000000000003ull, 16 * kKiB, 16 * kKiB, 6,
+                     AllocationKind::kDeferredBuffer, 2,
+                     AllocationState::kReleaseReady, kFromRedistrict),
+  };
+  PendingRequest p;
+  p.instance = 0x4000000000000009ull;
+  p.size = 2048 * kKiB;
+  p.alignment = 256;
+  p.planned_offset = kNoOffset;
+  p.sequence = 40;
+  p.identity = 2;
+  p.flags = 1;
+  fb.pending.push_back(p);
+  p.instance = 0x400000000000000aull;
+  p.size = 1;
+  p.planned_offset = 64 * kKiB;
+  p.identity = 0;
+  p.flags = 0;
+  fb.pending.push_back(p);
+  fb.reservations = {{7, 512 * kKiB, 64 * kKiB, 5}, {8, kNoOffset, kKiB, 6}};
+  Failure f;
+  f.instance = 0x400000000000000bull;
+  f.size = 1000 * kKiB;
+  f.alignment = 4096;
+  f.sequence = 41;
+  f.eventual = true;
+  f.identity = 1;
+  fb.failures.push_back(f);
+  f.instance = 0x400000000000000cull;
+  f.size = 0;  // a failure never requested (anomaly)
+  f.eventual = false;
+  f.identity = 0;
+  fb.failures.push_back(f);
+  Anomaly an;
+  an.kind = AnomalyKind::kOverlap;
+  an.sequence = 17;
+  an.instance = 0x4000000000000005ull;
+  an.offset = 100;
+  an.size = 200;
+  an.other_instance = 0x4000000000000001ull;
+  fb.anomalies.push_back(an);
+  an.kind = AnomalyKind::kTrackingPaused;
+  an.offset = kNoOffset;
+  fb.anomalies.push_back(an);
+  for (int t = 0; t < kEventTypeCount; ++t) fb.counters.by_type[t] = 100 + t;
+  for (int k = 0; k < kAnomalyKindCount; ++k)
+    fb.counters.anomalies[k] = 200 + k;
+  fb.counters.failures = 2;
+  fb.counters.cancelled = 3;
+  fb.counters.peak_used = 900 * kKiB;
+  fb.counters.journal_overflows = 1;
+  Identity id1;
+  id1.id = 1;
+  id1.kind = AllocationKind::kRegionInstance;
+  id1.attributes = {{"fields", "density,velocity"},
+                    {"provenance", "stencil.py:42 \"halo\"\t\\"},
+                    {"regions", "lr[0] \xf0\x9f\x98\x80"}};  // emoji
+  Identity id2;
+  id2.id = 2;
+  id2.kind = AllocationKind::kDeferredBuffer;
+  id2.attributes = {{"creator", "task \x01\x7f bad \xff\xfe utf8"}};
+  fb.identities = {id1, id2};
+
+  Snapshot sys;
+  sys.memory_id = kSysId;
+  sys.kind = MemoryKind::kSystem;
+  sys.capacity = 0;
+  sys.capacity_known = false;
+  sys.node = 3;
+  sys.name = "";
+  sys.sequence = 0;
+  sys.exact = false;
+
+  Snapshot dyn;
+  dyn.memory_id = kDynId;
+  dyn.kind = MemoryKind::kDynamicFramebuffer;
+  dyn.capacity = 1ull << 40;
+  dyn.addressed = true;
+  dyn.node = 3;
+  dyn.name = "GPU0 dynamic";
+  dyn.sequence = 2;
+  dyn.allocations = {MakeAllocation(0x4000000000000020ull, 0x7f0000000000ull,
+                                    4096, 12, AllocationKind::kExternal)};
+  d.memories = {fb, sys, dyn};
+  return d;
+}
+
+}  // namespace testing_dump
+}  // namespace realm_shadow
+
+#endif  // REALM_SHADOW_TESTS_DUMP_SAMPLE_DUMP_H_
