@@ -1,0 +1,74 @@
+// A consumer of the installed package: registers a memory, reports events
+// through the Realm-site helpers, attaches a Legion identity, takes a
+// snapshot, checks it, dumps it and reads the dump back.  Exits non-zero on
+// any mismatch, with a line saying which.
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "legion_glue/identity.h"
+#include "legion_glue/mapper.h"
+#include "legion_glue/realm_hooks.h"
+#include "realm_shadow/analysis/analysis.h"
+#include "realm_shadow/dump/dump.h"
+#include "realm_shadow/recorder/tracker.h"
+
+#define CHECK(cond)                                                    \
+  do {                                                                 \
+    if (!(cond)) {                                                     \
+      std::fprintf(stderr, "consumer: check failed: %s (line %d)\n",   \
+                   #cond, __LINE__);                                   \
+      return 1;                                                        \
+    }                                                                  \
+  } while (0)
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: %s DUMP_FILE\n", argv[0]);
+    return 2;
+  }
+  static_assert(REALM_SHADOW_ENABLED == 1,
+                "RealmShadow::realm_shadow turns tracking on for its users");
+  const uint64_t mem = 0x1e00000000000000ull;
+  realm_shadow_memory* m = realm_shadow_site_register_managed_memory(
+      mem, realm_shadow_kind_from_realm_name("SYSTEM_MEM"), 1 << 20,
+      "consumer sysmem", 1);
+  CHECK(m != nullptr);
+  const uint64_t a = 0x4000000000000000ull, b = a + 1, c = a + 2;
+  realm_shadow_site_attempt_deferrable_allocation(
+      m, a, 4096, 64, REALM_SHADOW_ALLOC_INSTANT_SUCCESS, 0);
+  realm_shadow_site_attempt_deferrable_allocation(
+      m, b, 8192, 64, REALM_SHADOW_ALLOC_INSTANT_SUCCESS, 4096);
+  realm_shadow_site_release_applied(m, a);
+  realm_shadow_site_attempt_deferrable_allocation(
+      m, c, 2 << 20, 64, REALM_SHADOW_ALLOC_INSTANT_FAILURE, 0);
+
+  realm_shadow::legion::LegionInstanceDescription d;
+  d.fields = "velocity";
+  d.creator = "task consumer (UID 1)";
+  realm_shadow::legion::AttachIdentity(
+      m, b, realm_shadow::legion::InternLegionIdentity(d),
+      realm_shadow::legion::GcState::kValid);
+
+  realm_shadow::Snapshot s = realm_shadow::TakeSnapshot(m);
+  CHECK(s.allocations.size() == 1);
+  CHECK(s.allocations[0].instance == b && s.allocations[0].offset == 4096);
+  CHECK(s.allocations[0].pinned());
+  CHECK(s.failures.size() == 1 && s.failures[0].size == (2u << 20));
+  const realm_shadow::FreeSummary sum = realm_shadow::Summarize(s);
+  CHECK(sum.total_free == (1u << 20) - 8192);
+  CHECK(sum.largest_hole == (1u << 20) - 4096 - 8192);
+
+  CHECK(realm_shadow::legion::dump_memory_state(mem, argv[1]));
+  realm_shadow::DumpFile file;
+  std::string error;
+  CHECK(realm_shadow::ReadDump(argv[1], &file, &error));
+  CHECK(file.memories.size() == 1);
+  CHECK(file.memories[0].allocations.size() == 1);
+  CHECK(file.memories[0].identities.size() == 1);
+  std::printf("consumer: %zu live, %llu free, largest hole %llu, dump %s\n",
+              s.allocations.size(),
+              static_cast<unsigned long long>(sum.total_free),
+              static_cast<unsigned long long>(sum.largest_hole), argv[1]);
+  return 0;
+}

@@ -1,0 +1,162 @@
+// The mapper side without Legion: dump_memory_state writes a dump that reads
+// back with the memory's allocations, pools and identities; the failure
+// report names the blockers and the pools.
+#include "legion_glue/mapper.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "legion_glue/identity.h"
+#include "legion_glue/pools.h"
+#include "realm_shadow/dump/dump.h"
+#include "realm_shadow/recorder/tracker.h"
+
+namespace realm_shadow {
+namespace legion {
+namespace {
+
+constexpr uint64_t kSys = 0x1e00000000000000ull;
+constexpr uint64_t kRegdma = 0x1e00000000000002ull;
+constexpr uint64_t kA = 0x4000000000000001ull;
+constexpr uint64_t kB = 0x4000000000000002ull;
+constexpr uint64_t kC = 0x4000000000000003ull;
+
+class MapperTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ResetTrackerForTesting();
+    Pools().Clear();
+    char tmpl[] = "/tmp/legion_glue_mapper_XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    m_ = RegisterMemory(kSys, MemoryKind::kSystem, 1024, "sysmem",
+                        REALM_SHADOW_CONCURRENT);
+    // [0,256) A valid | [256,384) B collectable | [384,512) free |
+    // [512,768) C collectable | [768,1024) free: 384 B free, largest 256.
+    realm_shadow_allocated(m_, kA, 0, 256, 32);
+    realm_shadow_allocated(m_, kB, 256, 128, 32);
+    realm_shadow_allocated(m_, kC, 512, 256, 32);
+    LegionInstanceDescription d;
+    d.fields = "velocity";
+    d.creator = "task stencil (UID 812)";
+    const uint32_t id = InternLegionIdentity(d);
+    AttachIdentity(m_, kA, id, GcState::kValid);
+    AttachIdentity(m_, kB, id, GcState::kCollectable);
+    AttachIdentity(m_, kC, id, GcState::kCollectable);
+  }
+  void TearDown() override {
+    Pools().Clear();
+    ResetTrackerForTesting();
+    std::string cmd = "rm -rf '" + dir_ + "'";
+    (void)std::system(cmd.c_str());
+    unsetenv("REALM_SHADOW_DUMP_DIR");
+  }
+  std::string dir_;
+  realm_shadow_memory* m_ = nullptr;
+};
+
+TEST_F(MapperTest, DumpMemoryStateWritesWhatTheMemoryHolds) {
+  realm_shadow_allocated(m_, 9, 384, 128, 32);
+  ASSERT_TRUE(Pools().DeclarePool(m_, 9, 9, 384, 128));
+  ASSERT_TRUE(Pools().AddSubAllocation(9, 90, 0, 100));
+  const std::string path = dir_ + "/one.rsd";
+  ASSERT_TRUE(dump_memory_state(kSys, path.c_str()));
+  DumpFile file;
+  std::string error;
+  ASSERT_TRUE(ReadDump(path, &file, &error)) << error;
+  ASSERT_EQ(file.memories.size(), 1u);
+  const Snapshot& s = file.memories[0];
+  EXPECT_EQ(s.memory_id, kSys);
+  ASSERT_EQ(s.allocations.size(), 4u);
+  EXPECT_TRUE(s.allocations[0].pinned());
+  EXPECT_FALSE(s.allocations[1].pinned());
+  EXPECT_EQ(s.allocations[2].instance, 9u);  // the pool backing at 384
+  EXPECT_EQ(s.allocations[2].kind, AllocationKind::kPoolBacking);
+  // The pool's contents were published before the dump.
+  const std::vector<PoolRecord> pools = PoolsFromSnapshot(s);
+  ASSERT_EQ(pools.size(), 1u);
+  ASSERT_EQ(pools[0].suballocations.size(), 1u);
+  EXPECT_EQ(pools[0].suballocations[0].size, 100u);
+}
+
+TEST_F(MapperTest, DumpAllMemoriesWritesEveryMemory) {
+  RegisterMemory(kRegdma, MemoryKind::kRegdma, 4096, "regdma",
+                 REALM_SHADOW_SERIALIZED);
+  const std::string path = dir_ + "/all.rsd";
+  ASSERT_TRUE(dump_all_memories(path.c_str()));
+  DumpFile file;
+  std::string error;
+  ASSERT_TRUE(ReadDump(path, &file, &error)) << error;
+  ASSERT_EQ(file.memories.size(), 2u);
+  EXPECT_EQ(file.memories[0].memory_id, kSys);
+  EXPECT_EQ(file.memories[1].memory_id, kRegdma);
+}
+
+TEST_F(MapperTest, BadArgumentsFailWithoutAborting) {
+  EXPECT_FALSE(dump_memory_state(0x1e000000000000ffull,
+                                 (dir_ + "/x.rsd").c_str()));
+  EXPECT_FALSE(dump_memory_state(kSys, ""));
+  EXPECT_FALSE(dump_memory_state(kSys, nullptr));
+  EXPECT_FALSE(dump_memory_state(kSys, "/nonexistent-dir/x/y.rsd"));
+  EXPECT_FALSE(dump_all_memories(nullptr));
+  EXPECT_NE(failure_report(0x1e000000000000ffull).find("not tracked"),
+            std::string::npos);
+}
+
+TEST_F(MapperTest, FailureReportNamesTheRecordedFailureAndItsBlocker) {
+  // 300 B: 384 B free in total, no hole holds it.  Releasing B opens only
+  // [256,512); releasing C opens [384,1024).  A is valid.
+  realm_shadow_allocation_failed(m_, 0x4000000000000042ull, 300, 32);
+  const std::string report = failure_report(kSys);
+  EXPECT_NE(report.find("instance 0x4000000000000042"), std::string::npos)
+      << report;
+  EXPECT_NE(report.find("cause          fragmentation"), std::string::npos)
+      << report;
+  EXPECT_NE(report.find("0x4000000000000003  offset 512"), std::string::npos)
+      << report;
+  EXPECT_EQ(report.find("0x4000000000000001  offset"), std::string::npos)
+      << report;  // valid: never a blocker
+  EXPECT_NE(report.find("creator=task stencil (UID 812)"), std::string::npos)
+      << report;
+}
+
+TEST_F(MapperTest, FailureReportJudgesAFootprintWhenNoFailureWasSeen) {
+  const std::string report = failure_report(kSys, 300, 32);
+  EXPECT_NE(report.find("request        300 B, alignment 32"),
+            std::string::npos) << report;
+  EXPECT_NE(report.find("cause          fragmentation"), std::string::npos)
+      << report;
+  const std::string too_big = failure_report(kSys, 4096, 32);
+  EXPECT_NE(too_big.find("cause          exhaustion"), std::string::npos)
+      << too_big;
+}
+
+TEST_F(MapperTest, ReportingAFailedCreationDumpsIntoTheDumpDir) {
+  setenv("REALM_SHADOW_DUMP_DIR", dir_.c_str(), 1);
+  realm_shadow_allocated(m_, 9, 384, 128, 32);
+  ASSERT_TRUE(Pools().DeclarePool(m_, 9, 9, 384, 128));
+  ASSERT_TRUE(Pools().AddSubAllocation(9, 90, 0, 100));
+  testing::internal::CaptureStderr();
+  const std::string path = report_failed_instance_creation(
+      kSys, 300, "my mapper: region requirement 0 of task t (UID 1)");
+  const std::string err = testing::internal::GetCapturedStderr();
+  ASSERT_FALSE(path.empty());
+  EXPECT_EQ(path.rfind(dir_ + "/realm-shadow-node", 0), 0u) << path;
+  EXPECT_NE(err.find("my mapper: region requirement 0"), std::string::npos);
+  EXPECT_NE(err.find(path), std::string::npos);
+  EXPECT_NE(err.find("pool 0x9: 128 B, 100 B used in 1 sub-allocation, 28 B "
+                     "unused (not a hole of the memory)"),
+            std::string::npos)
+      << err;
+  DumpFile file;
+  std::string error;
+  EXPECT_TRUE(ReadDump(path, &file, &error)) << error;
+}
+
+}  // namespace
+}  // namespace legion
+}  // namespace realm_shadow
