@@ -39,9 +39,9 @@ int main(int argc, char** argv) {
               (unsigned long long)result.redistricts,
               (unsigned long long)result.deferred);
   if (result.failed) {
-    std::printf("stopped at a %s failure: %llu bytes (alignment %llu) in "
+    std::printf("stopped at an %s failure: %llu bytes (alignment %llu) in "
                 "memory 0x%016llx; free %llu, largest free %llu\n",
-                result.failed_after_deferral ? "deferred (eventual)" : "instant",
+                result.failed_after_deferral ? "eventual (deferred)" : "instant",
                 (unsigned long long)result.failed_size,
                 (unsigned long long)result.failed_alignment,
                 (unsigned long long)result.failed_memory,
