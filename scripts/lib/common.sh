@@ -5,7 +5,7 @@ rs_log() { printf '\n== %s\n' "$*"; }
 
 # Packages every build needs, and the ones only some steps need.
 RS_BUILD_PACKAGES=(cmake ninja-build g++ libabsl-dev libgtest-dev libgmock-dev libbenchmark-dev)
-RS_TEST_PACKAGES=(clang libclang-rt-14-dev valgrind python3-matplotlib chromium nodejs npm)
+RS_TEST_PACKAGES=(clang libclang-rt-14-dev valgrind python3-matplotlib chromium)
 
 rs_missing_packages() {
   local missing=()
