@@ -62,6 +62,9 @@ class MemoryJournal {
   // ---- writer side (hot path) --------------------------------------------
 
   // Appends one record.  Inline so that the hook's only cost is this body.
+#if defined(__GNUC__)
+  __attribute__((always_inline))
+#endif
   inline void Append(EventType type, uint64_t instance, uint64_t offset,
                      uint64_t size, uint32_t aux);
 
@@ -94,6 +97,16 @@ class MemoryJournal {
   static constexpr size_t kConsumeBatch = 256;
 
  private:
+#if defined(__GNUC__)
+  __attribute__((noinline))
+#endif
+  void AppendConcurrent(EventType type, uint64_t instance, uint64_t offset,
+                        uint64_t size, uint32_t aux);
+#if defined(__GNUC__)
+  __attribute__((noinline))
+#endif
+  void AppendSerializedSlow(EventType type, uint64_t instance,
+                            uint64_t offset, uint64_t size, uint32_t aux);
   uint64_t ClaimSerialized(uint32_t count);
   uint64_t ClaimConcurrent(uint32_t count);
   void WaitForRoom(uint64_t position);
@@ -190,9 +203,45 @@ inline void MemoryJournal::Publish(uint64_t first, uint32_t count) {
 inline void MemoryJournal::Append(EventType type, uint64_t instance,
                                   uint64_t offset, uint64_t size,
                                   uint32_t aux) {
-  const uint64_t h = concurrent_ ? ClaimConcurrent(1) : ClaimSerialized(1);
+  if (!concurrent_) {
+    // The serialized path, written out: one branch on the mode, one on
+    // room, four plain stores, the type, and head_'s release store.  The
+    // consumer reads only the type from a serialized stamp (head_ already
+    // says which slots are written), so no lap is computed here.
+    const uint64_t h = head_.load(std::memory_order_relaxed);
+    if (__builtin_expect(h - tail_cache_ > mask_, 0)) {
+      // Full as far as this writer knew: the rare path, out of line, so the
+      // common one needs no stack frame.
+      AppendSerializedSlow(type, instance, offset, size, aux);
+      return;
+    }
+    Slot& r = ring_[h & mask_];
+    r.instance = instance;
+    r.offset = offset;
+    r.size = size;
+    r.aux = aux;
+    r.stamp.store(static_cast<uint32_t>(type), std::memory_order_relaxed);
+    // Release: a consumer that acquires head_ sees every field written.
+    head_.store(h + 1, std::memory_order_release);
+    return;
+  }
+  AppendConcurrent(type, instance, offset, size, aux);
+}
+
+inline void MemoryJournal::AppendSerializedSlow(EventType type,
+                                                uint64_t instance,
+                                                uint64_t offset, uint64_t size,
+                                                uint32_t aux) {
+  const uint64_t h = ClaimSerialized(1);
   Write(h, type, instance, offset, size, aux);
   Publish(h, 1);
+}
+
+inline void MemoryJournal::AppendConcurrent(EventType type, uint64_t instance,
+                                            uint64_t offset, uint64_t size,
+                                            uint32_t aux) {
+  const uint64_t h = ClaimConcurrent(1);
+  Write(h, type, instance, offset, size, aux);
 }
 
 template <typename PieceAt>
