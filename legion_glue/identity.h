@@ -12,12 +12,12 @@
 // and this API carries them into the shadow.
 //
 // How it works and what it costs
-//  - A description is interned once (realm_shadow::InternIdentity: a hash
-//    lookup under the tracker's identity mutex, about a microsecond) into a
-//    32-bit id.  Equal descriptions get equal ids, so a thousand instances
-//    of one field space share one entry.  Interning allocates; it is off the
-//    allocation path and belongs where Legion creates the instance, not
-//    where Realm places it.
+//  - A description is interned once (realm_shadow::InternIdentity: one
+//    string key built and one hash lookup under the tracker's identity
+//    mutex) into a 32-bit id.  Equal descriptions get equal ids, so a
+//    thousand instances of one field space share one entry.  Interning
+//    allocates; it is off the allocation path and belongs where Legion
+//    creates the instance, not where Realm places it.
 //  - Attaching is one journal append (realm_shadow_attach_identity), ordered
 //    with the memory's other events: attach after Realm has answered the
 //    allocation (placed or deferred).  Legion's threads do not hold Realm's

@@ -34,4 +34,21 @@ void MemoryJournal::WaitForRoom(uint64_t position) {
   }
 }
 
+// The rare and the concurrent appends, out of line so that the serialized
+// fast path in Append needs no stack frame.
+void MemoryJournal::AppendSerializedSlow(EventType type, uint64_t instance,
+                                         uint64_t offset, uint64_t size,
+                                         uint32_t aux) {
+  const uint64_t h = ClaimSerialized(1);
+  Write(h, type, instance, offset, size, aux);
+  Publish(h, 1);
+}
+
+void MemoryJournal::AppendConcurrent(EventType type, uint64_t instance,
+                                     uint64_t offset, uint64_t size,
+                                     uint32_t aux) {
+  const uint64_t h = ClaimConcurrent(1);
+  Write(h, type, instance, offset, size, aux);
+}
+
 }  // namespace realm_shadow

@@ -164,9 +164,12 @@ inline void MemoryJournal::Write(uint64_t position, EventType type,
   r.aux = aux;
   // Concurrent: release, so the consumer that acquires this stamp sees the
   // four fields.  Serialized: relaxed (a plain mov); head_'s release store
-  // in Publish orders it.
-  r.stamp.store(Stamp(position, type), concurrent_ ? std::memory_order_release
-                                                   : std::memory_order_relaxed);
+  // in Publish orders it.  Two stores with constant orders: a run-time
+  // order would make g++ emit a sequentially consistent xchg.
+  if (concurrent_)
+    r.stamp.store(Stamp(position, type), std::memory_order_release);
+  else
+    r.stamp.store(Stamp(position, type), std::memory_order_relaxed);
 }
 
 inline uint64_t MemoryJournal::ClaimSerialized(uint32_t count) {
@@ -226,22 +229,6 @@ inline void MemoryJournal::Append(EventType type, uint64_t instance,
     return;
   }
   AppendConcurrent(type, instance, offset, size, aux);
-}
-
-inline void MemoryJournal::AppendSerializedSlow(EventType type,
-                                                uint64_t instance,
-                                                uint64_t offset, uint64_t size,
-                                                uint32_t aux) {
-  const uint64_t h = ClaimSerialized(1);
-  Write(h, type, instance, offset, size, aux);
-  Publish(h, 1);
-}
-
-inline void MemoryJournal::AppendConcurrent(EventType type, uint64_t instance,
-                                            uint64_t offset, uint64_t size,
-                                            uint32_t aux) {
-  const uint64_t h = ClaimConcurrent(1);
-  Write(h, type, instance, offset, size, aux);
 }
 
 template <typename PieceAt>
