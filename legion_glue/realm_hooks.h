@@ -240,6 +240,13 @@ static inline void realm_shadow_site_eventual_failure(realm_shadow_memory *m,
   realm_shadow_deferred_failed(m, instance);
 }
 
+/* A queued release whose precondition was poisoned (remove_pending_release):
+ * Realm keeps the range, and the instance is live again. */
+static inline void realm_shadow_site_release_cancelled(realm_shadow_memory *m,
+                                                       uint64_t instance) {
+  realm_shadow_release_cancelled(m, instance);
+}
+
 /* A request the shadow holds as pending ended without being placed: the
  * pieces of a queued redistrict whose precondition was poisoned
  * (reuse_storage_immediate, ALLOC_CANCELLED for each new instance).  A

@@ -115,6 +115,9 @@ void realm_shadow_allocation_failed(realm_shadow_memory *m, uint64_t instance,
  * ready: its precondition has triggered (Realm's release heap has it). */
 void realm_shadow_release_requested(realm_shadow_memory *m, uint64_t instance,
                                     int ready);
+/* A queued release will not happen (its precondition was poisoned): the
+ * instance stays live. */
+void realm_shadow_release_cancelled(realm_shadow_memory *m, uint64_t instance);
 /* The range was given back to the allocator. */
 void realm_shadow_released(realm_shadow_memory *m, uint64_t instance);
 /* One live range was split in place into count new instances; whatever of
@@ -155,6 +158,8 @@ static inline void realm_shadow_allocation_failed(realm_shadow_memory *m,
     uint64_t i, uint64_t s, uint64_t a) { (void)m; (void)i; (void)s; (void)a; }
 static inline void realm_shadow_release_requested(realm_shadow_memory *m,
     uint64_t i, int r) { (void)m; (void)i; (void)r; }
+static inline void realm_shadow_release_cancelled(realm_shadow_memory *m,
+    uint64_t i) { (void)m; (void)i; }
 static inline void realm_shadow_released(realm_shadow_memory *m, uint64_t i) {
   (void)m; (void)i;
 }

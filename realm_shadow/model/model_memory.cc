@@ -427,6 +427,9 @@ void ModelMemory::ReleaseStorageImmediate(uint64_t key, bool poisoned) {
   } else {
     // A poisoned precondition cancels the release: the instance stays.
     if (Record* r = FindByKey(key)) {
+      if (r->state == InstanceState::kReleasePending ||
+          r->state == InstanceState::kReleaseReady)
+        realm_shadow_release_cancelled(handle_, r->instance);
       r->state = InstanceState::kLive;
       r->destroy_requested = false;
       if (r->is_redistrict) {

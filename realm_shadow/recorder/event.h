@@ -17,7 +17,7 @@ enum class EventType : uint8_t {
   kDeferredCompleted = 2,  // instance, offset
   kDeferredFailed = 3,     // instance
   kAllocationFailed = 4,   // instance, size, alignment
-  kReleaseRequested = 5,   // instance, aux = ready (0/1)
+  kReleaseRequested = 5,   // instance, aux = 0 pending, 1 ready, 2 cancelled
   kReleased = 6,           // instance
   kRedistrict = 7,         // instance = old, aux = piece count; the pieces follow
   kRedistrictPiece = 8,    // instance, offset, size, alignment

@@ -208,8 +208,9 @@ struct ShadowMap::State {
       }
       case EventType::kReleaseRequested: {
         if (Allocation* a = FindLive(e.instance)) {
-          a->state = e.aux ? AllocationState::kReleaseReady
-                           : AllocationState::kReleasePending;
+          a->state = e.aux == 0   ? AllocationState::kReleasePending
+                     : e.aux == 1 ? AllocationState::kReleaseReady
+                                  : AllocationState::kLive;  // cancelled
         } else if (!pending.count(e.instance) && !failed.count(e.instance)) {
           Note(AnomalyKind::kUnknownInstance, e.instance);
         }

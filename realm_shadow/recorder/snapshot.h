@@ -17,6 +17,8 @@
 //  allocation_failed(i,s,a) a failure (instant).
 //  release_requested(i,r)  live i stays, state kReleasePending or
 //                          kReleaseReady; a pending i is left as it is.
+//  release_cancelled(i)    live i goes back to kLive (recorded as a
+//                          release_requested event with aux 2).
 //  released(i)             live i leaves; a pending i is cancelled; a failed i
 //                          is forgotten quietly (Realm destroys failed
 //                          instances); otherwise a double or unknown release

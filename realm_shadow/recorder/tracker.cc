@@ -372,6 +372,12 @@ void realm_shadow_release_requested(realm_shadow_memory* m, uint64_t instance,
                     ready ? 1u : 0u);
 }
 
+void realm_shadow_release_cancelled(realm_shadow_memory* m,
+                                    uint64_t instance) {
+  if (!realm_shadow::Recording(m)) return;
+  m->journal.Append(EventType::kReleaseRequested, instance, 0, 0, 2u);
+}
+
 void realm_shadow_released(realm_shadow_memory* m, uint64_t instance) {
   if (!realm_shadow::Recording(m)) return;
   m->journal.Append(EventType::kReleased, instance, 0, 0, 0);

@@ -131,9 +131,12 @@ TEST_F(ModelSitesTest, PoisonedReleaseFailsTheRequestThatCountedOnIt) {
   // remove_pending_release rewrote the future without A's release: C no
   // longer fits and fails (ALLOC_EVENTUAL_FAILURE).
   realm_shadow_site_eventual_failure(site_, c.instance);
+  // ... and A's release will not happen: A is live again.
+  realm_shadow_site_release_cancelled(site_, a.instance);
   EXPECT_EQ(model_->outcome_count(AllocationResult::kEventualFailure), 1u);
   ExpectSamePicture("eventual failure");
   const Snapshot s = TakeSnapshot(site_);
+  EXPECT_EQ(s.allocations.at(0).state, AllocationState::kLive);
   ASSERT_EQ(s.failures.size(), 1u);
   EXPECT_TRUE(s.failures[0].eventual);
   EXPECT_EQ(s.failures[0].size, 512u);

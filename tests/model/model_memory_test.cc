@@ -152,9 +152,21 @@ TEST_F(ModelMemoryTest, DestroyWithAPoisonedPreconditionIsCancelled) {
   const uint64_t a = m.Create(100, 1).instance;
   const Event e = m.NewEvent();
   ASSERT_TRUE(m.Destroy(a, e));
+  {
+    const Snapshot s = TakeSnapshot(m.shadow_handle());
+    ASSERT_EQ(s.allocations.size(), 1u);
+    EXPECT_EQ(s.allocations[0].state, AllocationState::kReleasePending);
+  }
   ASSERT_TRUE(m.Poison(e));
   EXPECT_EQ(m.State(a), InstanceState::kLive);
   EXPECT_EQ(m.Offset(a), 0u);
+  {
+    // The shadow hears of the cancellation too: live again, not pending.
+    const Snapshot s = TakeSnapshot(m.shadow_handle());
+    ASSERT_EQ(s.allocations.size(), 1u);
+    EXPECT_EQ(s.allocations[0].state, AllocationState::kLive);
+    EXPECT_EQ(s.anomalies.size(), 0u);
+  }
   EXPECT_TRUE(m.Destroy(a));  // a later destroy works
   EXPECT_EQ(m.free_bytes(), 1000u);
 }

@@ -49,7 +49,10 @@ void Report(realm_shadow_memory* m, const Event& e,
       realm_shadow_allocation_failed(m, e.instance, e.size, e.aux);
       break;
     case EventType::kReleaseRequested:
-      realm_shadow_release_requested(m, e.instance, static_cast<int>(e.aux));
+      if (e.aux == 2)
+        realm_shadow_release_cancelled(m, e.instance);
+      else
+        realm_shadow_release_requested(m, e.instance, static_cast<int>(e.aux));
       break;
     case EventType::kReleased:
       realm_shadow_released(m, e.instance);

@@ -115,7 +115,7 @@ class EventGenerator {
   }
   Event RequestRelease() {
     if (live_.empty()) return Allocate();
-    return Make(EventType::kReleaseRequested, AnyLive(), 0, 0, Uniform(0, 1));
+    return Make(EventType::kReleaseRequested, AnyLive(), 0, 0, Uniform(0, 2));
   }
   Event Defer() {
     const uint64_t id = FreshId();

@@ -108,9 +108,10 @@ class ReferenceMemory {
       case EventType::kReleaseRequested: {
         auto it = offset_of_.find(e.instance);
         if (it != offset_of_.end()) {
-          live_[{it->second, e.instance}].state =
-              e.aux ? AllocationState::kReleaseReady
-                    : AllocationState::kReleasePending;
+          AllocationState state = AllocationState::kLive;
+          if (e.aux == 0) state = AllocationState::kReleasePending;
+          if (e.aux == 1) state = AllocationState::kReleaseReady;
+          live_[{it->second, e.instance}].state = state;
         } else if (!pending_.count(e.instance) && !failed_.count(e.instance)) {
           Note(AnomalyKind::kUnknownInstance, e.instance, 0, 0, 0);
         }

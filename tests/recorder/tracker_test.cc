@@ -137,3 +137,26 @@ TEST_F(TrackerTest, TheDrainerAppliesJournalsInTheBackground) {
 
 }  // namespace
 }  // namespace realm_shadow
+
+namespace realm_shadow {
+namespace {
+
+TEST_F(TrackerTest, ACancelledReleaseLeavesTheInstanceLive) {
+  auto* m = RegisterMemory(5, MemoryKind::kSystem, 1000, "", 0);
+  realm_shadow_allocated(m, 9, 0, 100, 1);
+  realm_shadow_release_requested(m, 9, 0);
+  EXPECT_EQ(TakeSnapshot(m).allocations.at(0).state,
+            AllocationState::kReleasePending);
+  realm_shadow_release_cancelled(m, 9);
+  const Snapshot s = TakeSnapshot(m);
+  ASSERT_EQ(s.allocations.size(), 1u);
+  EXPECT_EQ(s.allocations[0].state, AllocationState::kLive);
+  EXPECT_TRUE(s.anomalies.empty());
+  realm_shadow_release_cancelled(m, 10);  // never seen: an anomaly
+  EXPECT_EQ(TakeSnapshot(m).counters.anomalies[static_cast<int>(
+                AnomalyKind::kUnknownInstance)],
+            1u);
+}
+
+}  // namespace
+}  // namespace realm_shadow
