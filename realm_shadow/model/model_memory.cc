@@ -383,7 +383,6 @@ void ModelMemory::ReleaseStorageImmediate(uint64_t key, bool poisoned) {
       do {
         ApplyRelease(current_, it->key, false);
         applied.push_back(it->key);
-        OnReleaseApplied(it->key);
         auto it2 = pending_allocs_.begin();
         while (it2 != pending_allocs_.end()) {
           // An allocation that counts on later releases must wait.
@@ -402,6 +401,10 @@ void ModelMemory::ReleaseStorageImmediate(uint64_t key, bool poisoned) {
         ++it;
       } while (it != pending_releases_.end() && it->ready);
       pending_releases_.erase(pending_releases_.begin(), it);
+      // Outcomes only after the queue is settled: reporting a redistrict's
+      // pieces can run a destroy that was waiting on their placement, and
+      // that destroy queues a release of its own.
+      for (uint64_t k : applied) OnReleaseApplied(k);
 
       if (!successes.empty() && !pending_allocs_.empty()) {
         release_ = current_;

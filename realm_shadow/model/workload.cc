@@ -420,7 +420,10 @@ bool Workload::ClosingStep() {
   // 4. Task k faults: its completion event is poisoned, which cancels the
   // destroys gated on it, and the deferred request no longer fits.
   result_.cancelled_destroys = gated;
-  events_.Poison(done);
+  if (options_.closing_task_faults)
+    events_.Poison(done);
+  else
+    events_.Trigger(done);
   if (stopped_) return false;
   ++result_.steps;
   return true;

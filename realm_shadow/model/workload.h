@@ -105,6 +105,10 @@ struct WorkloadOptions {
   uint64_t zero_copy_capacity = uint64_t{64} << 20;
   uint64_t pool_size = uint64_t{32} << 20;  // bounded pool in the framebuffer
   uint64_t max_steps = 100000;
+  // The closing step's task faults (its completion is poisoned, the
+  // deferred request fails).  false: it completes, the destroys apply and
+  // the deferred request is placed; the run then goes on.
+  bool closing_task_faults = true;
   // Called for every instance the program creates and for every drop; the
   // workload builds no description strings when empty.
   InstanceDescriber describe;

@@ -247,3 +247,40 @@ TEST_F(ModelMemoryTest, ShadowAgreesWithTheModel) {
 
 }  // namespace
 }  // namespace realm_shadow::model
+
+namespace realm_shadow::model {
+namespace {
+
+// A destroy waiting on a redistrict piece's placement runs once the
+// releases that placed it are applied; the heaps and the shadow agree after.
+TEST(ModelMemoryReentry, DestroyOfAPiecePlacedByAQueuedRedistrict) {
+  ResetTrackerForTesting();
+  {
+    ModelMemory m(0x1e00000000000000ull, REALM_SHADOW_MEM_SYSTEM, 30000, "s");
+    const uint64_t a = m.Create(10000, 1).instance;
+    const uint64_t old = m.Create(10000, 1).instance;
+    const Event ea = m.NewEvent();
+    const Event eo = m.NewEvent();
+    ASSERT_TRUE(m.Destroy(a, ea));
+    const RedistrictResult r = m.Redistrict(old, {{4000, 1}, {4000, 1}}, eo);
+    ASSERT_EQ(r.instances.size(), 2u);
+    // A request that fits only once the redistrict frees its remainder
+    // keeps both releases queued.
+    const CreateResult big = m.Create(12000, 1);
+    ASSERT_EQ(big.result, AllocationResult::kDeferred);
+    // The piece is destroyed as soon as it is placed.
+    ASSERT_TRUE(m.Destroy(r.instances[0]));
+    ASSERT_TRUE(m.Trigger(eo));
+    ASSERT_TRUE(m.Trigger(ea));
+    EXPECT_EQ(m.State(r.instances[0]), InstanceState::kUnknown);
+    EXPECT_TRUE(m.current_heap().CheckInvariants());
+    const Snapshot s = TakeSnapshot(m.shadow_handle());
+    EXPECT_TRUE(s.anomalies.empty());
+    for (const Allocation& al : s.allocations)
+      EXPECT_EQ(m.Offset(al.instance), al.offset);
+  }
+  ResetTrackerForTesting();
+}
+
+}  // namespace
+}  // namespace realm_shadow::model

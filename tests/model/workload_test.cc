@@ -189,6 +189,30 @@ TEST(Workload, BlockersOfTheFailedRequestAreDroppedStores) {
   ResetTrackerForTesting();
 }
 
+// When the closing task completes instead, its destroys apply while the
+// deferred array request and queued redistricts wait on them: pieces are
+// placed and destroyed inside the release walk.  That path once freed a
+// release-queue entry twice.
+TEST(Workload, ClosingTaskThatCompletesPlacesTheDeferredRequest) {
+  for (uint64_t seed : {42, 1, 7}) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    ResetTrackerForTesting();
+    WorkloadOptions o;
+    o.seed = seed;
+    o.closing_task_faults = false;
+    Workload w(o);
+    const WorkloadResult& r = w.Run();
+    EXPECT_TRUE(r.closing_ran);
+    EXPECT_FALSE(r.failed && r.failed_after_deferral);
+    EXPECT_TRUE(w.framebuffer().current_heap().CheckInvariants());
+    const Snapshot s = TakeSnapshot(w.framebuffer().shadow_handle());
+    EXPECT_TRUE(s.anomalies.empty());
+    for (const Allocation& a : s.allocations)
+      EXPECT_EQ(w.framebuffer().Offset(a.instance), a.offset);
+  }
+  ResetTrackerForTesting();
+}
+
 TEST(Workload, StopsAtMaxSteps) {
   ResetTrackerForTesting();
   WorkloadOptions o;
