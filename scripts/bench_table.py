@@ -127,7 +127,9 @@ def main():
         dump = get(f"BM_DumpMemoryState/{live}")
         sn = snap["real_ns"] / 1e3 if snap else None
         cp = cpy["real_ns"] / 1e3 if cpy else None
-        add(s, f"snapshot_{tag}_us", f"snapshot, {tag} live (us)", sn, "{:.1f}")
+        fresh = get(f"BM_SnapshotFresh/{live}")
+        add(s, f"snapshot_{tag}_us", f"snapshot, {tag} live, into a reused Snapshot (us)", sn, "{:.1f}")
+        add(s, f"snapshot_fresh_{tag}_us", f"  into a new Snapshot (us)", None if fresh is None else fresh["real_ns"] / 1e3, "{:.1f}")
         add(s, f"memcpy_{tag}_us", f"  memcpy of {live * 32} B (us)", cp, "{:.1f}")
         add(s, f"snapshot_memcpy_ratio_{tag}", f"  snapshot / memcpy", ratio(sn, cp), "{:.2f}x")
         add(s, f"dump_{tag}_us", f"  DumpMemoryState to a file (us)", None if dump is None else dump["real_ns"] / 1e3, "{:.0f}")

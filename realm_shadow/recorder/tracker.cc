@@ -168,7 +168,18 @@ uint64_t MemoryId(const realm_shadow_memory* memory) {
 
 Snapshot TakeSnapshot(realm_shadow_memory* memory) {
   Snapshot s;
-  if (memory == nullptr) return s;
+  TakeSnapshotInto(memory, &s);
+  return s;
+}
+
+void TakeSnapshotInto(realm_shadow_memory* memory, Snapshot* out) {
+  Snapshot& s = *out;
+  s.identities.clear();
+  s.exact = true;
+  if (memory == nullptr) {
+    s = Snapshot();
+    return;
+  }
   {
     std::lock_guard<std::mutex> lock(memory->consumer_mutex);
     memory->DrainLocked();
@@ -202,13 +213,12 @@ Snapshot TakeSnapshot(realm_shadow_memory* memory) {
     Identity identity;
     if (LookupIdentity(id, &identity)) s.identities.push_back(identity);
   }
-  return s;
 }
 
 bool TakeSnapshot(uint64_t memory_id, Snapshot* out) {
   realm_shadow_memory* memory = FindMemory(memory_id);
   if (memory == nullptr) return false;
-  *out = TakeSnapshot(memory);
+  TakeSnapshotInto(memory, out);
   return true;
 }
 

@@ -51,6 +51,10 @@ uint64_t MemoryId(const realm_shadow_memory* memory);
 // Consistent picture of one memory; false if the id is not registered.
 bool TakeSnapshot(uint64_t memory_id, Snapshot* out);
 Snapshot TakeSnapshot(realm_shadow_memory* memory);
+// Same, into *out, reusing its vectors' capacity: a process that
+// snapshots repeatedly (a periodic dumper) copies into warm memory and
+// allocates nothing once the capacity suffices.
+void TakeSnapshotInto(realm_shadow_memory* memory, Snapshot* out);
 
 // Applies every memory's backlog now.
 void DrainAll();

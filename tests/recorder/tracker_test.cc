@@ -160,3 +160,29 @@ TEST_F(TrackerTest, ACancelledReleaseLeavesTheInstanceLive) {
 
 }  // namespace
 }  // namespace realm_shadow
+
+namespace realm_shadow {
+namespace {
+
+TEST_F(TrackerTest, SnapshotIntoAReusedSnapshotEqualsAFreshOne) {
+  auto* big = RegisterMemory(6, MemoryKind::kSystem, 1 << 20, "big", 0);
+  auto* small = RegisterMemory(7, MemoryKind::kZeroCopy, 1 << 10, "small", 0);
+  for (uint64_t i = 0; i < 500; ++i) realm_shadow_allocated(big, i, i * 64, 64, 1);
+  realm_shadow_allocated(small, 1, 0, 10, 1);
+  realm_shadow_deferred(big, 900, 64, 1, REALM_SHADOW_NO_OFFSET);
+  realm_shadow_allocation_failed(big, 901, 1 << 21, 1);
+  Snapshot reused;
+  TakeSnapshotInto(big, &reused);
+  TakeSnapshotInto(small, &reused);  // smaller: nothing of `big` may remain
+  const Snapshot fresh = TakeSnapshot(small);
+  EXPECT_EQ(reused.memory_id, fresh.memory_id);
+  EXPECT_EQ(reused.kind, MemoryKind::kZeroCopy);
+  ASSERT_EQ(reused.allocations.size(), 1u);
+  EXPECT_TRUE(reused.pending.empty());
+  EXPECT_TRUE(reused.failures.empty());
+  EXPECT_EQ(reused.sequence, fresh.sequence);
+  EXPECT_EQ(reused.capacity, 1u << 10);
+}
+
+}  // namespace
+}  // namespace realm_shadow
