@@ -22,12 +22,6 @@ constexpr char kPoolUsedKey[] = "pool.used";
 constexpr char kPoolCountKey[] = "pool.suballocations";
 constexpr char kPoolListKey[] = "pool.list";
 
-std::string Hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%" PRIx64, v);
-  return buf;
-}
-
 bool ParseU64(const std::string& text, int base, uint64_t* out) {
   if (text.empty()) return false;
   char* end = nullptr;
@@ -76,7 +70,7 @@ Coverage Cover(std::vector<PoolSubAllocation> subs, uint64_t size) {
 Identity PoolIdentity(const PoolRecord& record, bool with_contents) {
   Identity identity;
   identity.kind = AllocationKind::kPoolBacking;
-  identity.attributes.emplace_back(kPoolKey, Hex(record.pool));
+  identity.attributes.emplace_back(kPoolKey, HexId(record.pool));
   identity.attributes.emplace_back(kPoolSizeKey, std::to_string(record.size));
   if (!with_contents) return identity;
   const Coverage c = Cover(record.suballocations, record.size);
@@ -89,7 +83,7 @@ Identity PoolIdentity(const PoolRecord& record, bool with_contents) {
   for (size_t i = 0; i < n; ++i) {
     const PoolSubAllocation& s = record.suballocations[i];
     if (!list.empty()) list += ';';
-    list += Hex(s.instance) + ':' + std::to_string(s.offset) + ':' +
+    list += HexId(s.instance) + ':' + std::to_string(s.offset) + ':' +
             std::to_string(s.size);
   }
   identity.attributes.emplace_back(kPoolListKey, list);
@@ -340,13 +334,13 @@ PoolTotals TotalPools(const std::vector<PoolUsage>& usage) {
 }
 
 std::string FormatPoolUsage(const PoolUsage& u) {
-  std::string out = "pool " + Hex(u.pool) + ": " + HumanBytes(u.size) + ", " +
+  std::string out = "pool " + HexId(u.pool) + ": " + HumanBytes(u.size) + ", " +
                     HumanBytes(u.used) + " used in " +
                     std::to_string(u.suballocation_count) + " sub-allocation" +
                     (u.suballocation_count == 1 ? "" : "s") + ", " +
                     HumanBytes(u.unused) +
                     " unused (not a hole of the memory)";
-  if (!u.backing_live) out += "; backing instance " + Hex(u.backing_instance) +
+  if (!u.backing_live) out += "; backing instance " + HexId(u.backing_instance) +
                               " not live";
   if (u.out_of_range) out += "; " + std::to_string(u.out_of_range) +
                              " past the pool's end";

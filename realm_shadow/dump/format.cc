@@ -86,12 +86,6 @@ constexpr uint8_t kMaxMemoryKind = static_cast<uint8_t>(MemoryKind::kGlobal);
 constexpr uint8_t kMaxAllocationState =
     static_cast<uint8_t>(AllocationState::kReleaseReady);
 
-std::string Hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%" PRIx64, v);
-  return buf;
-}
-
 // ---------------------------------------------------------------------------
 // Sizes, computed before writing so that the writer can stream.
 
@@ -767,10 +761,10 @@ bool Parser::Parse(DumpFile* out) {
   const uint32_t marker = file.Get<uint32_t>();
   if (marker == kEndianMarkerSwapped) {
     return Fail("big-endian/foreign-endian file (byte order marker " +
-                Hex(marker) + "); this reader reads only native-order dumps");
+                HexId(marker) + "); this reader reads only native-order dumps");
   }
   if (marker != kEndianMarker) {
-    return Fail("bad byte order marker " + Hex(marker));
+    return Fail("bad byte order marker " + HexId(marker));
   }
   if (version != kDumpFormatVersion) {
     return Fail("unsupported version " + std::to_string(version) +
@@ -959,7 +953,7 @@ bool DumpMemoryState(uint64_t memory_id, const std::string& path,
   dump.source = "tracker";
   dump.memories.emplace_back();
   if (!TakeSnapshot(memory_id, &dump.memories.back())) {
-    *error = path + ": memory " + Hex(memory_id) + " is not registered";
+    *error = path + ": memory " + HexId(memory_id) + " is not registered";
     return false;
   }
   return WriteDump(path, dump, error);

@@ -51,11 +51,7 @@ class JsonWriter {
       Uint(v);
     }
   }
-  void HexId(uint64_t v) {
-    char buf[24];
-    std::snprintf(buf, sizeof buf, "0x%" PRIx64, v);
-    String(buf);
-  }
+  void HexId(uint64_t v) { String(realm_shadow::HexId(v)); }
   void Bool(bool b) {
     Comma();
     out_ += b ? "true" : "false";

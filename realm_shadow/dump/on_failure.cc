@@ -53,12 +53,6 @@ Config& GetConfig() {
   return *config;
 }
 
-std::string HexId(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%" PRIx64, v);
-  return buf;
-}
-
 // One line: control characters (a newline in a name) become '?'.
 std::string OneLine(const std::string& s) {
   std::string out = s;

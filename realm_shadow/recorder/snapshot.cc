@@ -2,6 +2,8 @@
 #include "realm_shadow/recorder/snapshot.h"
 
 #include <cctype>
+#include <cinttypes>
+#include <cstdio>
 
 namespace realm_shadow {
 namespace {
@@ -113,6 +115,12 @@ uint8_t AlignmentLog2(uint64_t alignment) {
   uint8_t log2 = 0;
   while (log2 < 63 && (uint64_t{1} << log2) < alignment) ++log2;
   return log2;
+}
+
+std::string HexId(uint64_t id) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%" PRIx64, id);
+  return buf;
 }
 
 const Identity* Snapshot::FindIdentity(uint32_t id) const {

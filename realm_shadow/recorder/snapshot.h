@@ -114,6 +114,10 @@ static_assert(sizeof(Allocation) == 32, "copy cost is sized for 32 bytes");
 // both give 0).
 uint8_t AlignmentLog2(uint64_t alignment);
 
+// A Realm id (memory, instance, reservation) as dumps, JSON, reports and the
+// page write it: "0x" and lowercase hex digits, no padding.
+std::string HexId(uint64_t id);
+
 // A deferred request waiting on releases.
 struct PendingRequest {
   uint64_t instance = 0;

@@ -58,12 +58,6 @@ void AppendJsonString(std::string* out, const std::string& s) {
   out->push_back('"');
 }
 
-std::string Hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%" PRIx64, v);
-  return buf;
-}
-
 // Numbers go out as JSON numbers; offsets and sizes are exact in a double
 // below 2^53 (8 PiB), far above any memory Realm manages.  kNoOffset and
 // other out-of-range values become null.
@@ -227,7 +221,7 @@ void AppendBlockers(std::string* out, const Snapshot& s,
   out->append(",\"instances\":[");
   for (size_t i = 0; i < w.blockers.size() && i < 32; ++i) {
     if (i) out->push_back(',');
-    AppendJsonString(out, Hex(w.blockers[i].instance));
+    AppendJsonString(out, HexId(w.blockers[i].instance));
   }
   out->append("]}");
 }
@@ -293,7 +287,7 @@ void AppendMemory(std::string* out, const Snapshot& s,
   const std::vector<Hole> holes = FindHoles(s);
   const FreeSummary summary = SummarizeHoles(s, holes);
   out->append("{\"id\":");
-  AppendJsonString(out, Hex(s.memory_id));
+  AppendJsonString(out, HexId(s.memory_id));
   out->append(",\"kind\":");
   AppendJsonString(out, MemoryKindName(s.kind));
   out->append(",\"name\":");
@@ -392,7 +386,7 @@ void AppendMemory(std::string* out, const Snapshot& s,
     const PendingRequest& p = s.pending[i];
     if (i) out->push_back(',');
     out->append("{\"instance\":");
-    AppendJsonString(out, Hex(p.instance));
+    AppendJsonString(out, HexId(p.instance));
     out->append(",\"size\":");
     AppendU64(out, p.size);
     out->append(",\"alignment\":");
@@ -409,7 +403,7 @@ void AppendMemory(std::string* out, const Snapshot& s,
     const Reservation& r = s.reservations[i];
     if (i) out->push_back(',');
     out->append("{\"id\":");
-    AppendJsonString(out, Hex(r.id));
+    AppendJsonString(out, HexId(r.id));
     out->append(",\"offset\":");
     AppendU64(out, r.offset);
     out->append(",\"size\":");
@@ -421,7 +415,7 @@ void AppendMemory(std::string* out, const Snapshot& s,
     const Failure& f = s.failures[i];
     if (i) out->push_back(',');
     out->append("{\"instance\":");
-    AppendJsonString(out, Hex(f.instance));
+    AppendJsonString(out, HexId(f.instance));
     out->append(",\"size\":");
     AppendU64(out, f.size);
     out->append(",\"alignment\":");
