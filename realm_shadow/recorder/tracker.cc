@@ -173,13 +173,13 @@ Snapshot TakeSnapshot(realm_shadow_memory* memory) {
 }
 
 void TakeSnapshotInto(realm_shadow_memory* memory, Snapshot* out) {
+  if (memory == nullptr) {
+    *out = Snapshot();
+    return;
+  }
   Snapshot& s = *out;
   s.identities.clear();
   s.exact = true;
-  if (memory == nullptr) {
-    s = Snapshot();
-    return;
-  }
   {
     std::lock_guard<std::mutex> lock(memory->consumer_mutex);
     memory->DrainLocked();
