@@ -26,8 +26,8 @@ std::string PoolLines(const Snapshot& snapshot) {
   for (const PoolUsage& u : usage) out += "  " + FormatPoolUsage(u) + "\n";
   if (usage.size() > 1) {
     const PoolTotals t = TotalPools(usage);
-    out += "  pools in total: " + HumanBytes(t.bytes) + ", " +
-           HumanBytes(t.unused) + " unused inside pools\n";
+    out += "  pools in total: " + FormatHumanSize(t.bytes) + ", " +
+           FormatHumanSize(t.unused) + " unused inside pools\n";
   }
   return out;
 }

@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <unordered_map>
 
-#include "realm_shadow/dump/on_failure.h"
+#include "realm_shadow/recorder/snapshot.h"
 #include "realm_shadow/recorder/tracker.h"
 
 namespace realm_shadow {
@@ -334,11 +334,11 @@ PoolTotals TotalPools(const std::vector<PoolUsage>& usage) {
 }
 
 std::string FormatPoolUsage(const PoolUsage& u) {
-  std::string out = "pool " + HexId(u.pool) + ": " + HumanBytes(u.size) + ", " +
-                    HumanBytes(u.used) + " used in " +
+  std::string out = "pool " + HexId(u.pool) + ": " + FormatHumanSize(u.size) +
+                    ", " + FormatHumanSize(u.used) + " used in " +
                     std::to_string(u.suballocation_count) + " sub-allocation" +
                     (u.suballocation_count == 1 ? "" : "s") + ", " +
-                    HumanBytes(u.unused) +
+                    FormatHumanSize(u.unused) +
                     " unused (not a hole of the memory)";
   if (!u.backing_live) out += "; backing instance " + HexId(u.backing_instance) +
                               " not live";

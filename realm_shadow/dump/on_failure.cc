@@ -62,12 +62,6 @@ std::string OneLine(const std::string& s) {
   return out;
 }
 
-std::string BytesWithExact(uint64_t bytes) {
-  std::string s = HumanBytes(bytes);
-  if (bytes >= 1024) s += " (" + std::to_string(bytes) + " B)";
-  return s;
-}
-
 std::string Count(size_t n, const char* noun) {
   return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
 }
@@ -166,27 +160,6 @@ AutoInstall g_auto_install;
 
 }  // namespace
 
-std::string HumanBytes(uint64_t bytes) {
-  static const char* const kUnits[] = {"B",   "KiB", "MiB", "GiB",
-                                       "TiB", "PiB", "EiB"};
-  if (bytes < 1024) return std::to_string(bytes) + " B";
-  double v = static_cast<double>(bytes);
-  int unit = 0;
-  while (v >= 1024 && unit < 6) {
-    v /= 1024;
-    ++unit;
-  }
-  char buf[32];
-  if (v >= 100 || v == static_cast<double>(static_cast<uint64_t>(v))) {
-    std::snprintf(buf, sizeof buf, "%.0f %s", v, kUnits[unit]);
-  } else if (v >= 10) {
-    std::snprintf(buf, sizeof buf, "%.1f %s", v, kUnits[unit]);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.2f %s", v, kUnits[unit]);
-  }
-  return buf;
-}
-
 bool InstallDumpOnFailure() {
   const char* dir = std::getenv("REALM_SHADOW_DUMP_DIR");
   const char* limit_text = std::getenv("REALM_SHADOW_DUMP_LIMIT");
@@ -236,7 +209,7 @@ std::string FormatFailureReport(const Snapshot& s, uint64_t instance) {
     out += "instance " + HexId(instance) +
            ", size unknown (not among the snapshot's recent failures)\n";
   } else {
-    out += BytesWithExact(failure->size) + ", alignment " +
+    out += FormatSizeExact(failure->size) + ", alignment " +
            std::to_string(failure->alignment) + ", instance " +
            HexId(instance) +
            (failure->eventual ? ", deferred then failed" : ", failed at once") +
@@ -244,13 +217,14 @@ std::string FormatFailureReport(const Snapshot& s, uint64_t instance) {
   }
   out +=
       "  capacity       " +
-      (s.capacity_known ? BytesWithExact(s.capacity) : std::string("unknown")) +
+      (s.capacity_known ? FormatSizeExact(s.capacity)
+                        : std::string("unknown")) +
       "\n";
-  out += "  used           " + BytesWithExact(summary.used) + " in " +
+  out += "  used           " + FormatSizeExact(summary.used) + " in " +
          Count(summary.allocation_count, "allocation") + "\n";
-  out += "  total free     " + BytesWithExact(summary.total_free) + " in " +
+  out += "  total free     " + FormatSizeExact(summary.total_free) + " in " +
          Count(summary.hole_count, "hole") + "\n";
-  out += "  largest hole   " + BytesWithExact(summary.largest_hole) + "\n";
+  out += "  largest hole   " + FormatSizeExact(summary.largest_hole) + "\n";
   char frac[32];
   std::snprintf(frac, sizeof frac, "%.3f", summary.fragmentation);
   out += std::string("  fragmentation  ") + frac +
@@ -266,14 +240,15 @@ std::string FormatFailureReport(const Snapshot& s, uint64_t instance) {
   out += "  cause          ";
   switch (cause) {
     case FailureCause::kFragmentation:
-      out += "fragmentation: " + HumanBytes(summary.total_free) +
-             " free in total, but no hole holds " + HumanBytes(failure->size) +
-             " at alignment " + std::to_string(failure->alignment) + "\n";
+      out += "fragmentation: " + FormatHumanSize(summary.total_free) +
+             " free in total, but no hole holds " +
+             FormatHumanSize(failure->size) + " at alignment " +
+             std::to_string(failure->alignment) + "\n";
       break;
     case FailureCause::kExhaustion:
-      out += "exhaustion: only " + HumanBytes(summary.total_free) +
-             " free in total for a request of " + HumanBytes(failure->size) +
-             "\n";
+      out += "exhaustion: only " + FormatHumanSize(summary.total_free) +
+             " free in total for a request of " +
+             FormatHumanSize(failure->size) + "\n";
       break;
     case FailureCause::kFits:
       out += "fits now: the memory changed after the failure\n";
@@ -291,7 +266,7 @@ std::string FormatFailureReport(const Snapshot& s, uint64_t instance) {
   }
   out += "  blockers       release " +
          Count(window.blockers.size(), "allocation") + " (" +
-         HumanBytes(window.bytes_to_free) + ") in [" +
+         FormatHumanSize(window.bytes_to_free) + ") in [" +
          std::to_string(window.window_offset) + ", " +
          std::to_string(window.window_end) + ") to place it at offset " +
          std::to_string(window.placement) + ":\n";
@@ -304,7 +279,8 @@ std::string FormatFailureReport(const Snapshot& s, uint64_t instance) {
       break;
     }
     out += "    " + HexId(a.instance) + "  offset " + std::to_string(a.offset) +
-           "  size " + HumanBytes(a.size) + "  " + AllocationKindName(a.kind) +
+           "  size " + FormatHumanSize(a.size) + "  " +
+           AllocationKindName(a.kind) +
            (a.state != AllocationState::kLive
                 ? std::string(" (") + AllocationStateName(a.state) + ")"
                 : std::string()) +

@@ -40,10 +40,9 @@ bool InstallDumpOnFailure();
 // (fragmentation or exhaustion) and the blocker window with its
 // allocations' kinds and identities.  The CLI and legion_glue print the same
 // text.
+// Sizes are written by FormatHumanSize / FormatSizeExact (snapshot.h), as in
+// every other report.
 std::string FormatFailureReport(const Snapshot& snapshot, uint64_t instance);
-
-// "512 MiB", "1.5 GiB", "100 B": binary units, three significant digits.
-std::string HumanBytes(uint64_t bytes);
 
 }  // namespace realm_shadow
 

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 
 namespace realm_shadow {
 namespace {
@@ -121,6 +122,36 @@ std::string HexId(uint64_t id) {
   char buf[24];
   std::snprintf(buf, sizeof buf, "0x%" PRIx64, id);
   return buf;
+}
+
+std::string FormatHumanSize(uint64_t bytes) {
+  static const char* const kUnits[] = {"B",   "KiB", "MiB", "GiB",
+                                       "TiB", "PiB", "EiB"};
+  constexpr int kLastUnit = 6;
+  if (bytes < 1024) return std::to_string(bytes) + " B";
+  double value = static_cast<double>(bytes);
+  int unit = 0;
+  while (value >= 1024.0 && unit < kLastUnit) {
+    value /= 1024.0;
+    ++unit;
+  }
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.3f", value);
+  // 2^30 - 1 B is 1023.999999 MiB, which prints as "1024.000": say "1 GiB".
+  if (unit < kLastUnit && std::strcmp(buffer, "1024.000") == 0) {
+    std::snprintf(buffer, sizeof buffer, "%.3f", value / 1024.0);
+    ++unit;
+  }
+  std::string text(buffer);
+  // Trailing zeros and a bare point go: "4.000" -> "4", "1.500" -> "1.5".
+  while (text.back() == '0') text.pop_back();
+  if (text.back() == '.') text.pop_back();
+  return text + " " + kUnits[unit];
+}
+
+std::string FormatSizeExact(uint64_t bytes) {
+  if (bytes < 1024) return std::to_string(bytes) + " B";
+  return FormatHumanSize(bytes) + " (" + std::to_string(bytes) + " B)";
 }
 
 const Identity* Snapshot::FindIdentity(uint32_t id) const {

@@ -118,6 +118,18 @@ uint8_t AlignmentLog2(uint64_t alignment);
 // page write it: "0x" and lowercase hex digits, no padding.
 std::string HexId(uint64_t id);
 
+// A byte count as every report, the failure report, legion_glue's pool lines
+// and the command line print it: below 1 KiB the plain count ("0 B",
+// "1023 B"); above, binary units (KiB = 1024 B up to EiB) with at most three
+// decimals and trailing zeros dropped ("1 KiB", "1.5 KiB", "717.91 KiB",
+// "7.5 GiB", "16 EiB").  A value that rounds to 1024 of a unit is written in
+// the next one ("1 GiB" for 2^30 - 1 B), never as "1024 MiB".  The digits are
+// a rounding; FormatSizeExact adds the exact count where it matters.
+std::string FormatHumanSize(uint64_t bytes);
+// FormatHumanSize with the exact count beside it: "717.91 KiB (735140 B)";
+// the plain "512 B" below 1 KiB, which is exact already.
+std::string FormatSizeExact(uint64_t bytes);
+
 // A deferred request waiting on releases.
 struct PendingRequest {
   uint64_t instance = 0;

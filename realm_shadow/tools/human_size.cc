@@ -1,8 +1,6 @@
 #include "realm_shadow/tools/human_size.h"
 
 #include <cctype>
-#include <cinttypes>
-#include <cstdio>
 
 namespace realm_shadow {
 namespace {
@@ -77,30 +75,6 @@ bool ParseHumanSize(std::string_view text, uint64_t* bytes,
   return true;
 }
 
-std::string FormatHumanSize(uint64_t bytes) {
-  static const char* const kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB",
-                                       "PiB", "EiB"};
-  if (bytes < 1024) return std::to_string(bytes) + " B";
-  int unit = 0;
-  double value = static_cast<double>(bytes);
-  while (value >= 1024.0 && unit < 6) {
-    value /= 1024.0;
-    ++unit;
-  }
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.3f", value);
-  std::string text(buffer);
-  // Drop trailing zeros and a bare point: "4.000" -> "4", "1.500" -> "1.5".
-  while (!text.empty() && text.back() == '0') text.pop_back();
-  if (!text.empty() && text.back() == '.') text.pop_back();
-  return text + " " + kUnits[unit];
-}
-
-std::string FormatSizeExact(uint64_t bytes) {
-  if (bytes < 1024) return std::to_string(bytes) + " B";
-  return FormatHumanSize(bytes) + " (" + std::to_string(bytes) + " B)";
-}
-
 bool ParseHexId(std::string_view text, uint64_t* id, std::string* error) {
   std::string_view digits = text;
   if (digits.size() >= 2 && digits[0] == '0' &&
@@ -125,12 +99,6 @@ bool ParseHexId(std::string_view text, uint64_t* id, std::string* error) {
   }
   *id = value;
   return true;
-}
-
-std::string FormatHexId(uint64_t id) {
-  char buffer[24];
-  std::snprintf(buffer, sizeof buffer, "0x%016" PRIx64, id);
-  return buffer;
 }
 
 }  // namespace realm_shadow

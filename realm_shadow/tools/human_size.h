@@ -7,9 +7,11 @@
 //   KiB MiB GiB TiB (Ki..) binary: 1KiB = 1024, 4GiB = 4294967296
 // Units are case-insensitive except that "k" and "K" mean the same; no
 // fractions ("1.5KiB" is refused: a byte count is exact or it is a guess),
-// no sign, no overflow past 2^64 - 1.  Printed sizes use binary units with
-// up to three significant decimals ("1.46 MiB") and, where exactness
-// matters, the exact byte count beside them.
+// no sign, no overflow past 2^64 - 1.  Printed sizes and ids are not made
+// here: FormatHumanSize, FormatSizeExact and HexId in
+// realm_shadow/recorder/snapshot.h ("1.462 MiB", "717.91 KiB (735140 B)",
+// "0x1e00000000000000") serve every layer, the failure report and
+// legion_glue included.
 //
 // Memory ids: hex with or without "0x" ("1e00000000000000",
 // "0x1e00000000000000"), as Realm prints them.
@@ -26,16 +28,8 @@ namespace realm_shadow {
 bool ParseHumanSize(std::string_view text, uint64_t* bytes,
                     std::string* error);
 
-// "0 B", "512 B", "1.46 MiB", "4 GiB" (binary units, at most 3 decimals,
-// trailing zeros dropped).
-std::string FormatHumanSize(uint64_t bytes);
-// "1.46 MiB (1532928 B)"; plain "512 B" below 1 KiB.
-std::string FormatSizeExact(uint64_t bytes);
-
 // Hex, with or without 0x; false with *error when not a 64-bit hex number.
 bool ParseHexId(std::string_view text, uint64_t* id, std::string* error);
-// "0x1e00000000000000".
-std::string FormatHexId(uint64_t id);
 
 }  // namespace realm_shadow
 

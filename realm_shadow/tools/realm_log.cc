@@ -12,6 +12,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "realm_shadow/recorder/shadow_map.h"
+#include "realm_shadow/recorder/snapshot.h"
 #include "realm_shadow/tools/human_size.h"
 
 namespace realm_shadow {
@@ -696,7 +697,7 @@ DumpFile RealmLogReader::Dump() {
     snap.capacity = m.capacity;
     snap.capacity_known = m.capacity_known;
     snap.addressed = m.kind == MemoryKind::kDynamicFramebuffer;
-    const std::string mem = FormatHexId(id);
+    const std::string mem = HexId(id);
     if (!m.capacity_known)
       dump.notes.push_back(
           mem + ": capacity unknown (the log never said; run with "
@@ -712,7 +713,7 @@ DumpFile RealmLogReader::Dump() {
         request.sequence = snap.sequence;
         request.identity = s.SizeIdentity(kSizeUnknown);
         snap.pending.push_back(request);
-        absl::StrAppend(&list, " ", FormatHexId(inst));
+        absl::StrAppend(&list, " ", HexId(inst));
       }
       dump.notes.push_back(
           mem + ": announced but not placed, size unknown (a redistrict "
@@ -723,7 +724,7 @@ DumpFile RealmLogReader::Dump() {
     if (sz != sized_no_outcome.end()) {
       std::string list;
       std::sort(sz->second.begin(), sz->second.end());
-      for (uint64_t inst : sz->second) absl::StrAppend(&list, " ", FormatHexId(inst));
+      for (uint64_t inst : sz->second) absl::StrAppend(&list, " ", HexId(inst));
       dump.notes.push_back(mem + ": requested, outcome not in the log:" + list);
     }
     std::string bounded;
@@ -731,7 +732,7 @@ DumpFile RealmLogReader::Dump() {
       auto life = s.instances.find(a.instance);
       if (life != s.instances.end() && life->second.bounded &&
           life->second.phase == Phase::kLive && life->second.memory == id)
-        absl::StrAppend(&bounded, " ", FormatHexId(a.instance), "<=", a.size);
+        absl::StrAppend(&bounded, " ", HexId(a.instance), "<=", a.size);
     }
     if (!bounded.empty())
       dump.notes.push_back(
@@ -742,7 +743,7 @@ DumpFile RealmLogReader::Dump() {
     if (!m.failed_unknown_size.empty()) {
       std::string list;
       for (uint64_t inst : m.failed_unknown_size)
-        absl::StrAppend(&list, " ", FormatHexId(inst));
+        absl::StrAppend(&list, " ", HexId(inst));
       dump.notes.push_back(mem + ": failed redistricted pieces, size unknown:" +
                            list);
     }
@@ -806,7 +807,7 @@ bool IngestRealmLogs(const std::vector<std::string>& paths, DumpFile* out,
       auto [it, inserted] = seen.emplace(key, path);
       if (!inserted) {
         *error = path + ": node " + std::to_string(snap.node) + " memory " +
-                 FormatHexId(snap.memory_id) + " is also in " + it->second +
+                 HexId(snap.memory_id) + " is also in " + it->second +
                  " (give each node's log once)";
         return false;
       }

@@ -15,6 +15,7 @@
 
 #include "realm_shadow/analysis/analysis.h"
 #include "realm_shadow/dump/dump.h"
+#include "realm_shadow/recorder/snapshot.h"
 #include "realm_shadow/tools/human_size.h"
 #include "realm_shadow/tools/realm_log.h"
 #include "realm_shadow/tools/report.h"
@@ -218,8 +219,8 @@ bool SelectMemories(const std::vector<DumpFile>& dumps,
   if (kept.empty()) {
     std::string have;
     for (const LoadedMemory& m : *out)
-      have += " " + FormatHexId(m.snapshot->memory_id);
-    *error = "no memory " + FormatHexId(id) + " in the given dump(s)" +
+      have += " " + HexId(m.snapshot->memory_id);
+    *error = "no memory " + HexId(id) + " in the given dump(s)" +
              (have.empty() ? std::string(" (they hold no memory)")
                            : "; they hold:" + have);
     return false;

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "realm_shadow/analysis/diff.h"
+#include "realm_shadow/recorder/snapshot.h"
 #include "realm_shadow/tools/human_size.h"
 #include "realm_shadow/tools/realm_log.h"
 
@@ -133,7 +134,7 @@ std::vector<LoadedMemory> ListMemories(const std::vector<DumpFile>& dumps,
 
 std::string MemoryTitle(const Snapshot& s) {
   std::string title = absl::StrCat("node ", s.node, " memory ",
-                                   FormatHexId(s.memory_id), " (",
+                                   HexId(s.memory_id), " (",
                                    MemoryKindName(s.kind));
   if (!s.name.empty() && s.name != MemoryKindName(s.kind))
     absl::StrAppend(&title, ", ", s.name);
@@ -160,7 +161,7 @@ uint64_t BoundedBytes(const Snapshot& s) {
 std::string FormatAllocationLine(const Snapshot& s, const Allocation& a) {
   const bool bound = SizeIsUpperBound(s, a);
   std::string line = absl::StrCat(
-      "instance ", FormatHexId(a.instance), " ", Range(a.offset, a.size),
+      "instance ", HexId(a.instance), " ", Range(a.offset, a.size),
       " size ", bound ? "<= " : "", FormatSizeExact(a.size));
   if (!bound) absl::StrAppend(&line, " align ", a.alignment());
   absl::StrAppend(&line, " ", AllocationStateName(a.state), " ",
@@ -237,7 +238,7 @@ std::string FormatMemoryReport(const Snapshot& s,
   }
   absl::StrAppend(&out, "  deferred requests   ", s.pending.size(), "\n");
   for (const PendingRequest& p : s.pending) {
-    absl::StrAppend(&out, "    instance ", FormatHexId(p.instance), " ");
+    absl::StrAppend(&out, "    instance ", HexId(p.instance), " ");
     if (p.size == 0 && p.identity != 0)
       out += "size unknown";
     else
@@ -265,7 +266,7 @@ std::string FormatMemoryReport(const Snapshot& s,
     absl::StrAppend(&out, "    (", first_failure, " earlier not shown)\n");
   for (size_t i = first_failure; i < s.failures.size(); ++i) {
     const Failure& f = s.failures[i];
-    absl::StrAppend(&out, "    instance ", FormatHexId(f.instance),
+    absl::StrAppend(&out, "    instance ", HexId(f.instance),
                     f.eventual ? " (deferred, failed later)" : " (instant)");
     if (f.size == 0) {
       out += ": request size unknown (not in the source)\n";
@@ -297,10 +298,10 @@ std::string FormatMemoryReport(const Snapshot& s,
     const Anomaly& a = s.anomalies[i];
     absl::StrAppend(&out, "    event ", a.sequence, ": ",
                     AnomalyKindName(a.kind), " instance ",
-                    FormatHexId(a.instance));
+                    HexId(a.instance));
     if (a.size) absl::StrAppend(&out, " ", Range(a.offset, a.size));
     if (a.other_instance)
-      absl::StrAppend(&out, " with ", FormatHexId(a.other_instance));
+      absl::StrAppend(&out, " with ", HexId(a.other_instance));
     out += "\n";
   }
   if (!s.exact)
@@ -421,12 +422,12 @@ std::string FormatDiff(const Snapshot& before, const Snapshot& after) {
     absl::StrAppend(&out, "    - ", FormatAllocationLine(before, a), "\n");
   absl::StrAppend(&out, "  moved ", d.moved.size(), "\n");
   for (const AllocationMove& m : d.moved)
-    absl::StrAppend(&out, "    ~ instance ", FormatHexId(m.after.instance), " ",
+    absl::StrAppend(&out, "    ~ instance ", HexId(m.after.instance), " ",
                     Range(m.before.offset, m.before.size), " -> ",
                     Range(m.after.offset, m.after.size), "\n");
   absl::StrAppend(&out, "  changed in place ", d.changed.size(), "\n");
   for (const AllocationChange& c : d.changed)
-    absl::StrAppend(&out, "    * instance ", FormatHexId(c.after.instance), " ",
+    absl::StrAppend(&out, "    * instance ", HexId(c.after.instance), " ",
                     Range(c.after.offset, c.after.size), " ",
                     AllocationStateName(c.before.state), " -> ",
                     AllocationStateName(c.after.state), "\n");

@@ -17,14 +17,14 @@
 #include "gtest/gtest.h"
 #include "realm_shadow/dump/crc32c.h"
 #include "realm_shadow/dump/dump.h"
-#include "tests/dump/dump_equal.h"
+#include "tests/common/snapshot_compare.h"
 #include "tests/dump/sample_dump.h"
 
 namespace realm_shadow {
 namespace {
 
 namespace fs = std::filesystem;
-using testing_dump::SameDump;
+using testing::CompareDumps;
 using testing_dump::SampleDump;
 
 // A fresh directory per test, removed afterwards.
@@ -130,8 +130,7 @@ TEST(DumpFormat, RoundTripThroughAFile) {
   EXPECT_EQ(dir.Entries(), std::vector<std::string>{"a.rsd"});  // no temp left
   DumpFile back;
   ASSERT_TRUE(ReadDump(dir / "a.rsd", &back, &error)) << error;
-  std::string diff;
-  EXPECT_TRUE(SameDump(dump, back, &diff)) << diff;
+  EXPECT_EQ(CompareDumps(back, dump), "");
   EXPECT_EQ(ReadBytes(dir / "a.rsd"), SerializeDump(dump));
   // The sample is small enough to be a fuzz seed.
   EXPECT_LT(SerializeDump(dump).size(), 10000u);
@@ -139,10 +138,10 @@ TEST(DumpFormat, RoundTripThroughAFile) {
 
 TEST(DumpFormat, RoundTripEmptyAndLarge) {
   DumpFile empty;
-  std::string error, diff;
+  std::string error;
   DumpFile back;
   ASSERT_TRUE(Parse(SerializeDump(empty), &back, &error)) << error;
-  EXPECT_TRUE(SameDump(empty, back, &diff)) << diff;
+  EXPECT_EQ(CompareDumps(back, empty), "");
 
   // 100k allocations: the streaming path that bypasses the buffer.
   DumpFile big;
@@ -158,7 +157,7 @@ TEST(DumpFormat, RoundTripEmptyAndLarge) {
   TempDir dir;
   ASSERT_TRUE(WriteDump(dir / "big.rsd", big, &error)) << error;
   ASSERT_TRUE(ReadDump(dir / "big.rsd", &back, &error)) << error;
-  EXPECT_TRUE(SameDump(big, back, &diff)) << diff;
+  EXPECT_EQ(CompareDumps(back, big), "");
 }
 
 TEST(DumpFormat, OverwritesAnExistingDumpAtomically) {
@@ -525,10 +524,9 @@ TEST(DumpFormat, FuzzSeedCorpus) {
       ASSERT_TRUE(WriteDump(path, dump, &error)) << error;
     }
     DumpFile back;
-    std::string error, diff;
+    std::string error;
     ASSERT_TRUE(ReadDump(path, &back, &error)) << error;
-    EXPECT_TRUE(testing_dump::SameDump(dump, back, &diff))
-        << name << ": " << diff;
+    EXPECT_EQ(testing::CompareDumps(back, dump), "") << name;
     EXPECT_LT(fs::file_size(path), 10000u);
   }
 }

@@ -242,15 +242,5 @@ TEST_F(DumpOnFailureTest, DumpMemoryStateAndAllMemories) {
   EXPECT_NE(err.find("/nonexistent-dir/x.rsd"), std::string::npos) << err;
 }
 
-TEST(HumanBytes, Units) {
-  EXPECT_EQ(HumanBytes(0), "0 B");
-  EXPECT_EQ(HumanBytes(1023), "1023 B");
-  EXPECT_EQ(HumanBytes(1024), "1 KiB");
-  EXPECT_EQ(HumanBytes(1536), "1.50 KiB");
-  EXPECT_EQ(HumanBytes(512ull << 20), "512 MiB");
-  EXPECT_EQ(HumanBytes(15ull << 29), "7.50 GiB");
-  EXPECT_EQ(HumanBytes(UINT64_MAX), "16 EiB");
-}
-
 }  // namespace
 }  // namespace realm_shadow

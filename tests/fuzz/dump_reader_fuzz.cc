@@ -17,7 +17,7 @@
 
 #include "realm_shadow/dump/crc32c.h"
 #include "realm_shadow/dump/dump.h"
-#include "tests/dump/dump_equal.h"
+#include "tests/common/snapshot_compare.h"
 
 namespace {
 
@@ -39,8 +39,8 @@ void Check(const uint8_t* data, size_t size) {
                  error.c_str());
     std::abort();
   }
-  std::string diff;
-  if (!realm_shadow::testing_dump::SameDump(dump, again, &diff)) {
+  const std::string diff = realm_shadow::testing::CompareDumps(again, dump);
+  if (!diff.empty()) {
     std::fprintf(stderr, "round trip differs: %s\n", diff.c_str());
     std::abort();
   }

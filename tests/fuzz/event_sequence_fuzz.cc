@@ -10,6 +10,7 @@
 #include <string>
 
 #include "realm_shadow/recorder/shadow_map.h"
+#include "tests/common/snapshot_compare.h"
 #include "tests/recorder/reference_model.h"
 
 namespace {
@@ -46,8 +47,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   Snapshot got;
   map.CopyTo(&got);
-  const std::string difference =
-      testing::CompareState(got, reference.ToSnapshot());
+  const std::string difference = testing::CompareSnapshots(
+      got, reference.ToSnapshot(), testing::SnapshotFields::kState);
   if (!difference.empty()) {
     std::fprintf(stderr, "shadow map differs from the reference: %s\n",
                  difference.c_str());

@@ -7,15 +7,17 @@
 #include "realm_shadow/hooks.h"
 #include "realm_shadow/recorder/shadow_map.h"
 #include "realm_shadow/recorder/tracker.h"
+#include "tests/common/snapshot_compare.h"
 #include "tests/recorder/event_generator.h"
 #include "tests/recorder/reference_model.h"
 
 namespace realm_shadow {
 namespace {
 
-using testing::CompareState;
+using testing::CompareSnapshots;
 using testing::EventGenerator;
 using testing::ReferenceMemory;
+using testing::SnapshotFields;
 
 constexpr uint64_t kCapacity = 1 << 16;
 
@@ -110,7 +112,8 @@ void RunSeed(uint64_t seed, size_t events, size_t journal_events) {
     if (when() % 400 == 0 || applied >= events) {
       const Snapshot got = TakeSnapshot(m);
       const Snapshot want = reference.ToSnapshot();
-      const std::string difference = CompareState(got, want);
+      const std::string difference =
+          CompareSnapshots(got, want, SnapshotFields::kState);
       ASSERT_EQ(difference, "") << "after " << applied << " events";
       // Every identity referenced is carried by the snapshot.
       for (const Allocation& a : got.allocations)
@@ -149,7 +152,10 @@ TEST(Differential, ShadowMapAloneMatchesTheReferenceWithoutTheJournal) {
       if (i % 997 == 0) {
         Snapshot got;
         map.CopyTo(&got);
-        ASSERT_EQ(CompareState(got, reference.ToSnapshot()), "") << "event " << i;
+        ASSERT_EQ(CompareSnapshots(got, reference.ToSnapshot(),
+                                   SnapshotFields::kState),
+                  "")
+            << "event " << i;
       }
     }
   }
@@ -173,7 +179,9 @@ TEST(Differential, MalformedEventTypesAreCountedNotApplied) {
   }
   Snapshot got;
   map.CopyTo(&got);
-  EXPECT_EQ(CompareState(got, reference.ToSnapshot()), "");
+  EXPECT_EQ(
+      CompareSnapshots(got, reference.ToSnapshot(), SnapshotFields::kState),
+      "");
   EXPECT_EQ(got.counters.anomalies[static_cast<int>(AnomalyKind::kMalformedEvent)], 1u);
   EXPECT_EQ(got.counters.anomalies[static_cast<int>(AnomalyKind::kDuplicateInstance)], 1u);
   ASSERT_EQ(got.allocations.size(), 1u);

@@ -1,15 +1,15 @@
 // tests/recorder/reference_model.h - the plain reference for the shadow map:
 // the semantics table of realm_shadow/recorder/snapshot.h written again with
 // std::map and brute force, sharing no code with the recorder.  The
-// differential tests, the stress tests and the event fuzzer compare every
-// Snapshot against it.
+// differential tests and the event fuzzer compare every Snapshot against it
+// with CompareSnapshots(..., SnapshotFields::kState) from
+// tests/common/snapshot_compare.h.
 #ifndef REALM_SHADOW_TESTS_RECORDER_REFERENCE_MODEL_H_
 #define REALM_SHADOW_TESTS_RECORDER_REFERENCE_MODEL_H_
 
 #include <algorithm>
 #include <map>
 #include <set>
-#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -276,89 +276,6 @@ class ReferenceMemory {
   std::vector<Anomaly> anomalies_;
   EventCounters counters_;
 };
-
-// Field-by-field comparison of the state parts of two snapshots; returns ""
-// when equal, else the first difference.
-inline std::string CompareState(const Snapshot& got, const Snapshot& want) {
-  std::ostringstream d;
-  if (got.sequence != want.sequence) {
-    d << "sequence " << got.sequence << " != " << want.sequence;
-    return d.str();
-  }
-  if (got.allocations.size() != want.allocations.size()) {
-    d << "allocation count " << got.allocations.size() << " != "
-      << want.allocations.size();
-    return d.str();
-  }
-  for (size_t i = 0; i < got.allocations.size(); ++i) {
-    const Allocation& a = got.allocations[i];
-    const Allocation& b = want.allocations[i];
-    if (a.offset != b.offset || a.size != b.size || a.instance != b.instance ||
-        a.identity != b.identity || a.alignment_log2 != b.alignment_log2 ||
-        a.state != b.state || a.flags != b.flags || a.kind != b.kind) {
-      d << "allocation " << i << ": got inst " << a.instance << " @" << a.offset
-        << "+" << a.size << " state " << int(a.state) << " flags "
-        << int(a.flags) << " want inst " << b.instance << " @" << b.offset
-        << "+" << b.size << " state " << int(b.state) << " flags "
-        << int(b.flags);
-      return d.str();
-    }
-  }
-  if (got.pending.size() != want.pending.size()) return "pending count differs";
-  for (size_t i = 0; i < got.pending.size(); ++i) {
-    const auto& a = got.pending[i];
-    const auto& b = want.pending[i];
-    if (a.instance != b.instance || a.size != b.size ||
-        a.alignment != b.alignment || a.planned_offset != b.planned_offset ||
-        a.sequence != b.sequence || a.identity != b.identity ||
-        a.flags != b.flags)
-      return "pending " + std::to_string(i) + " differs";
-  }
-  if (got.reservations.size() != want.reservations.size())
-    return "reservation count differs";
-  for (size_t i = 0; i < got.reservations.size(); ++i) {
-    const auto& a = got.reservations[i];
-    const auto& b = want.reservations[i];
-    if (a.id != b.id || a.offset != b.offset || a.size != b.size ||
-        a.sequence != b.sequence)
-      return "reservation " + std::to_string(i) + " differs";
-  }
-  if (got.failures.size() != want.failures.size()) return "failure count differs";
-  for (size_t i = 0; i < got.failures.size(); ++i) {
-    const auto& a = got.failures[i];
-    const auto& b = want.failures[i];
-    if (a.instance != b.instance || a.size != b.size ||
-        a.alignment != b.alignment || a.sequence != b.sequence ||
-        a.eventual != b.eventual || a.identity != b.identity)
-      return "failure " + std::to_string(i) + " differs";
-  }
-  if (got.anomalies.size() != want.anomalies.size()) {
-    d << "anomaly count " << got.anomalies.size() << " != "
-      << want.anomalies.size();
-    return d.str();
-  }
-  for (size_t i = 0; i < got.anomalies.size(); ++i) {
-    const auto& a = got.anomalies[i];
-    const auto& b = want.anomalies[i];
-    if (a.kind != b.kind || a.sequence != b.sequence ||
-        a.instance != b.instance || a.offset != b.offset || a.size != b.size ||
-        a.other_instance != b.other_instance) {
-      d << "anomaly " << i << ": got " << AnomalyKindName(a.kind) << " seq "
-        << a.sequence << " inst " << a.instance << " other "
-        << a.other_instance << "; want " << AnomalyKindName(b.kind) << " seq "
-        << b.sequence << " inst " << b.instance << " other "
-        << b.other_instance;
-      return d.str();
-    }
-  }
-  if (got.counters.by_type != want.counters.by_type) return "event counters differ";
-  if (got.counters.anomalies != want.counters.anomalies)
-    return "anomaly counters differ";
-  if (got.counters.failures != want.counters.failures) return "failure counter differs";
-  if (got.counters.cancelled != want.counters.cancelled) return "cancelled differs";
-  if (got.counters.peak_used != want.counters.peak_used) return "peak_used differs";
-  return "";
-}
 
 }  // namespace realm_shadow::testing
 

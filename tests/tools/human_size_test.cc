@@ -46,16 +46,8 @@ TEST(HumanSize, RefusesWithAReason) {
   EXPECT_NE(Refused("17179869184GiB").find("2^64"), std::string::npos);
 }
 
-TEST(HumanSize, Formats) {
-  EXPECT_EQ(FormatHumanSize(0), "0 B");
-  EXPECT_EQ(FormatHumanSize(1023), "1023 B");
-  EXPECT_EQ(FormatHumanSize(1024), "1 KiB");
-  EXPECT_EQ(FormatHumanSize(1536), "1.5 KiB");
-  EXPECT_EQ(FormatHumanSize(uint64_t{4} << 30), "4 GiB");
-  EXPECT_EQ(FormatSizeExact(735140), "717.91 KiB (735140 B)");
-  EXPECT_EQ(FormatSizeExact(100), "100 B");
-}
-
+// The one size formatter (recorder/snapshot.h) that the CLI, the failure
+// report and legion_glue's pool lines all print with.
 TEST(HumanSize, HexIds) {
   uint64_t id = 0;
   std::string error;
@@ -66,7 +58,6 @@ TEST(HumanSize, HexIds) {
   EXPECT_FALSE(ParseHexId("0x", &id, &error));
   EXPECT_FALSE(ParseHexId("1e0000000000000000", &id, &error));  // 72 bits
   EXPECT_FALSE(ParseHexId("zz", &id, &error));
-  EXPECT_EQ(FormatHexId(0x1e00000000000000u), "0x1e00000000000000");
 }
 
 }  // namespace

@@ -1,0 +1,323 @@
+// tests/common/snapshot_compare.h - the one field-by-field comparison of
+// Snapshots and dumps that every test area uses: the recorder's differential
+// tests and event fuzzer (shadow map against the reference model), and the
+// dump format's round trips and reader fuzzer.
+//
+// Each comparison returns "" when the two are equal, else the first
+// difference, naming the field and both values, with the two records it sits
+// in when it is inside one:
+//   allocation 3 flags: got 1, want 0
+//     got  instance 0x4000000000000007 [4096, 8192) live unknown flags 1 ...
+//     want instance 0x4000000000000007 [4096, 8192) live unknown flags 0 ...
+// Use it as EXPECT_EQ(CompareSnapshots(got, want, fields), "") so that a
+// failure prints the difference.
+//
+// Which fields: SnapshotFields::kState compares what the events determine,
+// the part the reference model in tests/recorder rebuilds: sequence, the live
+// allocations, pending requests, reservations, recent failures and
+// anomalies, and the event counters (not journal_overflows, which only the
+// tracker's journal knows).  SnapshotFields::kAll adds the memory's
+// description (id, kind, capacity and whether it is known, addressed, node,
+// name, exact), journal_overflows and the identities: everything a dump must
+// carry through a write and a read.
+//
+// Cost: one pass over both snapshots with no allocation until a difference
+// is found, so the differential tests can compare after every batch of
+// events.
+#ifndef REALM_SHADOW_TESTS_COMMON_SNAPSHOT_COMPARE_H_
+#define REALM_SHADOW_TESTS_COMMON_SNAPSHOT_COMPARE_H_
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "realm_shadow/dump/dump.h"
+#include "realm_shadow/recorder/event.h"
+#include "realm_shadow/recorder/snapshot.h"
+
+namespace realm_shadow::testing {
+
+enum class SnapshotFields {
+  kState,  // what the events determine (see above)
+  kAll,    // every field of the Snapshot
+};
+
+namespace snapshot_compare_internal {
+
+inline std::string Show(bool v) { return v ? "true" : "false"; }
+inline std::string Show(MemoryKind v) { return MemoryKindName(v); }
+inline std::string Show(AllocationKind v) { return AllocationKindName(v); }
+inline std::string Show(AllocationState v) { return AllocationStateName(v); }
+inline std::string Show(AnomalyKind v) { return AnomalyKindName(v); }
+inline std::string Show(const std::string& v) { return "\"" + v + "\""; }
+inline std::string Show(const std::vector<std::string>& v) {
+  std::string out = "[";
+  for (size_t i = 0; i < v.size(); ++i)
+    out += (i ? ", " : "") + Show(v[i]);
+  return out + "]";
+}
+inline std::string Show(
+    const std::vector<std::pair<std::string, std::string>>& v) {
+  std::string out = "{";
+  for (size_t i = 0; i < v.size(); ++i)
+    out += (i ? ", " : "") + v[i].first + "=" + Show(v[i].second);
+  return out + "}";
+}
+template <typename T,
+          typename = std::enable_if_t<std::is_integral_v<T> &&
+                                      !std::is_same_v<T, bool>>>
+std::string Show(T v) {
+  return std::to_string(v);
+}
+
+inline std::string Describe(const Allocation& a) {
+  return "instance " + HexId(a.instance) + " [" + std::to_string(a.offset) +
+         ", " + std::to_string(a.end()) + ") " + AllocationStateName(a.state) +
+         " " + AllocationKindName(a.kind) + " flags " +
+         std::to_string(a.flags) + " alignment " +
+         std::to_string(a.alignment()) + " identity " +
+         std::to_string(a.identity);
+}
+inline std::string Describe(const PendingRequest& p) {
+  return "instance " + HexId(p.instance) + " size " + std::to_string(p.size) +
+         " alignment " + std::to_string(p.alignment) + " planned " +
+         (p.planned_offset == kNoOffset ? std::string("none")
+                                        : std::to_string(p.planned_offset)) +
+         " sequence " + std::to_string(p.sequence) + " flags " +
+         std::to_string(p.flags) + " identity " + std::to_string(p.identity);
+}
+inline std::string Describe(const Reservation& r) {
+  return "id " + HexId(r.id) + " offset " +
+         (r.offset == kNoOffset ? std::string("none")
+                                : std::to_string(r.offset)) +
+         " size " + std::to_string(r.size) + " sequence " +
+         std::to_string(r.sequence);
+}
+inline std::string Describe(const Failure& f) {
+  return "instance " + HexId(f.instance) + " size " + std::to_string(f.size) +
+         " alignment " + std::to_string(f.alignment) + " sequence " +
+         std::to_string(f.sequence) +
+         (f.eventual ? " eventual" : " instant") + " identity " +
+         std::to_string(f.identity);
+}
+inline std::string Describe(const Anomaly& a) {
+  return std::string(AnomalyKindName(a.kind)) + " sequence " +
+         std::to_string(a.sequence) + " instance " + HexId(a.instance) +
+         " [" + std::to_string(a.offset) + ", +" + std::to_string(a.size) +
+         ") other " + HexId(a.other_instance);
+}
+inline std::string Describe(const Identity& i) {
+  return "id " + std::to_string(i.id) + " " + AllocationKindName(i.kind) +
+         " " + Show(i.attributes);
+}
+
+// Keeps the first difference; every later check is a no-op.  Names are
+// built only when a difference is found.
+class FirstDifference {
+ public:
+  bool found() const { return !text_.empty(); }
+  const std::string& text() const { return text_; }
+
+  // `record` and `index` name the record ("allocation", 3); a null record
+  // is a field of the snapshot or dump itself.
+  template <typename T>
+  void Field(const char* record, size_t index, const char* field,
+             const T& got, const T& want) {
+    if (found() || got == want) return;
+    text_ = Name(record, index, field) + ": got " + Show(got) + ", want " +
+            Show(want);
+  }
+  void Count(const char* records, size_t got, size_t want) {
+    if (found() || got == want) return;
+    text_ = std::string(records) + " count: got " + std::to_string(got) +
+            ", want " + std::to_string(want);
+  }
+  // Element by element, so that the message names the entry: for the
+  // event counters, entry 3 is "counters.by_type[released]".
+  template <typename T, size_t N, typename NameOf>
+  void Array(const char* field, const std::array<T, N>& got,
+             const std::array<T, N>& want, NameOf name_of) {
+    for (size_t i = 0; i < N && !found(); ++i) {
+      if (got[i] == want[i]) continue;
+      text_ = std::string(field) + "[" + name_of(i) + "]: got " +
+              Show(got[i]) + ", want " + Show(want[i]);
+    }
+  }
+  // After a record's fields: adds both records whole.
+  template <typename Record>
+  void Context(const Record& got, const Record& want) {
+    if (!found() || with_context_) return;
+    with_context_ = true;
+    text_ += "\n  got  " + Describe(got) + "\n  want " + Describe(want);
+  }
+  void Prefix(const std::string& where) {
+    if (found()) text_ = where + ": " + text_;
+  }
+
+ private:
+  static std::string Name(const char* record, size_t index,
+                          const char* field) {
+    if (record == nullptr) return field;
+    return std::string(record) + " " + std::to_string(index) + " " + field;
+  }
+
+  std::string text_;
+  bool with_context_ = false;
+};
+
+inline void CompareInto(const Snapshot& got, const Snapshot& want,
+                        SnapshotFields fields, FirstDifference& d) {
+  const bool all = fields == SnapshotFields::kAll;
+  if (all) {
+    d.Field(nullptr, 0, "memory_id", got.memory_id, want.memory_id);
+    d.Field(nullptr, 0, "kind", got.kind, want.kind);
+    d.Field(nullptr, 0, "capacity", got.capacity, want.capacity);
+    d.Field(nullptr, 0, "capacity_known", got.capacity_known,
+            want.capacity_known);
+    d.Field(nullptr, 0, "addressed", got.addressed, want.addressed);
+    d.Field(nullptr, 0, "node", got.node, want.node);
+    d.Field(nullptr, 0, "name", got.name, want.name);
+    d.Field(nullptr, 0, "exact", got.exact, want.exact);
+  }
+  d.Field(nullptr, 0, "sequence", got.sequence, want.sequence);
+
+  d.Count("allocation", got.allocations.size(), want.allocations.size());
+  for (size_t i = 0; i < got.allocations.size() && !d.found(); ++i) {
+    const Allocation& a = got.allocations[i];
+    const Allocation& b = want.allocations[i];
+    d.Field("allocation", i, "offset", a.offset, b.offset);
+    d.Field("allocation", i, "size", a.size, b.size);
+    d.Field("allocation", i, "instance", a.instance, b.instance);
+    d.Field("allocation", i, "identity", a.identity, b.identity);
+    d.Field("allocation", i, "alignment_log2", a.alignment_log2,
+            b.alignment_log2);
+    d.Field("allocation", i, "state", a.state, b.state);
+    d.Field("allocation", i, "flags", a.flags, b.flags);
+    d.Field("allocation", i, "kind", a.kind, b.kind);
+    d.Context(a, b);
+  }
+
+  d.Count("pending", got.pending.size(), want.pending.size());
+  for (size_t i = 0; i < got.pending.size() && !d.found(); ++i) {
+    const PendingRequest& a = got.pending[i];
+    const PendingRequest& b = want.pending[i];
+    d.Field("pending", i, "instance", a.instance, b.instance);
+    d.Field("pending", i, "size", a.size, b.size);
+    d.Field("pending", i, "alignment", a.alignment, b.alignment);
+    d.Field("pending", i, "planned_offset", a.planned_offset,
+            b.planned_offset);
+    d.Field("pending", i, "sequence", a.sequence, b.sequence);
+    d.Field("pending", i, "identity", a.identity, b.identity);
+    d.Field("pending", i, "flags", a.flags, b.flags);
+    d.Context(a, b);
+  }
+
+  d.Count("reservation", got.reservations.size(), want.reservations.size());
+  for (size_t i = 0; i < got.reservations.size() && !d.found(); ++i) {
+    const Reservation& a = got.reservations[i];
+    const Reservation& b = want.reservations[i];
+    d.Field("reservation", i, "id", a.id, b.id);
+    d.Field("reservation", i, "offset", a.offset, b.offset);
+    d.Field("reservation", i, "size", a.size, b.size);
+    d.Field("reservation", i, "sequence", a.sequence, b.sequence);
+    d.Context(a, b);
+  }
+
+  d.Count("failure", got.failures.size(), want.failures.size());
+  for (size_t i = 0; i < got.failures.size() && !d.found(); ++i) {
+    const Failure& a = got.failures[i];
+    const Failure& b = want.failures[i];
+    d.Field("failure", i, "instance", a.instance, b.instance);
+    d.Field("failure", i, "size", a.size, b.size);
+    d.Field("failure", i, "alignment", a.alignment, b.alignment);
+    d.Field("failure", i, "sequence", a.sequence, b.sequence);
+    d.Field("failure", i, "eventual", a.eventual, b.eventual);
+    d.Field("failure", i, "identity", a.identity, b.identity);
+    d.Context(a, b);
+  }
+
+  d.Count("anomaly", got.anomalies.size(), want.anomalies.size());
+  for (size_t i = 0; i < got.anomalies.size() && !d.found(); ++i) {
+    const Anomaly& a = got.anomalies[i];
+    const Anomaly& b = want.anomalies[i];
+    d.Field("anomaly", i, "kind", a.kind, b.kind);
+    d.Field("anomaly", i, "sequence", a.sequence, b.sequence);
+    d.Field("anomaly", i, "instance", a.instance, b.instance);
+    d.Field("anomaly", i, "offset", a.offset, b.offset);
+    d.Field("anomaly", i, "size", a.size, b.size);
+    d.Field("anomaly", i, "other_instance", a.other_instance,
+            b.other_instance);
+    d.Context(a, b);
+  }
+
+  d.Array("counters.by_type", got.counters.by_type, want.counters.by_type,
+          [](size_t i) {
+            return std::string(EventTypeName(static_cast<EventType>(i)));
+          });
+  d.Array("counters.anomalies", got.counters.anomalies,
+          want.counters.anomalies, [](size_t i) {
+            return std::string(AnomalyKindName(static_cast<AnomalyKind>(i)));
+          });
+  d.Field(nullptr, 0, "counters.failures", got.counters.failures,
+          want.counters.failures);
+  d.Field(nullptr, 0, "counters.cancelled", got.counters.cancelled,
+          want.counters.cancelled);
+  d.Field(nullptr, 0, "counters.peak_used", got.counters.peak_used,
+          want.counters.peak_used);
+  if (!all) return;
+  d.Field(nullptr, 0, "counters.journal_overflows",
+          got.counters.journal_overflows, want.counters.journal_overflows);
+
+  d.Count("identity", got.identities.size(), want.identities.size());
+  for (size_t i = 0; i < got.identities.size() && !d.found(); ++i) {
+    const Identity& a = got.identities[i];
+    const Identity& b = want.identities[i];
+    d.Field("identity", i, "id", a.id, b.id);
+    d.Field("identity", i, "kind", a.kind, b.kind);
+    d.Field("identity", i, "attributes", a.attributes, b.attributes);
+    d.Context(a, b);
+  }
+}
+
+}  // namespace snapshot_compare_internal
+
+// "" when `got` equals `want` in the chosen fields, else the first
+// difference (see the top of this file).
+inline std::string CompareSnapshots(const Snapshot& got, const Snapshot& want,
+                                    SnapshotFields fields) {
+  snapshot_compare_internal::FirstDifference d;
+  snapshot_compare_internal::CompareInto(got, want, fields, d);
+  return d.text();
+}
+
+// "" when two dumps are equal in every field, their memories compared with
+// SnapshotFields::kAll; else the first difference, "memory 2: ..." when it
+// is inside a memory.
+inline std::string CompareDumps(const DumpFile& got, const DumpFile& want) {
+  snapshot_compare_internal::FirstDifference d;
+  d.Field(nullptr, 0, "dump version", got.version, want.version);
+  d.Field(nullptr, 0, "dump node", got.node, want.node);
+  d.Field(nullptr, 0, "dump created_unix_ns", got.created_unix_ns,
+          want.created_unix_ns);
+  d.Field(nullptr, 0, "dump source", got.source, want.source);
+  d.Field(nullptr, 0, "dump notes", got.notes, want.notes);
+  d.Count("memory", got.memories.size(), want.memories.size());
+  if (d.found()) return d.text();
+  for (size_t i = 0; i < got.memories.size(); ++i) {
+    snapshot_compare_internal::CompareInto(got.memories[i], want.memories[i],
+                                           SnapshotFields::kAll, d);
+    if (d.found()) {
+      d.Prefix("memory " + std::to_string(i));
+      return d.text();
+    }
+  }
+  return "";
+}
+
+}  // namespace realm_shadow::testing
+
+#endif  // REALM_SHADOW_TESTS_COMMON_SNAPSHOT_COMPARE_H_
