@@ -12,10 +12,20 @@
 namespace realm_shadow {
 
 // Released ids are remembered to tell a double release from an unknown one.
-// Realm reuses ids, so the set stays small; a workload that never reuses
-// them would grow it without bound, so past this many it is cleared (a later
-// double release is then reported as an unknown-instance release).
-static constexpr size_t kReleasedMemory = size_t{1} << 20;
+// Realm reuses ids, so few are remembered at a time; a workload that never
+// reuses them would grow the index without bound.  So once more than
+// max(kReleasedMemory, live allocations) are remembered, all are forgotten
+// at once (a later double release of one of them is then reported as an
+// unknown-instance release).  Tied to the live count, the purge costs at
+// most two index entries per release, amortized, and the index stays within
+// about twice the live allocations plus 2^14 entries, so the hash lookups
+// of live instances stay in cache.
+static constexpr size_t kReleasedMemory = size_t{1} << 14;
+
+// In the instance index, the offset of an instance that was released and
+// not since reused.  No live allocation has it: an offset is below 2^64 - 1
+// or the range would end past 2^64.
+static constexpr uint64_t kReleasedMark = ~uint64_t{0};
 
 struct ShadowMap::State {
   State(uint64_t capacity_, bool addressed_, bool capacity_known_)
@@ -28,10 +38,17 @@ struct ShadowMap::State {
   uint64_t sequence = 0;  // events applied so far
 
   SortedRuns live;
-  absl::flat_hash_map<uint64_t, uint64_t> live_offset;  // instance -> offset
+  // instance -> offset of the live allocation, or kReleasedMark for an
+  // instance released and not since reused.  One index for both, so that
+  // an allocation and a release each cost one hash operation: placing an
+  // instance overwrites its release mark, releasing it writes the mark.
+  absl::flat_hash_map<uint64_t, uint64_t> instances;
+  size_t released_count = 0;  // entries holding kReleasedMark
   absl::flat_hash_map<uint64_t, PendingRequest> pending;
-  absl::flat_hash_set<uint64_t> failed;    // failed, not yet destroyed
-  absl::flat_hash_set<uint64_t> released;  // released, not since reused
+  absl::flat_hash_set<uint64_t> failed;  // failed, not yet destroyed
+  // How many live allocations carry each identity, so that a snapshot
+  // lists the identities it needs without walking every allocation.
+  absl::flat_hash_map<uint32_t, uint32_t> identity_uses;
   absl::btree_map<uint64_t, Reservation> reservations;
   std::deque<Failure> failures;
   std::deque<Anomaly> anomalies;
@@ -59,50 +76,86 @@ struct ShadowMap::State {
     failures.push_back(f);
     if (failures.size() > kRecentFailures) failures.pop_front();
   }
-  void Forget(uint64_t instance) {
-    failed.erase(instance);
-    released.erase(instance);
+  void UseIdentity(uint32_t identity) {
+    if (identity != 0) ++identity_uses[identity];
   }
-  void Remember(uint64_t instance) {
-    if (released.size() >= kReleasedMemory) released.clear();
-    released.insert(instance);
+  void DropIdentity(uint32_t identity) {
+    if (identity == 0) return;
+    auto it = identity_uses.find(identity);
+    if (it != identity_uses.end() && --it->second == 0) identity_uses.erase(it);
+  }
+
+  // Marks an instance released; past the bound above, all marks are
+  // forgotten at once but this one.
+  void MarkReleased(absl::flat_hash_map<uint64_t, uint64_t>::iterator it) {
+    it->second = kReleasedMark;
+    if (++released_count <= std::max(kReleasedMemory, live.size())) return;
+    const uint64_t instance = it->first;
+    absl::erase_if(instances, [](const auto& entry) {
+      return entry.second == kReleasedMark;
+    });
+    instances.emplace(instance, kReleasedMark);
+    released_count = 1;
   }
 
   Allocation* FindLive(uint64_t instance) {
-    auto it = live_offset.find(instance);
-    if (it == live_offset.end()) return nullptr;
+    auto it = instances.find(instance);
+    if (it == instances.end() || it->second == kReleasedMark) return nullptr;
     return live.Find(SortedRuns::Key{it->second, instance});
   }
 
-  bool RemoveLive(uint64_t instance, Allocation* out = nullptr) {
-    auto it = live_offset.find(instance);
-    if (it == live_offset.end()) return false;
+  // Takes the live allocation of `it` out of the runs; the index entry is
+  // the caller's to update.
+  Allocation TakeOut(absl::flat_hash_map<uint64_t, uint64_t>::iterator it) {
     Allocation removed;
-    live.Erase(SortedRuns::Key{it->second, instance}, &removed);
-    live_offset.erase(it);
+    live.Erase(SortedRuns::Key{it->second, it->first}, &removed);
     used -= removed.size;
-    if (out) *out = removed;
+    DropIdentity(removed.identity);
+    return removed;
+  }
+
+  // Removes a live allocation and marks its instance released; false if
+  // the instance is not live.
+  bool Release(uint64_t instance) {
+    auto it = instances.find(instance);
+    if (it == instances.end() || it->second == kReleasedMark) return false;
+    TakeOut(it);
+    MarkReleased(it);
     return true;
   }
 
-  // Checks a new range against its neighbours; zero-byte ranges occupy
-  // nothing and overlap nothing.
-  void CheckRange(uint64_t instance, uint64_t offset, uint64_t size) {
+  // Removes a live allocation and forgets the instance (a deferral of an
+  // id that is still live); false if it is not live.
+  bool Discard(uint64_t instance) {
+    auto it = instances.find(instance);
+    if (it == instances.end()) return false;
+    if (it->second == kReleasedMark) {
+      --released_count;
+      instances.erase(it);
+      return false;
+    }
+    TakeOut(it);
+    instances.erase(it);
+    return true;
+  }
+
+  // Checks a new range, already inserted at `at`, against its neighbours;
+  // zero-byte ranges occupy nothing and overlap nothing.
+  void CheckRange(uint64_t instance, uint64_t offset, uint64_t size,
+                  SortedRuns::Location at) {
     const uint64_t end = offset + size;
     if (!addressed && capacity_known && (end > capacity || end < offset))
       Note(AnomalyKind::kBeyondCapacity, instance, offset, size);
     if (size == 0) return;
-    const SortedRuns::Key key{offset, instance};
-    const Allocation* before = live.Predecessor(key);
-    while (before != nullptr && before->size == 0)
-      before = live.Predecessor(SortedRuns::KeyOf(*before));
+    SortedRuns::Location back = at;
+    const Allocation* before = live.Before(&back);
+    while (before != nullptr && before->size == 0) before = live.Before(&back);
     if (before != nullptr && before->end() > offset) {
       Note(AnomalyKind::kOverlap, instance, offset, size, before->instance);
       return;
     }
-    for (const Allocation* after = live.Successor(key);
-         after != nullptr && after->offset < end;
-         after = live.Successor(SortedRuns::KeyOf(*after))) {
+    for (const Allocation* after = live.After(&at);
+         after != nullptr && after->offset < end; after = live.After(&at)) {
       if (after->size > 0) {
         Note(AnomalyKind::kOverlap, instance, offset, size, after->instance);
         return;
@@ -110,13 +163,23 @@ struct ShadowMap::State {
     }
   }
 
+  // One hash operation in the common case (an id that is new or was
+  // released): the index entry is claimed first, and only a duplicate of a
+  // live id costs a removal.
   void Place(uint64_t instance, uint64_t offset, uint64_t size,
              uint8_t alignment_log2, uint8_t flags, uint32_t identity,
              AllocationKind kind) {
-    if (RemoveLive(instance))
-      Note(AnomalyKind::kDuplicateInstance, instance, offset, size);
-    Forget(instance);
-    CheckRange(instance, offset, size);
+    auto [it, fresh] = instances.try_emplace(instance, offset);
+    if (!fresh) {
+      if (it->second == kReleasedMark) {
+        --released_count;
+      } else {
+        TakeOut(it);
+        Note(AnomalyKind::kDuplicateInstance, instance, offset, size);
+      }
+      it->second = offset;
+    }
+    if (!failed.empty()) failed.erase(instance);
     Allocation a;
     a.offset = offset;
     a.size = size;
@@ -125,8 +188,10 @@ struct ShadowMap::State {
     a.alignment_log2 = alignment_log2;
     a.flags = flags;
     a.kind = kind;
-    live.Insert(a);
-    live_offset[instance] = offset;
+    SortedRuns::Location at;
+    live.Insert(a, &at);
+    CheckRange(instance, offset, size, at);
+    UseIdentity(identity);
     used += size;
     counters.peak_used = std::max(counters.peak_used, used);
   }
@@ -141,7 +206,7 @@ struct ShadowMap::State {
     ++counters.by_type[type_index];
     switch (e.type) {
       case EventType::kAllocated:
-        if (pending.erase(e.instance))
+        if (!pending.empty() && pending.erase(e.instance))
           Note(AnomalyKind::kDuplicateInstance, e.instance, e.offset, e.size);
         Place(e.instance, e.offset, e.size, AlignmentLog2(e.aux), 0, 0,
               AllocationKind::kUnknown);
@@ -153,9 +218,9 @@ struct ShadowMap::State {
               kFromRedistrict, 0, AllocationKind::kUnknown);
         break;
       case EventType::kDeferred: {
-        if (RemoveLive(e.instance) || pending.count(e.instance))
+        if (Discard(e.instance) || pending.count(e.instance))
           Note(AnomalyKind::kDuplicateInstance, e.instance, e.offset, e.size);
-        Forget(e.instance);
+        failed.erase(e.instance);
         PendingRequest p;
         p.instance = e.instance;
         p.size = e.size;
@@ -216,28 +281,32 @@ struct ShadowMap::State {
         }
         break;
       }
-      case EventType::kReleased:
-        if (RemoveLive(e.instance)) {
-          Remember(e.instance);
+      case EventType::kReleased: {
+        auto it = instances.find(e.instance);
+        if (it != instances.end() && it->second != kReleasedMark) {
+          TakeOut(it);
+          MarkReleased(it);
         } else if (pending.erase(e.instance)) {
           ++counters.cancelled;
-          Remember(e.instance);
+          if (it == instances.end())
+            it = instances.try_emplace(e.instance, kReleasedMark).first;
+          else
+            --released_count;  // marked again just below
+          MarkReleased(it);
         } else if (failed.erase(e.instance)) {
           // Realm destroys failed instances too: nothing to give back.
-        } else if (released.count(e.instance)) {
+        } else if (it != instances.end()) {
           Note(AnomalyKind::kDoubleRelease, e.instance);
         } else {
           Note(AnomalyKind::kUnknownInstance, e.instance);
         }
         break;
+      }
       case EventType::kRedistrict:
         // The pieces follow as kRedistrictPiece events; the parent's range
         // is given back here, so pieces never overlap it.
-        if (RemoveLive(e.instance)) {
-          Remember(e.instance);
-        } else {
+        if (!Release(e.instance))
           Note(AnomalyKind::kUnknownInstance, e.instance);
-        }
         break;
       case EventType::kReserved: {
         Reservation r;
@@ -258,6 +327,8 @@ struct ShadowMap::State {
         const auto kind = static_cast<AllocationKind>(
             e.aux < static_cast<uint32_t>(kAllocationKindCount) ? e.aux : 0);
         if (Allocation* a = FindLive(e.instance)) {
+          DropIdentity(a->identity);
+          UseIdentity(identity);
           a->identity = identity;
           a->kind = kind;
           a->flags = static_cast<uint8_t>(pinned ? (a->flags | kPinned)
@@ -310,6 +381,10 @@ void ShadowMap::CopyTo(Snapshot* out) const {
   out->failures.assign(s.failures.begin(), s.failures.end());
   out->anomalies.assign(s.anomalies.begin(), s.anomalies.end());
   out->counters = s.counters;
+}
+
+void ShadowMap::AppendIdentities(std::vector<uint32_t>* out) const {
+  for (const auto& entry : state_->identity_uses) out->push_back(entry.first);
 }
 
 uint64_t ShadowMap::sequence() const { return state_->sequence; }

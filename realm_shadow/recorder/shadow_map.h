@@ -8,10 +8,15 @@
 // the instance -> offset index that releases need.
 //
 // Not thread-safe: one consumer at a time (tracker.h serializes them).
-// Cost per event at 100k live: about one hash lookup plus a binary search
-// and a memmove inside one 8 KiB run.  Memory: 32 B per live allocation plus
-// about 16 B of index.  Applying a malformed event never throws and never
-// breaks the map: it counts an anomaly (snapshot.h lists them).
+// Cost per event at 100k live: one hash operation on the instance index
+// (an allocation claims its entry, a release overwrites it with a mark),
+// one binary search over run heads, one inside the run and a memmove of
+// half a run; the overlap check reads the neighbours where the insert
+// landed, without another search.  Memory: 32 B per live allocation plus
+// about 16 B of index per live allocation and per released id not yet
+// reused (at most max(2^14, live) of those; Realm reuses ids).  Applying a malformed
+// event never throws and never breaks the map: it counts an anomaly
+// (snapshot.h lists them).
 //
 // Tools that rebuild a memory from a log (ingest-realm-log) and the tests'
 // replays use a ShadowMap directly, without a journal.
@@ -21,6 +26,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <vector>
 
 #include "realm_shadow/recorder/event.h"
 #include "realm_shadow/recorder/snapshot.h"
@@ -43,6 +49,11 @@ class ShadowMap {
   // state fields only; memory identity (id, kind, name, node) is the
   // caller's.
   void CopyTo(Snapshot* out) const;
+
+  // Appends, in no order, each identity that at least one live allocation
+  // carries (pending requests and failures are in the copy itself).  Cost:
+  // the number of distinct identities, not of allocations.
+  void AppendIdentities(std::vector<uint32_t>* out) const;
 
   uint64_t sequence() const;
   size_t live_count() const;

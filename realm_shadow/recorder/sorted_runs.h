@@ -4,10 +4,16 @@
 // Why not absl::btree_map: copying a whole btree_map of 100k entries takes
 // an iterator walk (0.93 ms on the reference machine, 4.6x a memcpy of the
 // same bytes); a snapshot here must be about one memcpy.  Runs are plain
-// arrays, so copying the map is one memcpy per run (about 400 of them for
-// 100k allocations), while an insert or erase costs a binary search over run
-// heads, a binary search in the run and a memmove of half a run on average
-// (4 KiB, about 100 ns).
+// arrays, so copying the map is one memcpy per run, while an insert or erase
+// costs a binary search over run heads, a binary search in the run and a
+// memmove of half a run on average (4 KiB, about 100 ns).
+//
+// Runs stay full where allocations arrive in address order, as a fresh
+// memory fills: a full last run that receives a record past its end starts a
+// new run instead of splitting in halves (and likewise before the first
+// run), so 100k records filled in order are 391 full runs, not 782 half
+// ones, and a copy is half as many memcpys.  Elsewhere a full run splits in
+// halves, and erases merge neighbours below a quarter full.
 //
 // Invariants: every run is sorted and non-empty; runs are in order; heads_[i]
 // is the key of runs_[i]'s first record.  Not thread-safe.
@@ -40,10 +46,20 @@ class SortedRuns {
   static constexpr size_t kRunCapacity = 256;
 
   size_t size() const { return size_; }
+  size_t run_count() const { return runs_.size(); }
   bool empty() const { return size_ == 0; }
 
+  // Where a record sits: run index and position in the run.  Valid until
+  // the next Insert or Erase.
+  struct Location {
+    size_t run = 0;
+    size_t pos = 0;
+  };
+
   // Inserts a; returns false (and changes nothing) if the key is present.
-  bool Insert(const Allocation& a) {
+  // *where, if given, receives the new record's location, so that a caller
+  // can look at its neighbours (Before / After) without a second search.
+  bool Insert(const Allocation& a, Location* where = nullptr) {
     const Key k = KeyOf(a);
     if (runs_.empty()) {
       runs_.push_back(std::make_unique<Run>());
@@ -54,20 +70,32 @@ class SortedRuns {
     size_t pos = LowerBound(*run, k);
     if (pos < run->count && KeyOf(run->items[pos]) == k) return false;
     if (run->count == kRunCapacity) {
-      // Split in halves: the new run takes the upper half.
-      auto upper = std::make_unique<Run>();
-      const size_t half = kRunCapacity / 2;
-      upper->count = kRunCapacity - half;
-      std::memcpy(upper->items, run->items + half,
-                  upper->count * sizeof(Allocation));
-      run->count = half;
-      heads_.insert(heads_.begin() + r + 1, KeyOf(upper->items[0]));
-      runs_.insert(runs_.begin() + r + 1, std::move(upper));
-      if (pos > half) {
+      if (pos == kRunCapacity && r + 1 == runs_.size()) {
+        // Past the end of the last run: a new run, the full one stays full.
+        runs_.push_back(std::make_unique<Run>());
+        heads_.push_back(k);
         ++r;
-        pos -= half;
-        run = runs_[r].get();
+        pos = 0;
+      } else if (pos == 0 && r == 0) {
+        // Before the first record: a new first run.
+        runs_.insert(runs_.begin(), std::make_unique<Run>());
+        heads_.insert(heads_.begin(), k);
+      } else {
+        // Split in halves: the new run takes the upper half.
+        auto upper = std::make_unique<Run>();
+        const size_t half = kRunCapacity / 2;
+        upper->count = kRunCapacity - half;
+        std::memcpy(upper->items, run->items + half,
+                    upper->count * sizeof(Allocation));
+        run->count = half;
+        heads_.insert(heads_.begin() + r + 1, KeyOf(upper->items[0]));
+        runs_.insert(runs_.begin() + r + 1, std::move(upper));
+        if (pos > half) {
+          ++r;
+          pos -= half;
+        }
       }
+      run = runs_[r].get();
     }
     std::memmove(run->items + pos + 1, run->items + pos,
                  (run->count - pos) * sizeof(Allocation));
@@ -75,7 +103,26 @@ class SortedRuns {
     ++run->count;
     if (pos == 0) heads_[r] = k;
     ++size_;
+    if (where != nullptr) *where = Location{r, pos};
     return true;
+  }
+
+  // The record just before / after the one at `at` (moving `at` there), or
+  // null at either end.
+  const Allocation* Before(Location* at) const {
+    if (at->pos > 0) return &runs_[at->run]->items[--at->pos];
+    if (at->run == 0) return nullptr;
+    --at->run;
+    at->pos = runs_[at->run]->count - 1;
+    return &runs_[at->run]->items[at->pos];
+  }
+  const Allocation* After(Location* at) const {
+    if (at->pos + 1 < runs_[at->run]->count)
+      return &runs_[at->run]->items[++at->pos];
+    if (at->run + 1 == runs_.size()) return nullptr;
+    ++at->run;
+    at->pos = 0;
+    return &runs_[at->run]->items[0];
   }
 
   // Removes the record with key k into *out; false if absent.

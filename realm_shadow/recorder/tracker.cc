@@ -180,10 +180,12 @@ void TakeSnapshotInto(realm_shadow_memory* memory, Snapshot* out) {
   Snapshot& s = *out;
   s.identities.clear();
   s.exact = true;
+  std::vector<uint32_t> ids;
   {
     std::lock_guard<std::mutex> lock(memory->consumer_mutex);
     memory->DrainLocked();
     memory->map.CopyTo(&s);
+    memory->map.AppendIdentities(&ids);
   }
   s.memory_id = memory->id;
   s.kind = memory->kind;
@@ -199,10 +201,9 @@ void TakeSnapshotInto(realm_shadow_memory* memory, Snapshot* out) {
     s.anomalies.push_back(paused);
     ++s.counters.anomalies[static_cast<size_t>(AnomalyKind::kTrackingPaused)];
   }
-  // Copy every identity the picture refers to, so it stands alone.
-  std::vector<uint32_t> ids;
-  for (const Allocation& a : s.allocations)
-    if (a.identity) ids.push_back(a.identity);
+  // Copy every identity the picture refers to, so it stands alone.  The
+  // live allocations' identities came from the map's use counts above; a
+  // walk of 100k allocations here cost a fifth of the copy.
   for (const PendingRequest& p : s.pending)
     if (p.identity) ids.push_back(p.identity);
   for (const Failure& f : s.failures)

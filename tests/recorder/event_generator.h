@@ -1,8 +1,9 @@
 // tests/recorder/event_generator.h - random event sequences that look like
 // an allocator's (mostly valid: first-fit-ish placement, releases of live
-// instances, deferrals and completions) with a share of wrong ones (unknown
-// and double releases, overlaps, ranges past capacity, duplicate ids) so
-// that every anomaly path runs.  Deterministic for a seed.
+// instances, deferrals, completions and cancellations) with a share of wrong
+// ones (unknown and double releases, also of cancelled requests, overlaps,
+// ranges past capacity, duplicate ids) so that every anomaly path runs.
+// Deterministic for a seed.
 #ifndef REALM_SHADOW_TESTS_RECORDER_EVENT_GENERATOR_H_
 #define REALM_SHADOW_TESTS_RECORDER_EVENT_GENERATOR_H_
 
@@ -33,7 +34,8 @@ class EventGenerator {
     if (Chance(wrong_share_)) return Wrong();
     const int pick = Uniform(0, 99);
     if (pick < 30 || live_.empty()) return Allocate();
-    if (pick < 55) return Release();
+    if (pick < 53) return Release();
+    if (pick < 55 && !pending_.empty()) return Cancel();
     if (pick < 62) return Defer();
     if (pick < 70 && !pending_.empty()) return Complete();
     if (pick < 73 && !pending_.empty()) return FailDeferred();
@@ -111,6 +113,16 @@ class EventGenerator {
   Event Release() {
     const uint64_t id = AnyLive();
     Vacate(id);
+    return Make(EventType::kReleased, id, 0, 0, 0);
+  }
+  // Realm destroys an instance whose deferred allocation has not happened
+  // yet; now and then the destroy is repeated (a double release).
+  Event Cancel() {
+    auto it = pending_.begin();
+    std::advance(it, U64(0, pending_.size() - 1));
+    const uint64_t id = it->first;
+    pending_.erase(it);
+    if (Chance(0.3)) queued_.push_back(Make(EventType::kReleased, id, 0, 0, 0));
     return Make(EventType::kReleased, id, 0, 0, 0);
   }
   Event RequestRelease() {

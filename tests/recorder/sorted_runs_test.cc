@@ -4,8 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <random>
+#include <vector>
 
 namespace realm_shadow {
 namespace {
@@ -69,6 +71,55 @@ TEST(SortedRuns, NeighboursAcrossRunBoundaries) {
   EXPECT_EQ(runs.Successor({9990, 999}), nullptr);
   EXPECT_NE(runs.Find({500, 50}), nullptr);
   EXPECT_EQ(runs.Find({501, 50}), nullptr);
+}
+
+// A memory filled in address order (either direction) packs its runs full,
+// which is what keeps a snapshot to few, long memcpys; random order splits
+// in halves.  Before/After from an insert's location walk every record.
+TEST(SortedRuns, InOrderFillsKeepRunsFullAndLocationsWalkAllRecords) {
+  constexpr uint64_t kCount = 100000;
+  const size_t full_runs =
+      (kCount + SortedRuns::kRunCapacity - 1) / SortedRuns::kRunCapacity;
+  for (const bool ascending : {true, false}) {
+    SCOPED_TRACE(ascending ? "ascending" : "descending");
+    SortedRuns runs;
+    SortedRuns::Location last{};
+    for (uint64_t i = 0; i < kCount; ++i) {
+      Allocation a;
+      a.offset = (ascending ? i : kCount - 1 - i) * 64;
+      a.instance = i;
+      ASSERT_TRUE(runs.Insert(a, &last));
+    }
+    EXPECT_EQ(runs.run_count(), full_runs);
+    // From the last insert (the end or the start), walk the whole map.
+    size_t seen = 1;
+    SortedRuns::Location at = last;
+    uint64_t previous = ascending ? (kCount - 1) * 64 : 0;
+    while (const Allocation* next = ascending ? runs.Before(&at) : runs.After(&at)) {
+      ASSERT_TRUE(ascending ? next->offset < previous : next->offset > previous);
+      previous = next->offset;
+      ++seen;
+    }
+    EXPECT_EQ(seen, kCount);
+  }
+  SortedRuns shuffled;
+  std::mt19937_64 rng(7);
+  std::vector<uint64_t> order(kCount);
+  for (uint64_t i = 0; i < kCount; ++i) order[i] = i;
+  std::shuffle(order.begin(), order.end(), rng);
+  for (uint64_t i : order) {
+    Allocation a;
+    a.offset = i * 64;
+    a.instance = i;
+    SortedRuns::Location at;
+    ASSERT_TRUE(shuffled.Insert(a, &at));
+    // The location names the record just inserted, and its neighbours are
+    // the predecessor and successor a search finds.
+    SortedRuns::Location back = at, forward = at;
+    EXPECT_EQ(shuffled.Before(&back), shuffled.Predecessor({a.offset, i}));
+    EXPECT_EQ(shuffled.After(&forward), shuffled.Successor({a.offset, i}));
+  }
+  EXPECT_GT(shuffled.run_count(), full_runs);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <thread>
@@ -90,6 +91,46 @@ TEST_F(TrackerTest, IdentitiesAreInternedOnceAndTravelWithSnapshots) {
   ASSERT_NE(s.FindIdentity(ib), nullptr);
   EXPECT_EQ(s.FindIdentity(ib)->attributes[1].second, "circuit.cc:121");
   EXPECT_EQ(s.identities.size(), 2u);
+}
+
+// A snapshot carries exactly the identities its records refer to: after
+// releases, re-attachment and a duplicate placement, none that nothing
+// uses any more.
+TEST_F(TrackerTest, SnapshotsCarryOnlyTheIdentitiesInUse) {
+  uint32_t id[4];
+  for (int i = 0; i < 4; ++i) {
+    Identity identity;
+    identity.kind = AllocationKind::kRegionInstance;
+    identity.attributes = {{"provenance", "task" + std::to_string(i)}};
+    id[i] = InternIdentity(identity);
+  }
+  auto* m = RegisterMemory(3, MemoryKind::kSystem, 1 << 20, "", 0);
+  auto identities_of = [&] {
+    std::vector<uint32_t> ids;
+    for (const Identity& identity : TakeSnapshot(m).identities)
+      ids.push_back(identity.id);
+    std::sort(ids.begin(), ids.end());
+    return ids;
+  };
+  realm_shadow_allocated(m, 1, 0, 64, 1);
+  realm_shadow_attach_identity(m, 1, id[0], 0);
+  realm_shadow_allocated(m, 2, 64, 64, 1);
+  realm_shadow_attach_identity(m, 2, id[0], 0);  // two users of id[0]
+  realm_shadow_allocated(m, 3, 128, 64, 1);
+  realm_shadow_attach_identity(m, 3, id[1], 0);
+  EXPECT_EQ(identities_of(), (std::vector<uint32_t>{id[0], id[1]}));
+  realm_shadow_released(m, 1);  // id[0] still used by 2
+  EXPECT_EQ(identities_of(), (std::vector<uint32_t>{id[0], id[1]}));
+  realm_shadow_attach_identity(m, 2, id[2], 0);  // id[0] unused now
+  EXPECT_EQ(identities_of(), (std::vector<uint32_t>{id[1], id[2]}));
+  realm_shadow_allocated(m, 3, 256, 64, 1);  // duplicate: 3's id[1] goes
+  EXPECT_EQ(identities_of(), (std::vector<uint32_t>{id[2]}));
+  realm_shadow_deferred(m, 4, 64, 1, REALM_SHADOW_NO_OFFSET);
+  realm_shadow_attach_identity(m, 4, id[3], 0);  // pending requests count
+  EXPECT_EQ(identities_of(), (std::vector<uint32_t>{id[2], id[3]}));
+  realm_shadow_redistricted(m, 2, 0, nullptr);
+  realm_shadow_released(m, 4);  // cancelled
+  EXPECT_EQ(identities_of(), std::vector<uint32_t>{});
 }
 
 std::atomic<int> g_failures_seen{0};
