@@ -39,6 +39,8 @@
 
 namespace realm_shadow_bench {
 void DrainOnConsumerThread();  // bench_main.cc
+// A batch of the compiled-out model, defined in the untracked half.
+double TimeCompiledOutBatch(uint32_t live, uint64_t* failures);
 }
 
 namespace {
@@ -73,31 +75,34 @@ ModelFixture& Fixture(uint32_t live, uint32_t memory_index) {
   return *f;
 }
 
+// One timed batch of kStepsPerBatch Destroy + Create steps; the drain that
+// follows is untimed (on another core, as in production; the untracked
+// build waits for the consumer thread too, with nothing to apply, so both
+// pay the same hand-off).  Returns seconds; counts creates that failed.
+double TimeBatch(ModelFixture& f, uint64_t* failures) {
+  ModelMemory& memory = *f.memory;
+  const auto t0 = Clock::now();
+  for (int i = 0; i < kStepsPerBatch; ++i) {
+    const uint32_t slot = f.order[f.position];
+    if (++f.position == f.order.size()) f.position = 0;
+    memory.Destroy(f.instance_in_slot[slot]);
+    const auto created = memory.Create(kBytes, kBytes);
+    *failures += created.result !=
+                 realm_shadow::model::AllocationResult::kInstantSuccess;
+    f.instance_in_slot[slot] = created.instance;
+  }
+  const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  realm_shadow_bench::DrainOnConsumerThread();
+  return seconds;
+}
+
 void Run(benchmark::State& state, uint32_t memory_index) {
   const uint32_t live = static_cast<uint32_t>(state.range(0));
   ModelFixture& f = Fixture(live, memory_index);
-  ModelMemory& memory = *f.memory;
   uint64_t failures = 0;
-  for (auto _ : state) {
-    const auto t0 = Clock::now();
-    for (int i = 0; i < kStepsPerBatch; ++i) {
-      const uint32_t slot = f.order[f.position];
-      if (++f.position == f.order.size()) f.position = 0;
-      memory.Destroy(f.instance_in_slot[slot]);
-      const auto created = memory.Create(kBytes, kBytes);
-      failures += created.result !=
-                  realm_shadow::model::AllocationResult::kInstantSuccess;
-      f.instance_in_slot[slot] = created.instance;
-    }
-    state.SetIterationTime(
-        std::chrono::duration<double>(Clock::now() - t0).count());
-    // Untimed: the drainer's work, on another core as in production (the
-    // untracked build waits for the consumer thread too, with nothing to
-    // apply, so both pay the same hand-off).
-    realm_shadow_bench::DrainOnConsumerThread();
-  }
+  for (auto _ : state) state.SetIterationTime(TimeBatch(f, &failures));
   if (failures) state.SkipWithError("a create did not succeed at once");
-  if (memory.live_count() != live) state.SkipWithError("live count drifted");
+  if (f.memory->live_count() != live) state.SkipWithError("live count drifted");
   state.SetItemsProcessed(state.iterations() * kStepsPerBatch);
   state.counters["events_per_step"] = 3;
 }
@@ -108,6 +113,18 @@ void BM_Model_CompiledOut(benchmark::State& state) {
   Run(state, state.range(0) == 1000 ? 0x14 : 0x15);
 }
 BENCHMARK(BM_Model_CompiledOut)->Arg(1000)->Arg(100000)->UseManualTime();
+
+}  // namespace
+
+namespace realm_shadow_bench {
+// For BM_Model_Paired in the tracked half: one batch on this half's own
+// fixture (0x16 / 0x17).
+double TimeCompiledOutBatch(uint32_t live, uint64_t* failures) {
+  return TimeBatch(Fixture(live, live == 1000 ? 0x16 : 0x17), failures);
+}
+}  // namespace realm_shadow_bench
+
+namespace {
 
 #else
 
@@ -131,6 +148,48 @@ void BM_Model_SwitchedOff(benchmark::State& state) {
   realm_shadow_set_enabled(1);
 }
 BENCHMARK(BM_Model_SwitchedOff)->Arg(1000)->Arg(100000)->UseManualTime();
+
+// The overhead figure: batches of the compiled-out and the tracked model
+// alternate (the order flips every iteration), and the counter is the
+// median of the per-pair ratios.  Separate benchmarks, minutes apart, see
+// this VM's speed drift by 30% or more; a pair taken back to back sees the
+// same machine, so the ratio of a pair is the cleaner estimate.
+void BM_Model_Paired(benchmark::State& state) {
+  const uint32_t live = static_cast<uint32_t>(state.range(0));
+  ModelFixture& tracked = Fixture(live, live == 1000 ? 0x18 : 0x19);
+  uint64_t failures = 0;
+  std::vector<double> ratios, compiled_out, tracked_times;
+  bool tracked_first = false;
+  for (auto _ : state) {
+    double t_out, t_on;
+    if (tracked_first) {
+      t_on = TimeBatch(tracked, &failures);
+      t_out = realm_shadow_bench::TimeCompiledOutBatch(live, &failures);
+    } else {
+      t_out = realm_shadow_bench::TimeCompiledOutBatch(live, &failures);
+      t_on = TimeBatch(tracked, &failures);
+    }
+    tracked_first = !tracked_first;
+    state.SetIterationTime(t_out + t_on);
+    ratios.push_back(t_on / t_out);
+    compiled_out.push_back(t_out);
+    tracked_times.push_back(t_on);
+  }
+  if (failures) state.SkipWithError("a create did not succeed at once");
+  auto median = [](std::vector<double> v) {
+    if (v.empty()) return 0.0;
+    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+    return v[v.size() / 2];
+  };
+  state.counters["tracked_over_compiled_out"] = median(ratios);
+  state.counters["compiled_out_ns_per_step"] =
+      median(compiled_out) * 1e9 / kStepsPerBatch;
+  state.counters["tracked_ns_per_step"] =
+      median(tracked_times) * 1e9 / kStepsPerBatch;
+  state.counters["pairs"] = static_cast<double>(ratios.size());
+}
+BENCHMARK(BM_Model_Paired)->Arg(1000)->Arg(100000)->UseManualTime()
+    ->MinTime(0.5);
 
 #endif
 

@@ -83,6 +83,12 @@ def main():
         b = m.get(f"BM_Model_Tracked/{live}")
         if b is not None:
             add(s, f"model_{tag}_journal_overflows", "  journal overflows (writer drained)", b.get("journal_overflows"), "{:.0f}")
+        # The paired figure (batches alternating back to back) is the one
+        # the target reads: separate benchmarks drift with the machine.
+        p = get(f"BM_Model_Paired/{live}/min_time:0.500")
+        add(s, f"model_{tag}_paired_ratio",
+            f"  paired: tracked / compiled out, median of {p.get('pairs', 0):.0f} back-to-back pairs" if p else "  paired: tracked / compiled out",
+            None if p is None else p.get("tracked_over_compiled_out"), "{:.3f}x")
 
     # 2. record cost
     s = "2. record cost"
@@ -186,8 +192,8 @@ def main():
     ge = lambda v, b: v >= b
     targets = [
         target("added cost on model create+destroy at 100k live <= 5%",
-               None if figures.get("model_100k_tracked_ratio") is None else (figures["model_100k_tracked_ratio"] - 1) * 100,
-               5.0, "{:+.1f}%", le),
+               None if figures.get("model_100k_paired_ratio") is None else (figures["model_100k_paired_ratio"] - 1) * 100,
+               5.0, "{:+.2f}%", le),
         target("record <= 5 ns per event, caller-serialized", figures.get("hook_serialized_ns"), 5.0, "{:.2f} ns", le),
         target("record <= 30 instructions per event, caller-serialized", figures.get("hook_instructions"), 30.0, "{:.1f}", le),
         target(">= 20x cheaper than shared_mutex + std::map (100k live)", figures.get("cheaper_than_map_100k"), 20.0, "{:.0f}x", ge),
