@@ -23,9 +23,9 @@ namespace realm_shadow {
 static constexpr size_t kReleasedMemory = size_t{1} << 14;
 
 // In the instance index, the offset of an instance that was released and
-// not since reused.  No live allocation has it: an offset is below 2^64 - 1
-// or the range would end past 2^64.
-static constexpr uint64_t kReleasedMark = ~uint64_t{0};
+// not since reused.  No live allocation has it: a placement at kNoOffset
+// (the same value) is refused as malformed.
+static constexpr uint64_t kReleasedMark = kNoOffset;
 
 struct ShadowMap::State {
   State(uint64_t capacity_, bool addressed_, bool capacity_known_)
@@ -169,6 +169,12 @@ struct ShadowMap::State {
   void Place(uint64_t instance, uint64_t offset, uint64_t size,
              uint8_t alignment_log2, uint8_t flags, uint32_t identity,
              AllocationKind kind) {
+    // kNoOffset is the event format's "not placed"; as a placement it is
+    // malformed (and is the index's release mark).  Nothing changes.
+    if (offset == kNoOffset) {
+      Note(AnomalyKind::kMalformedEvent, instance, offset, size);
+      return;
+    }
     auto [it, fresh] = instances.try_emplace(instance, offset);
     if (!fresh) {
       if (it->second == kReleasedMark) {

@@ -27,6 +27,9 @@
 //  reserved / reservation_ended: `reservations`; they never change holes,
 //                          since Realm's allocator does not see them.
 //  attach_identity(i,id,p) sets identity and pinned on live or pending i.
+// A placement (allocated, deferred_completed, a redistrict piece) at offset
+// kNoOffset, the format's "not placed", is a malformed event: counted, and
+// it changes nothing (a completed request is already out of `pending`).
 // Zero-byte allocations are live but occupy nothing (several may sit at 0).
 // Overlap is checked against the nearest non-empty neighbours in address
 // order (O(log n), not a scan): once the map already holds an overlap, a
@@ -164,7 +167,8 @@ enum class AnomalyKind : uint8_t {
   kUnknownInstance = 3,     // completion, failure, release of an unknown id
   kDoubleRelease = 4,       // release of an instance already released
   kUnknownReservation = 5,  // end of a reservation never made
-  kMalformedEvent = 6,      // an event record that cannot be decoded
+  kMalformedEvent = 6,      // an event record that cannot be decoded, or a
+                            // placement at kNoOffset
   kTrackingPaused = 7,      // events were not recorded for a while
 };
 inline constexpr int kAnomalyKindCount = 8;

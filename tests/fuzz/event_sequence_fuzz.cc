@@ -39,7 +39,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // Mostly valid types, sometimes a malformed one.
     e.type = static_cast<EventType>(type < 240 ? type % kEventTypeCount : type);
     e.instance = Take(p, end, 1) % 24;
-    e.offset = Take(p, end, 2) % (capacity + 64);
+    e.offset = Take(p, end, 2) % (capacity + 65);
+    if (e.offset == capacity + 64) e.offset = kNoOffset;  // "not placed"
     e.size = Take(p, end, 1) * ((type & 1) ? 1 : 4);
     e.aux = static_cast<uint32_t>(Take(p, end, 1) % 9);
     map.Apply(e);

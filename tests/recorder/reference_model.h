@@ -227,6 +227,10 @@ class ReferenceMemory {
   }
   void Place(uint64_t instance, uint64_t offset, uint64_t size, uint8_t log2,
              uint8_t flags, uint32_t identity, AllocationKind kind) {
+    if (offset == kNoOffset) {
+      Note(AnomalyKind::kMalformedEvent, instance, offset, size, 0);
+      return;
+    }
     if (Remove(instance, nullptr))
       Note(AnomalyKind::kDuplicateInstance, instance, offset, size, 0);
     failed_.erase(instance);

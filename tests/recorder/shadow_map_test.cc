@@ -1,5 +1,5 @@
-// The shadow map's memory of released ids: bounded, and the purge that
-// keeps it bounded touches nothing live.
+// The shadow map's memory of released ids: bounded, the purge that keeps it
+// bounded touches nothing live, and no placement can pass for a release.
 #include "realm_shadow/recorder/shadow_map.h"
 
 #include <gtest/gtest.h>
@@ -54,6 +54,28 @@ TEST(ShadowMap, RemembersRecentReleasesAndForgetsOldOnesWithoutLosingLiveOnes) {
   map.Apply(Make(EventType::kAllocated, kChurn, 0, 64));
   EXPECT_EQ(Anomalies(map, AnomalyKind::kDuplicateInstance), 0u);
   EXPECT_EQ(map.live_count(), 1u);
+}
+
+// kNoOffset is also the index's release mark: a placement there must not
+// look like a release.  It is refused as malformed and changes nothing, and
+// the instance stays live where it was.
+TEST(ShadowMap, APlacementAtNoOffsetIsMalformedAndChangesNothing) {
+  ShadowMap map(1 << 20, false);
+  map.Apply(Make(EventType::kAllocated, 7, 128, 64));
+  map.Apply(Make(EventType::kAllocated, 7, kNoOffset, 0));
+  map.Apply(Make(EventType::kAllocated, 8, kNoOffset, 16));
+  EXPECT_EQ(Anomalies(map, AnomalyKind::kMalformedEvent), 2u);
+  EXPECT_EQ(Anomalies(map, AnomalyKind::kDuplicateInstance), 0u);
+  Snapshot s;
+  map.CopyTo(&s);
+  ASSERT_EQ(s.allocations.size(), 1u);
+  EXPECT_EQ(s.allocations[0].instance, 7u);
+  EXPECT_EQ(s.allocations[0].offset, 128u);
+  map.Apply(Make(EventType::kReleased, 7));
+  map.Apply(Make(EventType::kReleased, 8));  // never placed: unknown
+  EXPECT_EQ(map.live_count(), 0u);
+  EXPECT_EQ(Anomalies(map, AnomalyKind::kDoubleRelease), 0u);
+  EXPECT_EQ(Anomalies(map, AnomalyKind::kUnknownInstance), 1u);
 }
 
 }  // namespace
