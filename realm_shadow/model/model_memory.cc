@@ -263,19 +263,10 @@ bool ModelMemory::AttemptReleaseReordering(SuccessList* successes) {
     ++a_now;
   }
 
-  std::vector<uint64_t> applied;  // ready releases now in `current`
   if (a_now == pending_allocs_.end()) {
     current_ = std::move(test);
     pending_allocs_.clear();
-    for (auto it = pending_releases_.begin(); it != pending_releases_.end();) {
-      if (it->ready) {
-        applied.push_back(it->key);
-        it = pending_releases_.erase(it);
-      } else {
-        ++it;
-      }
-    }
-    for (uint64_t k : applied) OnReleaseApplied(k);
+    for (uint64_t k : TakeReadyReleases()) OnReleaseApplied(k);
     return true;
   }
 
@@ -301,6 +292,17 @@ bool ModelMemory::AttemptReleaseReordering(SuccessList* successes) {
   }
   for (; it3 != pending_releases_.end(); ++it3)
     if (!it3->ready) ApplyRelease(test_future, it3->key, true);
+  const std::vector<uint64_t> applied = TakeReadyReleases();
+  pending_allocs_.erase(pending_allocs_.begin(), a_now);
+  current_ = std::move(test);
+  future_ = std::move(test_future);
+  release_ = current_;
+  for (uint64_t k : applied) OnReleaseApplied(k);
+  return true;
+}
+
+std::vector<uint64_t> ModelMemory::TakeReadyReleases() {
+  std::vector<uint64_t> applied;
   for (auto it = pending_releases_.begin(); it != pending_releases_.end();) {
     if (it->ready) {
       applied.push_back(it->key);
@@ -309,12 +311,7 @@ bool ModelMemory::AttemptReleaseReordering(SuccessList* successes) {
       ++it;
     }
   }
-  pending_allocs_.erase(pending_allocs_.begin(), a_now);
-  current_ = std::move(test);
-  future_ = std::move(test_future);
-  release_ = current_;
-  for (uint64_t k : applied) OnReleaseApplied(k);
-  return true;
+  return applied;
 }
 
 void ModelMemory::ReleaseStorageDeferrable(uint64_t key, bool triggered) {

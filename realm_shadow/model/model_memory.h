@@ -274,6 +274,9 @@ class ModelMemory {
   void ReleaseStorageImmediate(uint64_t key, bool poisoned);
   void AllocateStorageImmediate(uint64_t key, bool poisoned);
   bool AttemptReleaseReordering(SuccessList* successes);
+  // Drops the ready releases from the queue (a reordering's heap already
+  // holds their effect) and returns their keys in queue order.
+  std::vector<uint64_t> TakeReadyReleases();
   // Applies a release (plain or redistrict) of `key` to one heap.
   void ApplyRelease(RangeAllocator& heap, uint64_t key, bool missing_ok);
 

@@ -211,9 +211,7 @@ bool ScriptRunner::Execute(const std::vector<std::string>& w, std::string* error
     Event after = kNoEvent;
     for (size_t i = 2; i < w.size(); ++i) {
       if (w[i].rfind("after=", 0) == 0) {
-        auto e = event_by_name_.find(w[i].substr(6));
-        if (e == event_by_name_.end()) { *error = "unknown event: " + w[i]; return false; }
-        after = e->second;
+        if (!ParseAfter(w[i], &after, error)) return false;
       } else {
         *error = "unexpected operand: " + w[i];
         return false;
@@ -247,6 +245,14 @@ bool ScriptRunner::Execute(const std::vector<std::string>& w, std::string* error
   return false;
 }
 
+bool ScriptRunner::ParseAfter(const std::string& word, Event* after,
+                              std::string* error) {
+  auto e = event_by_name_.find(word.substr(6));  // past "after="
+  if (e == event_by_name_.end()) { *error = "unknown event: " + word; return false; }
+  *after = e->second;
+  return true;
+}
+
 bool ScriptRunner::Create(const std::vector<std::string>& w, std::string* error) {
   Memory* m = nullptr;
   for (auto& mm : memories_)
@@ -258,9 +264,7 @@ bool ScriptRunner::Create(const std::vector<std::string>& w, std::string* error)
     if (w[i].rfind("align=", 0) == 0) {
       if (!ParseU64(w[i].substr(6), &alignment)) { *error = "bad alignment: " + w[i]; return false; }
     } else if (w[i].rfind("after=", 0) == 0) {
-      auto e = event_by_name_.find(w[i].substr(6));
-      if (e == event_by_name_.end()) { *error = "unknown event: " + w[i]; return false; }
-      after = e->second;
+      if (!ParseAfter(w[i], &after, error)) return false;
     } else {
       *error = "unexpected operand: " + w[i];
       return false;
@@ -319,9 +323,7 @@ bool ScriptRunner::Redistrict(const std::vector<std::string>& w, std::string* er
   Event after = kNoEvent;
   for (size_t i = 2; i < w.size(); ++i) {
     if (w[i].rfind("after=", 0) == 0) {
-      auto e = event_by_name_.find(w[i].substr(6));
-      if (e == event_by_name_.end()) { *error = "unknown event: " + w[i]; return false; }
-      after = e->second;
+      if (!ParseAfter(w[i], &after, error)) return false;
       continue;
     }
     const std::vector<std::string> parts = SplitOn(w[i], ':');

@@ -88,6 +88,8 @@ class ScriptRunner {
   bool Execute(const std::vector<std::string>& words, std::string* error);
   bool Create(const std::vector<std::string>& words, std::string* error);
   bool Redistrict(const std::vector<std::string>& words, std::string* error);
+  // An "after=NAME" operand: the declared event NAME, or an error.
+  bool ParseAfter(const std::string& word, Event* after, std::string* error);
   void Checkpoint(const std::string& label);
   Handle* HandleOf(const Memory& m, uint64_t instance);
 

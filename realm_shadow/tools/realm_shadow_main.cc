@@ -229,6 +229,14 @@ bool SelectMemories(const std::vector<DumpFile>& dumps,
   return true;
 }
 
+// The dumps named on the command line and, of their memories, those
+// --memory selects (all without it); `memories` points into `dumps`.
+bool LoadMemories(const Args& args, std::vector<DumpFile>* dumps,
+                  std::vector<LoadedMemory>* memories, std::string* error) {
+  return LoadDumps(args.files, dumps, error) &&
+         SelectMemories(*dumps, args.files, args, memories, error);
+}
+
 bool ParseCount(const std::string& text, size_t* value, std::string* error) {
   uint64_t v = 0;
   if (!ParseHumanSize(text, &v, error) || v > 1000000000) {
@@ -259,10 +267,8 @@ int RunHoles(const Command& c, const Args& args) {
   if (auto it = args.values.find("--top"); it != args.values.end())
     if (!ParseCount(it->second, &top, &error)) return Usage(c, "--top " + error);
   std::vector<DumpFile> dumps;
-  if (!LoadDumps(args.files, &dumps, &error)) return BadInput(error);
   std::vector<LoadedMemory> memories;
-  if (!SelectMemories(dumps, args.files, args, &memories, &error))
-    return BadInput(error);
+  if (!LoadMemories(args, &dumps, &memories, &error)) return BadInput(error);
   for (const LoadedMemory& m : memories)
     std::cout << FormatHoles(*m.snapshot, top);
   return 0;
@@ -291,10 +297,8 @@ int RunBlockers(const Command& c, const Args& args) {
                           "': expected bytes or count");
   }
   std::vector<DumpFile> dumps;
-  if (!LoadDumps(args.files, &dumps, &error)) return BadInput(error);
   std::vector<LoadedMemory> memories;
-  if (!SelectMemories(dumps, args.files, args, &memories, &error))
-    return BadInput(error);
+  if (!LoadMemories(args, &dumps, &memories, &error)) return BadInput(error);
   for (const LoadedMemory& m : memories)
     std::cout << FormatBlockers(*m.snapshot, size, alignment, objective);
   return 0;

@@ -18,6 +18,7 @@
 #include "realm_shadow/dump/crc32c.h"
 #include "realm_shadow/dump/dump.h"
 #include "tests/common/snapshot_compare.h"
+#include "tests/common/temp_dir.h"
 #include "tests/dump/sample_dump.h"
 
 namespace realm_shadow {
@@ -25,35 +26,8 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::CompareDumps;
+using testing::TempDir;
 using testing_dump::SampleDump;
-
-// A fresh directory per test, removed afterwards.
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/realm-shadow-dump-test-XXXXXX";
-    path_ = ::mkdtemp(tmpl);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::permissions(path_, fs::perms::owner_all, ec);
-    fs::remove_all(path_, ec);
-  }
-  std::string operator/(const std::string& name) const {
-    return path_ + "/" + name;
-  }
-  const std::string& path() const { return path_; }
-  std::vector<std::string> Entries() const {
-    std::vector<std::string> out;
-    for (const auto& e : fs::directory_iterator(path_)) {
-      out.push_back(e.path().filename().string());
-    }
-    return out;
-  }
-
- private:
-  std::string path_;
-};
 
 void WriteBytes(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary) << bytes;

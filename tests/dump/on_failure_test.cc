@@ -12,6 +12,7 @@
 #include "realm_shadow/dump/dump.h"
 #include "realm_shadow/hooks.h"
 #include "realm_shadow/recorder/tracker.h"
+#include "tests/common/temp_dir.h"
 
 namespace realm_shadow {
 namespace {
@@ -25,18 +26,12 @@ constexpr uint64_t kInst = 0x4000000000000000ull;
 
 class DumpOnFailureTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/realm-shadow-onfail-XXXXXX";
-    dir_ = ::mkdtemp(tmpl);
-    ResetTrackerForTesting();
-  }
+  void SetUp() override { ResetTrackerForTesting(); }
   void TearDown() override {
     SetFailureObserver(nullptr);
     ::unsetenv("REALM_SHADOW_DUMP_DIR");
     ::unsetenv("REALM_SHADOW_DUMP_LIMIT");
     ResetTrackerForTesting();
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
   }
   // A 1 MiB framebuffer: 64 KiB allocations at 0, 128K, 256K, ... 896K
   // (8 of them, 512 KiB used) leave eight 64 KiB holes.  A 128 KiB request
@@ -63,7 +58,8 @@ class DumpOnFailureTest : public ::testing::Test {
     return dir_ + name;
   }
 
-  std::string dir_;
+  testing::TempDir temp_{"realm-shadow-onfail"};
+  std::string dir_ = temp_.path();
 };
 
 TEST_F(DumpOnFailureTest, OffWithoutTheEnvironment) {

@@ -14,6 +14,7 @@
 #include "legion_glue/pools.h"
 #include "realm_shadow/dump/dump.h"
 #include "realm_shadow/recorder/tracker.h"
+#include "tests/common/temp_dir.h"
 
 namespace realm_shadow {
 namespace legion {
@@ -30,9 +31,6 @@ class MapperTest : public ::testing::Test {
   void SetUp() override {
     ResetTrackerForTesting();
     Pools().Clear();
-    char tmpl[] = "/tmp/legion_glue_mapper_XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
     m_ = RegisterMemory(kSys, MemoryKind::kSystem, 1024, "sysmem",
                         REALM_SHADOW_CONCURRENT);
     // [0,256) A valid | [256,384) B collectable | [384,512) free |
@@ -51,11 +49,10 @@ class MapperTest : public ::testing::Test {
   void TearDown() override {
     Pools().Clear();
     ResetTrackerForTesting();
-    std::string cmd = "rm -rf '" + dir_ + "'";
-    (void)std::system(cmd.c_str());
     unsetenv("REALM_SHADOW_DUMP_DIR");
   }
-  std::string dir_;
+  realm_shadow::testing::TempDir temp_{"legion_glue_mapper"};
+  std::string dir_ = temp_.path();
   realm_shadow_memory* m_ = nullptr;
 };
 
@@ -140,10 +137,10 @@ TEST_F(MapperTest, ReportingAFailedCreationDumpsIntoTheDumpDir) {
   realm_shadow_allocated(m_, 9, 384, 128, 32);
   ASSERT_TRUE(Pools().DeclarePool(m_, 9, 9, 384, 128));
   ASSERT_TRUE(Pools().AddSubAllocation(9, 90, 0, 100));
-  testing::internal::CaptureStderr();
+  ::testing::internal::CaptureStderr();
   const std::string path = report_failed_instance_creation(
       kSys, 300, "my mapper: region requirement 0 of task t (UID 1)");
-  const std::string err = testing::internal::GetCapturedStderr();
+  const std::string err = ::testing::internal::GetCapturedStderr();
   ASSERT_FALSE(path.empty());
   EXPECT_EQ(path.rfind(dir_ + "/realm-shadow-node", 0), 0u) << path;
   EXPECT_NE(err.find("my mapper: region requirement 0"), std::string::npos);

@@ -115,8 +115,17 @@ TEST(ScriptRunner, ErrorsStopWithTheLineNumber) {
   EXPECT_FALSE(r2.RunText("mem S SYSTEM_MEM 1000\ncreate S a 1x\n").ok);
   ScriptRunner r3(o);
   EXPECT_FALSE(r3.RunText("mem S SYSTEM_MEM 1000\ndestroy nobody\n").ok);
-  ScriptRunner r4(o);
-  EXPECT_FALSE(r4.RunText("mem S SYSTEM_MEM 1000\ncreate S a 10 after=E9\n").ok);
+  // An undeclared event in after= stops create, destroy and redistrict
+  // alike, quoting the operand.
+  for (const char* line : {"create S b 10 after=E9", "destroy a after=E9",
+                           "redistrict a p:5:5 after=E9"}) {
+    ScriptRunner r4(o);
+    const ScriptResult bad = r4.RunText(
+        std::string("mem S SYSTEM_MEM 1000\ncreate S a 10\n") + line + "\n");
+    EXPECT_FALSE(bad.ok) << line;
+    EXPECT_EQ(bad.error_line, 3) << line;
+    EXPECT_EQ(bad.error, "unknown event: after=E9") << line;
+  }
   ScriptRunner r5(o);
   EXPECT_FALSE(r5.RunText("mem S SYSTEM_MEM 1000\ncreate S a 100\nredistrict a p:10:zz\n").ok);
   ScriptRunner r6(o);

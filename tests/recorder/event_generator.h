@@ -92,14 +92,9 @@ class EventGenerator {
     }
     live_.erase(it);
   }
-  Event Make(EventType t, uint64_t i, uint64_t o, uint64_t s, uint32_t aux) {
-    Event e;
-    e.type = t;
-    e.instance = i;
-    e.offset = o;
-    e.size = s;
-    e.aux = aux;
-    return e;
+  static Event Make(EventType t, uint64_t i, uint64_t o, uint64_t s,
+                    uint32_t aux) {
+    return Event{t, i, o, s, aux};
   }
   Event Allocate() {
     const uint64_t size = Chance(0.05) ? 0 : U64(1, capacity_ / 16);

@@ -7,15 +7,12 @@
 namespace realm_shadow {
 namespace {
 
-Event Make(EventType type, uint64_t instance, uint64_t offset = 0,
-           uint64_t size = 0) {
-  Event e;
-  e.type = type;
-  e.instance = instance;
-  e.offset = offset;
-  e.size = size;
-  e.aux = 1;
-  return e;
+// Alignment 1 for every placement.
+Event Allocated(uint64_t instance, uint64_t offset, uint64_t size) {
+  return Event{EventType::kAllocated, instance, offset, size, 1};
+}
+Event Released(uint64_t instance) {
+  return Event{EventType::kReleased, instance};
 }
 
 uint64_t Anomalies(const ShadowMap& map, AnomalyKind kind) {
@@ -32,26 +29,26 @@ uint64_t Anomalies(const ShadowMap& map, AnomalyKind kind) {
 TEST(ShadowMap, RemembersRecentReleasesAndForgetsOldOnesWithoutLosingLiveOnes) {
   ShadowMap map(1 << 20, false);
   for (uint64_t i = 0; i < 8; ++i)
-    map.Apply(Make(EventType::kAllocated, 1000000 + i, 4096 + i * 64, 64));
+    map.Apply(Allocated(1000000 + i, 4096 + i * 64, 64));
   constexpr uint64_t kChurn = 40000;
   for (uint64_t i = 0; i < kChurn; ++i) {
-    map.Apply(Make(EventType::kAllocated, i + 1, 0, 64));
-    map.Apply(Make(EventType::kReleased, i + 1));
+    map.Apply(Allocated(i + 1, 0, 64));
+    map.Apply(Released(i + 1));
   }
   EXPECT_EQ(map.live_count(), 8u);
-  map.Apply(Make(EventType::kReleased, kChurn));  // the latest: remembered
+  map.Apply(Released(kChurn));  // the latest: remembered
   EXPECT_EQ(Anomalies(map, AnomalyKind::kDoubleRelease), 1u);
   EXPECT_EQ(Anomalies(map, AnomalyKind::kUnknownInstance), 0u);
-  map.Apply(Make(EventType::kReleased, 1));  // the first: forgotten
+  map.Apply(Released(1));  // the first: forgotten
   EXPECT_EQ(Anomalies(map, AnomalyKind::kDoubleRelease), 1u);
   EXPECT_EQ(Anomalies(map, AnomalyKind::kUnknownInstance), 1u);
   for (uint64_t i = 0; i < 8; ++i)
-    map.Apply(Make(EventType::kReleased, 1000000 + i));
+    map.Apply(Released(1000000 + i));
   EXPECT_EQ(map.live_count(), 0u);
   EXPECT_EQ(map.used_bytes(), 0u);
   EXPECT_EQ(Anomalies(map, AnomalyKind::kUnknownInstance), 1u);
   // A released id placed again is live again, not a duplicate.
-  map.Apply(Make(EventType::kAllocated, kChurn, 0, 64));
+  map.Apply(Allocated(kChurn, 0, 64));
   EXPECT_EQ(Anomalies(map, AnomalyKind::kDuplicateInstance), 0u);
   EXPECT_EQ(map.live_count(), 1u);
 }
@@ -61,9 +58,9 @@ TEST(ShadowMap, RemembersRecentReleasesAndForgetsOldOnesWithoutLosingLiveOnes) {
 // the instance stays live where it was.
 TEST(ShadowMap, APlacementAtNoOffsetIsMalformedAndChangesNothing) {
   ShadowMap map(1 << 20, false);
-  map.Apply(Make(EventType::kAllocated, 7, 128, 64));
-  map.Apply(Make(EventType::kAllocated, 7, kNoOffset, 0));
-  map.Apply(Make(EventType::kAllocated, 8, kNoOffset, 16));
+  map.Apply(Allocated(7, 128, 64));
+  map.Apply(Allocated(7, kNoOffset, 0));
+  map.Apply(Allocated(8, kNoOffset, 16));
   EXPECT_EQ(Anomalies(map, AnomalyKind::kMalformedEvent), 2u);
   EXPECT_EQ(Anomalies(map, AnomalyKind::kDuplicateInstance), 0u);
   Snapshot s;
@@ -71,8 +68,8 @@ TEST(ShadowMap, APlacementAtNoOffsetIsMalformedAndChangesNothing) {
   ASSERT_EQ(s.allocations.size(), 1u);
   EXPECT_EQ(s.allocations[0].instance, 7u);
   EXPECT_EQ(s.allocations[0].offset, 128u);
-  map.Apply(Make(EventType::kReleased, 7));
-  map.Apply(Make(EventType::kReleased, 8));  // never placed: unknown
+  map.Apply(Released(7));
+  map.Apply(Released(8));  // never placed: unknown
   EXPECT_EQ(map.live_count(), 0u);
   EXPECT_EQ(Anomalies(map, AnomalyKind::kDoubleRelease), 0u);
   EXPECT_EQ(Anomalies(map, AnomalyKind::kUnknownInstance), 1u);
