@@ -287,27 +287,21 @@ struct ShadowMap::State {
         }
         break;
       }
-      case EventType::kReleased: {
-        auto it = instances.find(e.instance);
-        if (it != instances.end() && it->second != kReleasedMark) {
-          TakeOut(it);
-          MarkReleased(it);
-        } else if (pending.erase(e.instance)) {
+      case EventType::kReleased:
+        if (Release(e.instance)) break;
+        // Not live: an entry left in the index is a release mark.
+        if (pending.erase(e.instance)) {
           ++counters.cancelled;
-          if (it == instances.end())
-            it = instances.try_emplace(e.instance, kReleasedMark).first;
-          else
-            --released_count;  // marked again just below
-          MarkReleased(it);
+          auto [it, fresh] = instances.try_emplace(e.instance, kReleasedMark);
+          if (fresh) MarkReleased(it);  // an existing mark stays as it is
         } else if (failed.erase(e.instance)) {
           // Realm destroys failed instances too: nothing to give back.
-        } else if (it != instances.end()) {
+        } else if (instances.contains(e.instance)) {
           Note(AnomalyKind::kDoubleRelease, e.instance);
         } else {
           Note(AnomalyKind::kUnknownInstance, e.instance);
         }
         break;
-      }
       case EventType::kRedistrict:
         // The pieces follow as kRedistrictPiece events; the parent's range
         // is given back here, so pieces never overlap it.
