@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "realm_shadow/recorder/snapshot.h"
@@ -50,10 +51,38 @@ std::string SerializeDump(const DumpFile& dump);
 std::string DumpToJson(const DumpFile& dump);
 
 // Snapshots the tracked memory and writes it; false with *error on failure.
+// Announces the dump through the log sink (log_sink.h), reason "request".
 bool DumpMemoryState(uint64_t memory_id, const std::string& path,
                      std::string* error);
-// Every registered memory in one file.
+// Every registered memory in one file (one announcement per memory).
 bool DumpAllMemories(const std::string& path, std::string* error);
+// The given memories (ids not registered are skipped) in one file, each
+// announced with `reason` right after its snapshot.
+bool DumpMemories(const std::vector<uint64_t>& memory_ids,
+                  const std::string& path, const char* reason,
+                  std::string* error);
+
+// ---- the dump marker (log_sink.h) ------------------------------------------
+
+// What the marker line says: "dump memory=0x.. sequence=N node=K
+// reason=R file=PATH".
+struct DumpMarker {
+  uint64_t memory_id = 0;
+  uint64_t sequence = 0;
+  uint32_t node = 0;
+  std::string reason;  // request | failure | periodic
+  std::string file;    // absolute path, as written
+};
+std::string DumpMarkerLine(const DumpMarker& marker);
+// Parses a log message (the text after "{level}{logger}: "); false when it
+// is not a marker line.
+bool ParseDumpMarker(std::string_view message, DumpMarker* out);
+// Hands the marker of `snapshot` dumped to `path` to the installed sink (no
+// sink: nothing); the path is made absolute.
+void AnnounceDump(const std::string& path, const Snapshot& snapshot,
+                  const char* reason);
+// "dump not written file=PATH error=..." after an announced dump failed.
+void AnnounceDumpNotWritten(const std::string& path, const std::string& error);
 
 }  // namespace realm_shadow
 

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cinttypes>
 #include <cstddef>
@@ -947,32 +948,41 @@ bool DumpMemoryState(uint64_t memory_id, const std::string& path,
                      std::string* error) {
   std::string scratch;
   if (error == nullptr) error = &scratch;
-  DumpFile dump;
-  dump.node = Options().node;
-  dump.created_unix_ns = NowUnixNs();
-  dump.source = "tracker";
-  dump.memories.emplace_back();
-  if (!TakeSnapshot(memory_id, &dump.memories.back())) {
+  if (FindMemory(memory_id) == nullptr) {
     *error = path + ": memory " + HexId(memory_id) + " is not registered";
     return false;
   }
-  return WriteDump(path, dump, error);
+  return DumpMemories({memory_id}, path, "request", error);
 }
 
 bool DumpAllMemories(const std::string& path, std::string* error) {
+  return DumpMemories(RegisteredMemoryIds(), path, "request", error);
+}
+
+bool DumpMemories(const std::vector<uint64_t>& ids, const std::string& path,
+                  const char* reason, std::string* error) {
   std::string scratch;
   if (error == nullptr) error = &scratch;
   DumpFile dump;
   dump.node = Options().node;
   dump.created_unix_ns = NowUnixNs();
   dump.source = "tracker";
-  const std::vector<uint64_t> ids = RegisteredMemoryIds();
   dump.memories.reserve(ids.size());
   for (uint64_t id : ids) {
     Snapshot s;
-    if (TakeSnapshot(id, &s)) dump.memories.push_back(std::move(s));
+    if (!TakeSnapshot(id, &s)) continue;
+    // The marker goes out right after the snapshot, so that its place in
+    // the host's log is as close as it can be to the state the file holds.
+    AnnounceDump(path, s, reason);
+    dump.memories.push_back(std::move(s));
   }
-  return WriteDump(path, dump, error);
+  std::sort(dump.memories.begin(), dump.memories.end(),
+            [](const Snapshot& a, const Snapshot& b) {
+              return a.memory_id < b.memory_id;
+            });
+  if (WriteDump(path, dump, error)) return true;
+  if (!dump.memories.empty()) AnnounceDumpNotWritten(path, *error);
+  return false;
 }
 
 }  // namespace realm_shadow

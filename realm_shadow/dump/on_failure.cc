@@ -139,10 +139,12 @@ void OnFailure(realm_shadow_memory* memory, uint64_t instance) {
     // REALM_SHADOW_DUMP_DIR=/tmp/dumps should not lose the first dump);
     // WriteDump reports whatever still fails.
     ::mkdir(dir.c_str(), 0777);
+    AnnounceDump(path, snapshot, "failure");
     std::string error;
     if (WriteDump(path, dump, &error)) {
       report += "  dump           " + path + "\n";
     } else {
+      AnnounceDumpNotWritten(path, error);
       report += "  dump           not written: " + OneLine(error) + "\n";
     }
   }
@@ -186,6 +188,23 @@ bool InstallDumpOnFailure() {
   // Off leaves any other observer in place: only an explicit request takes
   // the process's single observer slot.
   if (on) SetFailureObserver(&OnFailure);
+  const char* every = std::getenv("REALM_SHADOW_DUMP_EVERY_MS");
+  if (every != nullptr && *every != '\0') {
+    char* end = nullptr;
+    const unsigned long ms = std::strtoul(every, &end, 10);
+    if (end == every || *end != '\0' || ms == 0 || ms > 86400000ul) {
+      std::fprintf(stderr,
+                   "realm-shadow: REALM_SHADOW_DUMP_EVERY_MS=%s is not a "
+                   "period in ms (1..86400000); no periodic dumps\n",
+                   every);
+    } else if (!on) {
+      std::fprintf(stderr,
+                   "realm-shadow: REALM_SHADOW_DUMP_EVERY_MS is set but "
+                   "REALM_SHADOW_DUMP_DIR is not; no periodic dumps\n");
+    } else {
+      StartPeriodicDumps(dir, static_cast<unsigned>(ms));
+    }
+  }
   return on;
 }
 
