@@ -16,6 +16,10 @@
 //  - "instance created: inst=I ... ready=E" with no outcome yet: deferred
 //    (kDeferred); after an outcome it only confirms it.
 //  - "allocation failed: inst=I": kAllocationFailed, or kDeferredFailed.
+//  - "instance allocation failed - out of memory in mem M" (fatal, Realm
+//    aborts next; logged when nobody asked for the allocation result): the
+//    newest request in M with a layout and no outcome fails
+//    (kAllocationFailed), else the newest deferred one (kDeferredFailed).
 //  - "instance destroyed: inst=I wait_on=E": kReleaseRequested (ready when
 //    E is 0); for a failed instance nothing (Realm destroys those too).
 //  - "deallocation completed: inst=I": kReleased.
@@ -94,6 +98,7 @@ struct RealmLogCounts {
   uint64_t bounded_pieces = 0;      // pieces whose size is an upper bound
   uint64_t tightened_bounds = 0;    // bounds narrowed by a later allocation
   uint64_t checkpoints = 0;         // "CHECKPOINT <label>" lines seen
+  uint64_t fatal_without_request = 0;  // out-of-memory lines with no request
 };
 
 class RealmLogReader {
@@ -130,6 +135,22 @@ class RealmLogReader {
 // all, or repeats a (node, memory) of an earlier log.
 bool IngestRealmLogs(const std::vector<std::string>& paths, DumpFile* out,
                      std::string* error);
+
+// The log lined up with one dump: for each memory of the dump at
+// `dump_path`, the state rebuilt from `log_path` up to (not including) that
+// memory's marker line for this dump (dump/log_sink.h: "dump memory=M
+// sequence=S ... file=PATH", written through Realm's logger when the dump
+// was taken).  A marker names the dump when its file is the dump's absolute
+// path, or, failing any such marker, has the same file name.  When a file
+// was written more than once, the marker whose sequence equals the dump's
+// is used, else the last one (and a note says so).  The result holds only
+// the dump's memories, in the dump's node, with notes naming each cut.
+// False with a one-line *error when a file cannot be read or no marker of
+// the dump is in the log (the run had no -level realm_shadow=2, or the dump
+// is from another run).
+bool IngestRealmLogAtDump(const std::string& log_path,
+                          const std::string& dump_path, DumpFile* out,
+                          std::string* error);
 
 }  // namespace realm_shadow
 
