@@ -971,6 +971,33 @@ bool IngestRealmLogAtDump(const std::string& log_path,
     }
     RealmLogReader reader;
     for (size_t i = 0; i < chosen->line; ++i) reader.FeedLine(lines[i]);
+    // A failure dump is written at the failure, inside Realm's
+    // notify_allocation and before Realm logs the outcome: the log states
+    // that failure in a line after the marker.  That one line (the failed
+    // instance's outcome, the newest failure of the dumped memory) is
+    // applied too; nothing else after the marker is.
+    std::string late_failure;
+    if (chosen->marker.reason == "failure" && !want_memory.failures.empty()) {
+      const uint64_t failed = want_memory.failures.back().instance;
+      for (size_t i = chosen->line + 1; i < lines.size(); ++i) {
+        PrefixedLine p;
+        if (!SplitPrefix(lines[i], &p) || p.logger != "inst") continue;
+        uint64_t inst = 0;
+        const bool outcome =
+            (StartsWith(p.message, "allocation failed:") &&
+             HexField(p.message, "inst=", &inst) && inst == failed) ||
+            (StartsWith(p.message, "instance allocation failed - out of "
+                                   "memory in mem ") &&
+             RealmMemoryOfInstance(failed) == want_memory.memory_id);
+        if (!outcome) continue;
+        reader.FeedLine(lines[i]);
+        late_failure = "; the failure line of " + HexId(failed) + " (line " +
+                       std::to_string(i + 1) +
+                       ", logged after the dump was taken at the failure) "
+                       "applied too";
+        break;
+      }
+    }
     DumpFile cut = reader.Dump();
     Snapshot picture;
     bool found = false;
@@ -993,7 +1020,7 @@ bool IngestRealmLogAtDump(const std::string& log_path,
         " (the marker of " + chosen->marker.file + ", reason " +
         chosen->marker.reason + ", sequence " +
         std::to_string(chosen->marker.sequence) + ")" +
-        (by_name ? "; matched by file name only" : "") +
+        (by_name ? "; matched by file name only" : "") + late_failure +
         (sequence_matched
              ? ""
              : "; the dump's sequence " +

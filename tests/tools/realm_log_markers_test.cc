@@ -216,6 +216,48 @@ TEST_F(CutAtDump, RefusesALogWithoutTheDumpsMarker) {
                                     &cut, &error));
 }
 
+TEST_F(CutAtDump, AFailureDumpTakesTheFailureLineLoggedAfterIt) {
+  // The tracker writes a failure dump inside Realm's notify_allocation,
+  // before Realm logs "allocation failed": that one later line counts.
+  DumpFile dump;
+  Snapshot s;
+  s.memory_id = kSys;
+  s.sequence = 3;
+  Failure f;
+  f.instance = 0x4000000000000001ull;
+  f.size = 9000;
+  s.failures.push_back(f);
+  dump.memories.push_back(s);
+  std::string error;
+  ASSERT_TRUE(WriteDump(dump_path_, dump, &error)) << error;
+  DumpMarker m;
+  m.memory_id = kSys;
+  m.sequence = 3;
+  m.reason = "failure";
+  m.file = dump_path_;
+  std::vector<std::string> lines = {
+      "Memory:1e00000000000000, SYSTEM_MEM, capacity: 4096",
+      Line("inst", "creating new local instance: 4000000000000001", 2),
+      Line("inst", "instance layout: inst=4000000000000001 "
+                   "layout=Layout(bytes=9000, align=32)"),
+      Line("realm_shadow", DumpMarkerLine(m), 2)};
+  for (auto& l : Allocation("4000000000000002", 0)) lines.push_back(l);
+  lines.push_back(Line("inst", "allocation failed: inst=4000000000000001", 2));
+  DumpFile cut;
+  ASSERT_TRUE(IngestRealmLogAtDump(WriteLog(lines), dump_path_, &cut, &error))
+      << error;
+  ASSERT_EQ(cut.memories.size(), 1u);
+  ASSERT_EQ(cut.memories[0].failures.size(), 1u);
+  EXPECT_EQ(cut.memories[0].failures[0].size, 9000u);
+  // Nothing else after the marker: the later allocation is not there.
+  EXPECT_TRUE(cut.memories[0].allocations.empty());
+  // A request dump at the same place does not take the later line.
+  m.reason = "request";
+  lines[3] = Line("realm_shadow", DumpMarkerLine(m), 2);
+  ASSERT_TRUE(IngestRealmLogAtDump(WriteLog(lines), dump_path_, &cut, &error));
+  EXPECT_TRUE(cut.memories[0].failures.empty());
+}
+
 TEST(DumpMarker, LineRoundTripsAndBadLinesAreRefused) {
   DumpMarker m;
   m.memory_id = 0x1e00010000000002ull;
