@@ -1,21 +1,31 @@
 // bench/callgrind_event_cost.cc - instructions per hot-path event, for
 // scripts/check-instructions.
 //
-// Registers one caller-serialized memory and makes about 100k hook calls
-// (released + allocated pairs, plus the fill), draining the journal between
-// batches of 8192 events, outside the hooks.  scripts/check-instructions
-// runs it under
-//   valgrind --tool=callgrind --collect-atstart=no
-//            --toggle-collect=realm_shadow_allocated
-//            --toggle-collect=realm_shadow_released
-// so that exactly the instructions executed inside the two hooks (and
-// anything they call) are counted, and divides by the hook calls this
-// program reports ("events").  No hook may find its journal full (that
-// would count the consumer's work): the program exits 1 if one did.
+// Usage: realm_shadow_event_cost [hooks|heap] [serialized|concurrent]
+// Registers one memory and makes about 100k events (release + allocation
+// pairs, plus the fill), draining the journal between batches of 8192
+// events, outside the counted code.  `hooks`: the event hooks
+// (realm_shadow_released / realm_shadow_allocated), as a decision-point
+// integration calls them.  `heap`: a HeapObserver in a heap, as Realm's
+// BasicRangeAllocator carries it (Removed / Placed, with their inline test
+// of the observer, in the noinline functions HeapRemoved / HeapPlaced,
+// which call realm_shadow_heap_removed / _placed).
+// scripts/check-instructions runs it under
+//   valgrind --tool=callgrind --collect-atstart=no --toggle-collect=F ...
+// for the two hook functions F of the mode, so that exactly the
+// instructions executed inside them (and anything they call) are counted,
+// and divides by the events this program reports ("events").  No event may find its
+// journal full (that would count the consumer's work): the program exits 1
+// if one did.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 
+#include <cstring>
+#include <map>
+#include <vector>
+
+#include "realm_shadow/heap_observer.h"
 #include "realm_shadow/hooks.h"
 #include "realm_shadow/recorder/tracker.h"
 
@@ -28,25 +38,59 @@ constexpr int kFill = 1024;
 
 uint64_t hook_calls = 0;
 
+// The members a HeapObserver needs from its heap (heap_observer.h); the
+// ranges themselves are not kept: only the reports are measured.
+struct Heap {
+  struct Range {
+    uint64_t first, last;
+  };
+  static const unsigned SENTINEL = 0;
+  std::map<uint64_t, unsigned> allocated;
+  std::vector<Range> ranges;
+  realm_shadow::HeapObserver shadow_observer;
+};
+Heap heap;
+
+extern "C" __attribute__((noinline)) void HeapRemoved(uint64_t tag) {
+  heap.shadow_observer.Removed(tag);
+}
+extern "C" __attribute__((noinline)) void HeapPlaced(uint64_t tag,
+                                                     uint64_t first,
+                                                     uint64_t size) {
+  heap.shadow_observer.Placed(tag, first, size, 256);
+}
+
+bool observe_heap = false;
+
 __attribute__((noinline)) void Batch(realm_shadow_memory* m, uint64_t first) {
   for (int i = 0; i < kPairsPerBatch; ++i) {
     const uint64_t slot = (first + i) % kFill;
-    realm_shadow_released(m, slot + 1);
-    realm_shadow_allocated(m, slot + 1, slot * kSlotBytes, kSlotBytes, 256);
+    if (observe_heap) {
+      HeapRemoved(slot + 1);
+      HeapPlaced(slot + 1, slot * kSlotBytes, kSlotBytes);
+    } else {
+      realm_shadow_released(m, slot + 1);
+      realm_shadow_allocated(m, slot + 1, slot * kSlotBytes, kSlotBytes, 256);
+    }
   }
   hook_calls += 2 * kPairsPerBatch;
 }
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  observe_heap = argc > 1 && std::strcmp(argv[1], "heap") == 0;
+  const bool concurrent = argc > 2 && std::strcmp(argv[2], "concurrent") == 0;
+  unsigned flags = concurrent ? REALM_SHADOW_CONCURRENT : REALM_SHADOW_SERIALIZED;
+  if (observe_heap) flags |= REALM_SHADOW_HEAP_OBSERVED;
   realm_shadow_memory* m = realm_shadow::RegisterMemory(
       0x1e00000000000001ull, realm_shadow::MemoryKind::kSystem,
-      1024 * kSlotBytes, "event-cost", REALM_SHADOW_SERIALIZED);
+      1024 * kSlotBytes, "event-cost", flags);
   if (m == nullptr) {
     std::fprintf(stderr, "tracking is off (REALM_SHADOW=0?)\n");
     return 2;
   }
+  heap.shadow_observer.Attach(m, REALM_SHADOW_HEAP_CURRENT, heap);
   for (uint64_t slot = 0; slot < kFill; ++slot)
     realm_shadow_allocated(m, slot + 1, slot * kSlotBytes, kSlotBytes, 256);
   hook_calls += kFill;

@@ -58,9 +58,18 @@ typedef enum realm_shadow_memory_kind {
 enum {
   REALM_SHADOW_SERIALIZED = 0,   /* caller serializes this memory's hooks */
   REALM_SHADOW_CONCURRENT = 1,   /* several threads may report at once */
-  REALM_SHADOW_ADDRESSED = 2     /* offsets are device addresses and
+  REALM_SHADOW_ADDRESSED = 2,    /* offsets are device addresses and
                                     capacity is a cap on the bytes in use
                                     (dynamic framebuffer): no holes */
+  REALM_SHADOW_HEAP_OBSERVED = 4 /* events come from observing the heaps
+                                    (heap_observer.h), not from allocator
+                                    decisions */
+};
+
+/* The heaps of a Realm managed memory that an observer reports on. */
+enum {
+  REALM_SHADOW_HEAP_CURRENT = 0, /* what is placed now */
+  REALM_SHADOW_HEAP_FUTURE = 1   /* Realm's plan: where pending requests go */
 };
 
 /* The "no offset" value, for a deferred request not yet placed and for a
@@ -68,6 +77,21 @@ enum {
 #define REALM_SHADOW_NO_OFFSET UINT64_MAX
 
 typedef struct realm_shadow_memory realm_shadow_memory;
+
+/* One entry of a heap change reported in bulk (a split's pieces, the
+ * difference a swap made, a heap's whole content). */
+typedef struct realm_shadow_heap_change {
+  uint64_t instance;
+  uint64_t offset;
+  uint64_t size;
+  uint64_t alignment;  /* 0: not known to the heap */
+  int placed;          /* 1: placed at offset; 0: removed */
+} realm_shadow_heap_change;
+
+/* Writes change `index` of a bulk report into *out.  The recorder calls it
+ * once for each index, 0 to count - 1, in that order. */
+typedef void (*realm_shadow_heap_change_fn)(void *context, uint32_t index,
+                                            realm_shadow_heap_change *out);
 
 /* One piece of a redistricted range. */
 typedef struct realm_shadow_piece {
@@ -137,6 +161,52 @@ void realm_shadow_reservation_ended(realm_shadow_memory *m,
 void realm_shadow_attach_identity(realm_shadow_memory *m, uint64_t instance,
                                   uint32_t identity, int pinned);
 
+/* ---- heap observation (heap_observer.h calls these) ------------------- *
+ * What one of a memory's heaps did, reported from inside Realm's range
+ * allocator.  `heap` is REALM_SHADOW_HEAP_CURRENT or _FUTURE.  Each is one
+ * journal append, except the bulk reports, which append count + 1 records
+ * as one group (or, larger than the journal, apply it directly; never
+ * split). */
+void realm_shadow_heap_placed(realm_shadow_memory *m, int heap,
+                              uint64_t instance, uint64_t offset,
+                              uint64_t size, uint64_t alignment);
+void realm_shadow_heap_removed(realm_shadow_memory *m, int heap,
+                               uint64_t instance);
+/* old_instance's range was split in place; `count` pieces were placed. */
+void realm_shadow_heap_split(realm_shadow_memory *m, int heap,
+                             uint64_t old_instance, uint32_t count,
+                             realm_shadow_heap_change_fn change,
+                             void *context);
+/* The heap was swapped with another: `count` changes (removals first). */
+void realm_shadow_heap_swapped(realm_shadow_memory *m, int heap,
+                               uint32_t count,
+                               realm_shadow_heap_change_fn change,
+                               void *context);
+/* The heap was assigned: `count` entries, its whole new content. */
+void realm_shadow_heap_replaced(realm_shadow_memory *m, int heap,
+                                uint32_t count,
+                                realm_shadow_heap_change_fn change,
+                                void *context);
+/* The heap was rebuilt (the future heap: every plan is void until the heap
+ * places it again). */
+void realm_shadow_heap_reset(realm_shadow_memory *m, int heap);
+/* A request waits on its precondition: no heap has seen it yet (Realm's
+ * allocate_storage_deferrable with an untriggered precondition, the pieces
+ * of a redistrict that waits).  Shown as pending with no planned offset. */
+void realm_shadow_request_waiting(realm_shadow_memory *m, uint64_t instance,
+                                  uint64_t size, uint64_t alignment);
+/* A request ended without a place: it failed (instantly or eventually,
+ * Realm's INSTANT_FAILURE / EVENTUAL_FAILURE) or was cancelled. */
+void realm_shadow_request_failed(realm_shadow_memory *m, uint64_t instance,
+                                 uint64_t size, uint64_t alignment,
+                                 int eventual);
+void realm_shadow_request_cancelled(realm_shadow_memory *m,
+                                    uint64_t instance);
+/* The handle of a registered memory, or NULL (not registered here: another
+ * node's memory, or tracking off).  Takes the registry's mutex: for rare
+ * events (failures), never per allocation. */
+realm_shadow_memory *realm_shadow_find_memory(uint64_t memory_id);
+
 #else /* tracking compiled out: every hook is nothing */
 
 static inline realm_shadow_memory *realm_shadow_register_memory(
@@ -173,6 +243,39 @@ static inline void realm_shadow_reservation_ended(realm_shadow_memory *m,
     uint64_t r) { (void)m; (void)r; }
 static inline void realm_shadow_attach_identity(realm_shadow_memory *m,
     uint64_t i, uint32_t id, int p) { (void)m; (void)i; (void)id; (void)p; }
+static inline void realm_shadow_heap_placed(realm_shadow_memory *m, int h,
+    uint64_t i, uint64_t o, uint64_t s, uint64_t a) {
+  (void)m; (void)h; (void)i; (void)o; (void)s; (void)a;
+}
+static inline void realm_shadow_heap_removed(realm_shadow_memory *m, int h,
+    uint64_t i) { (void)m; (void)h; (void)i; }
+static inline void realm_shadow_heap_split(realm_shadow_memory *m, int h,
+    uint64_t o, uint32_t c, realm_shadow_heap_change_fn f, void *x) {
+  (void)m; (void)h; (void)o; (void)c; (void)f; (void)x;
+}
+static inline void realm_shadow_heap_swapped(realm_shadow_memory *m, int h,
+    uint32_t c, realm_shadow_heap_change_fn f, void *x) {
+  (void)m; (void)h; (void)c; (void)f; (void)x;
+}
+static inline void realm_shadow_heap_replaced(realm_shadow_memory *m, int h,
+    uint32_t c, realm_shadow_heap_change_fn f, void *x) {
+  (void)m; (void)h; (void)c; (void)f; (void)x;
+}
+static inline void realm_shadow_request_failed(realm_shadow_memory *m,
+    uint64_t i, uint64_t s, uint64_t a, int e) {
+  (void)m; (void)i; (void)s; (void)a; (void)e;
+}
+static inline void realm_shadow_request_cancelled(realm_shadow_memory *m,
+    uint64_t i) { (void)m; (void)i; }
+static inline void realm_shadow_heap_reset(realm_shadow_memory *m, int h) {
+  (void)m; (void)h;
+}
+static inline void realm_shadow_request_waiting(realm_shadow_memory *m,
+    uint64_t i, uint64_t s, uint64_t a) { (void)m; (void)i; (void)s; (void)a; }
+static inline realm_shadow_memory *realm_shadow_find_memory(uint64_t id) {
+  (void)id;
+  return 0;
+}
 
 #endif /* REALM_SHADOW_ENABLED */
 

@@ -61,8 +61,14 @@ constexpr size_t kMemoryFixedBytes = 40;
 constexpr size_t kMemoryCountsBytes = 48;
 constexpr size_t kCountersBytes =
     8 + 8 * (kEventTypeCount + kAnomalyKindCount) + 32;
+// The counters say how many event types they count; files written before
+// the heap-observation events count the first 12, and read with the others
+// zero.
+constexpr uint32_t kFirstEventTypeCount = 12;
+constexpr size_t kCountersMinBytes =
+    8 + 8 * (kFirstEventTypeCount + kAnomalyKindCount) + 32;
 constexpr size_t kMemoryMinBytes =
-    kMemoryFixedBytes + kMemoryCountsBytes + kCountersBytes;
+    kMemoryFixedBytes + kMemoryCountsBytes + kCountersMinBytes;
 
 // A reader refuses files whose string references would expand to more than
 // this many times the file's size (a string may be referenced more than
@@ -95,7 +101,7 @@ uint64_t IdentityBytes(const Identity& identity) {
 }
 
 uint64_t MemoryPayloadBytes(const Snapshot& s) {
-  uint64_t n = kMemoryMinBytes;
+  uint64_t n = kMemoryFixedBytes + kMemoryCountsBytes + kCountersBytes;
   n += kAllocationBytes * s.allocations.size();
   n += kPendingBytes * s.pending.size();
   n += kReservationBytes * s.reservations.size();
@@ -570,14 +576,20 @@ bool Parser::Memory(Cursor& c, const std::string& name, Snapshot* s) {
   for (uint64_t& n : counts) n = c.Get<uint64_t>();
   const uint32_t by_type = c.Get<uint32_t>();
   const uint32_t anomaly_kinds = c.Get<uint32_t>();
-  if (by_type != kEventTypeCount || anomaly_kinds != kAnomalyKindCount) {
+  if (by_type < kFirstEventTypeCount || by_type > kEventTypeCount ||
+      anomaly_kinds != kAnomalyKindCount) {
     return Fail(where + ": counters for " + std::to_string(by_type) +
                 " event types and " + std::to_string(anomaly_kinds) +
                 " anomaly kinds (this reader knows " +
+                std::to_string(kFirstEventTypeCount) + " to " +
                 std::to_string(kEventTypeCount) + " and " +
                 std::to_string(kAnomalyKindCount) + ")");
   }
-  for (uint64_t& v : s->counters.by_type) v = c.Get<uint64_t>();
+  if (!c.Has(uint64_t{8} * (by_type + anomaly_kinds) + 32)) {
+    return Fail(where + ": truncated in its counters");
+  }
+  s->counters.by_type.fill(0);
+  for (uint32_t t = 0; t < by_type; ++t) s->counters.by_type[t] = c.Get<uint64_t>();
   for (uint64_t& v : s->counters.anomalies) v = c.Get<uint64_t>();
   s->counters.failures = c.Get<uint64_t>();
   s->counters.cancelled = c.Get<uint64_t>();

@@ -143,8 +143,63 @@ ModelMemory::ModelMemory(uint64_t memory_id, realm_shadow_memory_kind kind,
     own_events_ = std::make_unique<EventTable>();
     events_ = own_events_.get();
   }
+  const unsigned flags =
+      options_.hook_flags |
+      (options_.observe_heaps ? unsigned{REALM_SHADOW_HEAP_OBSERVED} : 0u);
   handle_ = realm_shadow_register_memory(memory_id_, kind_, capacity_,
-                                         name_.c_str(), options_.hook_flags);
+                                         name_.c_str(), flags);
+  if (options_.observe_heaps) {
+    entries_ = handle_;
+    for (RangeAllocator* heap : {&current_, &future_, &release_})
+      heap->set_instance_of(&ModelMemory::InstanceOfKey, this);
+    current_.shadow_observer.Attach(handle_, REALM_SHADOW_HEAP_CURRENT, current_);
+    future_.shadow_observer.Attach(handle_, REALM_SHADOW_HEAP_FUTURE, future_);
+  } else {
+    decisions_ = handle_;
+  }
+}
+
+uint64_t ModelMemory::InstanceOfKey(const void* memory, uint64_t key) {
+  const auto* self = static_cast<const ModelMemory*>(memory);
+  auto it = self->records_.find(key);
+  if (it != self->records_.end()) return it->second->instance;
+  auto retired = self->retired_keys_.find(key);
+  // Every other tag in a heap has its record; a missing one is a model bug,
+  // and the shadow will say so (an unknown instance).
+  return retired == self->retired_keys_.end() ? (uint64_t{1} << 63) | key
+                                              : retired->second;
+}
+
+void ModelMemory::EraseRecord(uint64_t key) {
+  auto it = records_.find(key);
+  if (it == records_.end()) return;
+  // Realm's own bookkeeping can end an instance whose range a heap still
+  // holds (see current_contents()); the heaps' tag must still name it.
+  if (current_.Contains(key) || future_.Contains(key))
+    retired_keys_[key] = it->second->instance;
+  records_.erase(it);
+}
+
+std::vector<InstanceView> ModelMemory::current_contents() const {
+  std::vector<InstanceView> out;
+  out.reserve(current_.allocated_count());
+  for (const auto& [key, range] : current_.allocations()) {
+    InstanceView v;
+    v.instance = InstanceOfKey(this, key);
+    v.offset = range.first;
+    v.size = range.size();
+    v.holds_range = true;
+    auto rec = records_.find(key);
+    if (rec != records_.end()) {
+      v.state = rec->second->state;
+      v.alignment = rec->second->alignment;
+    } else {
+      // Held, and nothing in Realm's queues will release it.
+      v.state = InstanceState::kLive;
+    }
+    out.push_back(v);
+  }
+  return out;
 }
 
 ModelMemory::~ModelMemory() { *alive_ = false; }
@@ -264,7 +319,7 @@ bool ModelMemory::AttemptReleaseReordering(SuccessList* successes) {
   }
 
   if (a_now == pending_allocs_.end()) {
-    current_ = std::move(test);
+    current_.Swap(test);
     pending_allocs_.clear();
     for (uint64_t k : TakeReadyReleases()) OnReleaseApplied(k);
     return true;
@@ -294,8 +349,8 @@ bool ModelMemory::AttemptReleaseReordering(SuccessList* successes) {
     if (!it3->ready) ApplyRelease(test_future, it3->key, true);
   const std::vector<uint64_t> applied = TakeReadyReleases();
   pending_allocs_.erase(pending_allocs_.begin(), a_now);
-  current_ = std::move(test);
-  future_ = std::move(test_future);
+  current_.Swap(test);
+  future_.Swap(test_future);
   release_ = current_;
   for (uint64_t k : applied) OnReleaseApplied(k);
   return true;
@@ -345,12 +400,12 @@ void ModelMemory::ReleaseStorageDeferrable(uint64_t key, bool triggered) {
       } else {
         pending_releases_.push_back(PendingRelease{key, true, ++cur_release_seqid_});
         r->state = InstanceState::kReleaseReady;
-        realm_shadow_release_requested(handle_, r->instance, 1);
+        realm_shadow_release_requested(decisions_, r->instance, 1);
         for (uint64_t pk : r->piece_keys) {
           Record* p = FindByKey(pk);
           if (p && !p->reported_pending) {
             p->reported_pending = true;
-            realm_shadow_deferred(handle_, p->instance, p->size, p->alignment,
+            realm_shadow_deferred(decisions_, p->instance, p->size, p->alignment,
                                   REALM_SHADOW_NO_OFFSET);
           }
         }
@@ -420,7 +475,7 @@ void ModelMemory::ReleaseStorageImmediate(uint64_t key, bool poisoned) {
       } else {
         ApplyRelease(release_, key, false);
         if (Record* r = FindByKey(key))
-          realm_shadow_release_requested(handle_, r->instance, 1);
+          realm_shadow_release_requested(decisions_, r->instance, 1);
       }
     }
     if (!pending_allocs_.empty()) AttemptReleaseReordering(&successes);
@@ -429,7 +484,7 @@ void ModelMemory::ReleaseStorageImmediate(uint64_t key, bool poisoned) {
     if (Record* r = FindByKey(key)) {
       if (r->state == InstanceState::kReleasePending ||
           r->state == InstanceState::kReleaseReady)
-        realm_shadow_release_cancelled(handle_, r->instance);
+        realm_shadow_release_cancelled(decisions_, r->instance);
       r->state = InstanceState::kLive;
       r->destroy_requested = false;
       if (r->is_redistrict) {
@@ -442,7 +497,14 @@ void ModelMemory::ReleaseStorageImmediate(uint64_t key, bool poisoned) {
     if (pending_allocs_.empty()) {
       pending_releases_.erase(it);
     } else {
-      // Rewrite the future without this release.
+      // Rewrite the future without this release.  As Realm does, the
+      // release heap restarts from the current one and the ready releases
+      // are not applied to it again (current_contents() says what follows).
+      for (const PendingRelease& pr : pending_releases_)
+        if (pr.ready && pr.key != key) {
+          ++ready_releases_dropped_;
+          break;
+        }
       future_ = current_;
       release_ = current_;
       auto it2 = pending_allocs_.begin();
@@ -479,7 +541,7 @@ void ModelMemory::AllocateStorageImmediate(uint64_t key, bool poisoned) {
   Record* r = FindByKey(key);
   if (!r) return;
   if (r->cancelled) {
-    records_.erase(key);
+    EraseRecord(key);
     return;
   }
   const bool deferred_destroy_exists = r->delayed_destroy;
@@ -523,26 +585,32 @@ void ModelMemory::OnAllocationOutcome(uint64_t key, AllocationResult result,
       else
         r->state = InstanceState::kLive;
       if (r->reported_pending)
-        realm_shadow_deferred_completed(handle_, instance, offset);
+        realm_shadow_deferred_completed(decisions_, instance, offset);
       else
-        realm_shadow_allocated(handle_, instance, offset, r->size, r->alignment);
+        realm_shadow_allocated(decisions_, instance, offset, r->size, r->alignment);
       r->reported_pending = false;
       break;
     case AllocationResult::kDeferred:
       r->state = InstanceState::kPending;
       if (!r->reported_pending) {
         r->reported_pending = true;
-        realm_shadow_deferred(handle_, instance, r->size, r->alignment, offset);
+        realm_shadow_deferred(decisions_, instance, r->size, r->alignment, offset);
       }
       break;
     case AllocationResult::kInstantFailure:
     case AllocationResult::kEventualFailure:
     case AllocationResult::kCancelled:
+      // notify_allocation's site (realm_sites.h AllocationOutcome).
+      if (result == AllocationResult::kCancelled)
+        realm_shadow_request_cancelled(entries_, instance);
+      else
+        realm_shadow_request_failed(entries_, instance, r->size, r->alignment,
+                                    result == AllocationResult::kEventualFailure);
       r->state = InstanceState::kFailed;
       if (r->reported_pending)
-        realm_shadow_deferred_failed(handle_, instance);
+        realm_shadow_deferred_failed(decisions_, instance);
       else
-        realm_shadow_allocation_failed(handle_, instance, r->size, r->alignment);
+        realm_shadow_allocation_failed(decisions_, instance, r->size, r->alignment);
       r->reported_pending = false;
       offset = CreateResult::kNoOffsetValue;
       break;
@@ -580,9 +648,9 @@ void ModelMemory::OnReleaseApplied(uint64_t key) {
     if (any_reported_pending) {
       // The shadow holds the pieces as deferred: the old range goes, then
       // each piece completes or fails.
-      realm_shadow_released(handle_, r->instance);
+      realm_shadow_released(decisions_, r->instance);
     } else {
-      realm_shadow_redistricted(handle_, r->instance,
+      realm_shadow_redistricted(decisions_, r->instance,
                                 static_cast<uint32_t>(placed.size()),
                                 placed.empty() ? nullptr : placed.data());
     }
@@ -609,10 +677,10 @@ void ModelMemory::OnReleaseApplied(uint64_t key) {
                                   ? AllocationResult::kEventualFailure
                                   : AllocationResult::kInstantFailure, 0);
   } else {
-    realm_shadow_released(handle_, r->instance);
+    realm_shadow_released(decisions_, r->instance);
   }
   r = FindByKey(key);
-  if (r && r->acknowledged) records_.erase(key);
+  if (r && r->acknowledged) EraseRecord(key);
 }
 
 void ModelMemory::OnDestroyAcknowledged(uint64_t key) {
@@ -626,7 +694,7 @@ void ModelMemory::OnDestroyAcknowledged(uint64_t key) {
     key_of_instance_.erase(it);
     ReleaseIndex(r->instance);
   }
-  if (r->range_released) records_.erase(key);
+  if (r->range_released) EraseRecord(key);
   else r->state = InstanceState::kReleaseReady;
 }
 
@@ -638,6 +706,11 @@ void ModelMemory::DestroyTriggered(uint64_t key, bool poisoned) {
     r->destroy_fired_poisoned = poisoned;
     return;
   }
+  // release_storage_immediate's entry site (realm_sites.h ReleaseFired).
+  if (poisoned)
+    realm_shadow_release_cancelled(entries_, r->instance);
+  else
+    realm_shadow_release_requested(entries_, r->instance, 1);
   ReleaseStorageImmediate(key, poisoned);
   if (!poisoned) OnDestroyAcknowledged(key);
 }
@@ -680,8 +753,11 @@ CreateResult ModelMemory::Create(uint64_t size, uint64_t alignment,
   }
   // The request enters the allocator when its precondition fires.
   r.reported_pending = true;
-  realm_shadow_deferred(handle_, r.instance, size, alignment,
+  realm_shadow_deferred(decisions_, r.instance, size, alignment,
                         REALM_SHADOW_NO_OFFSET);
+  // allocate_storage_deferrable's entry site (realm_sites.h
+  // AllocationRequested): a request that no heap has seen yet.
+  realm_shadow_request_waiting(entries_, r.instance, size, alignment);
   std::weak_ptr<bool> alive = alive_;
   events_->AddWaiter(precondition, [this, alive, key](bool p) {
     if (auto a = alive.lock(); a && *a) AllocateStorageImmediate(key, p);
@@ -704,16 +780,23 @@ bool ModelMemory::Destroy(uint64_t instance, Event after) {
       r->destroy_requested = true;
       if (triggered) {
         if (poisoned) { r->destroy_requested = false; return true; }
-        realm_shadow_released(handle_, instance);
+        realm_shadow_release_requested(entries_, instance, 1);
+        realm_shadow_released(decisions_, instance);
         r->range_released = true;
         OnDestroyAcknowledged(key);
       } else {
+        realm_shadow_release_requested(entries_, instance, 0);
         events_->AddWaiter(after, [this, alive, key](bool p) {
           if (auto a = alive.lock(); !a || !*a) return;
           Record* rr = FindByKey(key);
           if (!rr) return;
-          if (p) { rr->destroy_requested = false; return; }
-          realm_shadow_released(handle_, rr->instance);
+          if (p) {
+            realm_shadow_release_cancelled(entries_, rr->instance);
+            rr->destroy_requested = false;
+            return;
+          }
+          realm_shadow_release_requested(entries_, rr->instance, 1);
+          realm_shadow_released(decisions_, rr->instance);
           rr->range_released = true;
           OnDestroyAcknowledged(key);
         });
@@ -727,7 +810,7 @@ bool ModelMemory::Destroy(uint64_t instance, Event after) {
       r->destroy_requested = true;
       r->destroy_when_placed = true;
       r->destroy_after = after;
-      realm_shadow_release_requested(handle_, instance, 0);
+      realm_shadow_release_requested(decisions_, instance, 0);
       return true;
 
     case InstanceState::kAwaitingCreate:
@@ -736,7 +819,8 @@ bool ModelMemory::Destroy(uint64_t instance, Event after) {
       if (triggered) {
         // Destroyed before it was ever requested from the allocator.
         r->cancelled = true;
-        realm_shadow_released(handle_, instance);
+        realm_shadow_released(decisions_, instance);
+        realm_shadow_request_cancelled(entries_, instance);
         ++outcomes_[static_cast<int>(AllocationResult::kCancelled)];
         if (observer_) observer_(instance, AllocationResult::kCancelled,
                                  CreateResult::kNoOffsetValue);
@@ -744,7 +828,8 @@ bool ModelMemory::Destroy(uint64_t instance, Event after) {
         ReleaseIndex(instance);
         return true;
       }
-      realm_shadow_release_requested(handle_, instance, 0);
+      realm_shadow_release_requested(decisions_, instance, 0);
+      realm_shadow_release_requested(entries_, instance, 0);
       ReleaseStorageDeferrable(key, false);
       events_->AddWaiter(after, [this, alive, key](bool p) {
         if (auto a = alive.lock(); a && *a) DestroyTriggered(key, p);
@@ -754,13 +839,16 @@ bool ModelMemory::Destroy(uint64_t instance, Event after) {
     case InstanceState::kLive:
       if (triggered && poisoned) return true;  // silently cancelled
       r->destroy_requested = true;
+      // release_storage_deferrable's entry site (realm_sites.h
+      // ReleaseRequested).
+      realm_shadow_release_requested(entries_, instance, triggered ? 1 : 0);
       if (triggered) {
         ReleaseStorageDeferrable(key, true);
         OnDestroyAcknowledged(key);
         return true;
       }
       r->state = InstanceState::kReleasePending;
-      realm_shadow_release_requested(handle_, instance, 0);
+      realm_shadow_release_requested(decisions_, instance, 0);
       ReleaseStorageDeferrable(key, false);
       events_->AddWaiter(after, [this, alive, key](bool p) {
         if (auto a = alive.lock(); a && *a) DestroyTriggered(key, p);
@@ -819,16 +907,23 @@ RedistrictResult ModelMemory::Redistrict(uint64_t old_instance,
     out.done = true;
     return out;
   }
+  // reuse_storage_deferrable's entry site (realm_sites.h
+  // RedistrictRequested): pieces that wait, and the old range's release.
+  for (uint64_t pk : piece_keys) {
+    const Record* p = FindByKey(pk);
+    realm_shadow_request_waiting(entries_, p->instance, p->size, p->alignment);
+  }
+  realm_shadow_release_requested(entries_, old_instance, triggered ? 1 : 0);
   if (triggered) {
     ReleaseStorageDeferrable(old_key, true);
     OnDestroyAcknowledged(old_key);
   } else {
     r->state = InstanceState::kReleasePending;
-    realm_shadow_release_requested(handle_, old_instance, 0);
+    realm_shadow_release_requested(decisions_, old_instance, 0);
     for (uint64_t pk : piece_keys) {
       Record* p = FindByKey(pk);
       p->reported_pending = true;
-      realm_shadow_deferred(handle_, p->instance, p->size, p->alignment,
+      realm_shadow_deferred(decisions_, p->instance, p->size, p->alignment,
                             REALM_SHADOW_NO_OFFSET);
     }
     ReleaseStorageDeferrable(old_key, false);
@@ -908,6 +1003,15 @@ std::vector<InstanceView> ModelMemory::Instances() const {
 }
 
 size_t ModelMemory::live_count() const { return current_.allocated_count(); }
+
+std::optional<uint64_t> ModelMemory::PlannedOffset(uint64_t instance) const {
+  const Record* r = FindByInstance(instance);
+  if (!r) return std::nullopt;
+  uint64_t off, size;
+  if (current_.Lookup(r->key, &off, &size)) return std::nullopt;  // placed
+  if (!future_.Lookup(r->key, &off, &size)) return std::nullopt;
+  return off;
+}
 
 }  // namespace model
 }  // namespace realm_shadow

@@ -33,13 +33,19 @@
 //    id is freed when its destruction is acknowledged (precondition
 //    triggered), as Realm does, even if the heap applies the release later.
 //
-// Hooks: realm_shadow_register_memory at construction (SERIALIZED); then
+// Hooks (ModelMemoryOptions::observe_heaps = false): realm_shadow_register_
+// memory at construction (SERIALIZED); then
 // allocated / deferred (planned offset from the future heap) /
 // deferred_completed / deferred_failed / allocation_failed /
 // release_requested / released / redistricted / reserved /
 // reservation_ended, each called after the model's state change it reports,
-// except release hooks, which come before the range is handed back.  A NULL
-// memory handle (tracking off) changes nothing in the model's behaviour.
+// except release hooks, which come before the range is handed back.  With
+// observe_heaps = true the model reports as realm_sites.h does in Realm
+// instead: its current and future heaps carry HeapObservers, and it calls
+// the entry-site hooks where Realm's allocate_storage_deferrable,
+// release_storage_deferrable, reuse_storage_deferrable,
+// release_storage_immediate and notify_allocation begin.  A NULL memory
+// handle (tracking off) changes nothing in the model's behaviour.
 //
 // Cost: Create/Destroy without pending work is a first-fit walk over the
 // free ranges plus O(log n) map updates.  With pending work, Realm copies
@@ -170,6 +176,13 @@ struct ModelMemoryOptions {
   // Shared event table; the memory makes its own when null.
   EventTable* events = nullptr;
   unsigned hook_flags = REALM_SHADOW_SERIALIZED;
+  // How the memory reports, as a real integration would (realm_sites.h):
+  //  false: the decision hooks (allocated, deferred, released, ... at the
+  //    points where the algorithm decides);
+  //  true: heap observation (the current and future heaps carry observers)
+  //    plus the entry sites of Realm's allocate/release/reuse functions and
+  //    of notify_allocation.  The memory registers REALM_SHADOW_HEAP_OBSERVED.
+  bool observe_heaps = false;
 };
 
 // Called for every allocation outcome (Realm's notify_allocation), after
@@ -237,6 +250,25 @@ class ModelMemory {
 
   // The `current` heap: what is placed now.
   const RangeAllocator& current_heap() const { return current_; }
+  // Every range the current heap holds, with its instance and state.  Unlike
+  // Instances(), this includes ranges whose instance Realm's bookkeeping has
+  // already ended.  Realm 25.06's remove_pending_release (a poisoned release
+  // while allocations are pending) resets the release heap to the current
+  // heap as it is then, without the ready releases; a later reordering swaps
+  // a heap built from that one in as `current`, which brings back ranges the
+  // current heap had given back since and drops placements made since, and
+  // erases the ready releases, so the ranges they held stay in `current`
+  // with nothing left to release them.  The model does what Realm does; such
+  // a range shows as kLive (held, with no release pending).
+  std::vector<InstanceView> current_contents() const;
+  // How often a poisoned release reset the release heap while ready
+  // releases were queued (the start of the behaviour described above; from
+  // then on Realm's heap, keyed by instance id, and the model's, keyed by a
+  // private key, may hold different things).
+  uint64_t ready_releases_dropped() const { return ready_releases_dropped_; }
+  // Where the future heap plans a request that is not placed yet (pending,
+  // or a piece of a queued redistrict); nullopt when it has no plan there.
+  std::optional<uint64_t> PlannedOffset(uint64_t instance) const;
   uint64_t free_bytes() const { return current_.free_bytes(); }
   uint64_t largest_free() const { return current_.largest_free(); }
   size_t live_count() const;  // instances holding a range (incl. zero-byte)
@@ -301,6 +333,15 @@ class ModelMemory {
   const std::string name_;
   const ModelMemoryOptions options_;
   realm_shadow_memory* handle_ = nullptr;
+  // The handle the decision hooks report to (NULL when observing heaps) and
+  // the one the entry-site hooks report to (NULL when not).
+  realm_shadow_memory* decisions_ = nullptr;
+  realm_shadow_memory* entries_ = nullptr;
+  static uint64_t InstanceOfKey(const void* memory, uint64_t key);
+  void EraseRecord(uint64_t key);
+  // Instances of keys whose record is gone while a heap still holds them.
+  absl::flat_hash_map<uint64_t, uint64_t> retired_keys_;
+  uint64_t ready_releases_dropped_ = 0;
 
   // Waiters outlive nothing: a shared table may fire after this memory is
   // gone, and then they find this flag false and return.

@@ -52,6 +52,7 @@ bool RangeAllocator::Allocate(Tag tag, uint64_t size, uint64_t alignment,
     // Realm gives empty requests offset 0 and keeps them out of the ranges.
     allocated_.emplace(tag, Range{0, 0});
     *offset = 0;
+    shadow_observer.Placed(InstanceOf(tag), 0, 0, alignment);
     return true;
   }
   for (auto it = free_.begin(); it != free_.end(); ++it) {
@@ -71,6 +72,7 @@ bool RangeAllocator::Allocate(Tag tag, uint64_t size, uint64_t alignment,
     free_bytes_ -= size;
     allocated_.emplace(tag, Range{start, end});
     *offset = start;
+    shadow_observer.Placed(InstanceOf(tag), start, size, alignment);
     return true;
   }
   return false;
@@ -109,6 +111,7 @@ bool RangeAllocator::Deallocate(Tag tag) {
   const Range r = it->second;
   allocated_.erase(it);
   InsertFree(r.first, r.last);
+  shadow_observer.Removed(InstanceOf(tag));
   return true;
 }
 
@@ -147,7 +150,43 @@ size_t RangeAllocator::SplitRange(Tag old_tag, std::vector<Piece>* pieces,
     free_bytes_ -= old.last - cursor;
     InsertFree(cursor, old.last);
   }
+  ReportSplit(old_tag, *pieces, placed);
   return placed;
+}
+
+void RangeAllocator::ReportSplit(Tag old_tag, const std::vector<Piece>& pieces,
+                                 size_t placed) const {
+  if (!shadow_observer.observed()) return;
+  // As HeapSplitScope does for Realm: the placed pieces, and in the future
+  // heap also the ones it could not place.
+  const bool all = shadow_observer.heap() == REALM_SHADOW_HEAP_FUTURE;
+  struct Context {
+    const RangeAllocator* heap;
+    const std::vector<Piece>* pieces;
+    size_t placed;
+  } context{this, &pieces, placed};
+  realm_shadow_heap_split(
+      shadow_observer.memory(), shadow_observer.heap(), InstanceOf(old_tag),
+      static_cast<uint32_t>(all ? pieces.size() : placed),
+      [](void* c, uint32_t i, realm_shadow_heap_change* out) {
+        const auto* ctx = static_cast<const Context*>(c);
+        const Piece& p = (*ctx->pieces)[i];
+        const bool fits = i < ctx->placed;
+        *out = realm_shadow_heap_change{ctx->heap->InstanceOf(p.tag),
+                                        fits ? p.offset : 0, p.size,
+                                        p.alignment, fits ? 1 : 0};
+      },
+      &context);
+}
+
+void RangeAllocator::Swap(RangeAllocator& other) {
+  std::swap(capacity_, other.capacity_);
+  std::swap(free_bytes_, other.free_bytes_);
+  free_.swap(other.free_);
+  allocated_.swap(other.allocated_);
+  std::swap(instance_of_, other.instance_of_);
+  std::swap(instance_context_, other.instance_context_);
+  HeapSwapped(*this, other);
 }
 
 bool RangeAllocator::Lookup(Tag tag, uint64_t* first, uint64_t* size) const {

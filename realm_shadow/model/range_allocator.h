@@ -30,6 +30,13 @@
 // range.  Allocation keeps Realm's cost, a walk over the free ranges until
 // one fits, because that walk is what a program running on Realm pays.
 //
+// Heap observation: like Realm's BasicRangeAllocator, the heap carries a
+// HeapObserver (realm_shadow/heap_observer.h) as its last member and reports
+// every successful Allocate, Deallocate and SplitRange, and Swap's
+// difference, to it; copies are not observed.  Tags are the model's own keys,
+// so the observer is told the instance id of a tag through InstanceOf
+// (set_instance_of; the tag itself by default).
+//
 // Not thread-safe (Realm holds allocator_mutex around every call).  Copying
 // is O(allocated + free ranges), as Realm's copies of its heaps are.
 #ifndef REALM_SHADOW_MODEL_RANGE_ALLOCATOR_H_
@@ -41,6 +48,7 @@
 
 #include "absl/container/btree_map.h"
 #include "absl/container/flat_hash_map.h"
+#include "realm_shadow/heap_observer.h"
 
 namespace realm_shadow {
 namespace model {
@@ -94,6 +102,23 @@ class RangeAllocator {
   bool Lookup(Tag tag, uint64_t* first, uint64_t* size) const;
   bool Contains(Tag tag) const { return allocated_.contains(tag); }
 
+  // Exchanges the contents of two heaps, as Realm's swap does; each keeps its
+  // observer, and an observed side reports the difference.
+  void Swap(RangeAllocator& other);
+
+  // The instance id the observer is told for a tag.
+  using InstanceOfFn = uint64_t (*)(const void* context, Tag tag);
+  void set_instance_of(InstanceOfFn fn, const void* context) {
+    instance_of_ = fn;
+    instance_context_ = context;
+  }
+  uint64_t InstanceOf(Tag tag) const {
+    return instance_of_ ? instance_of_(instance_context_, tag) : tag;
+  }
+  const absl::flat_hash_map<Tag, Range>& allocations() const {
+    return allocated_;
+  }
+
   // ---- figures (each is a walk over the free ranges unless noted) ------
   uint64_t capacity() const { return capacity_; }
   uint64_t free_bytes() const { return free_bytes_; }         // O(1)
@@ -118,13 +143,48 @@ class RangeAllocator {
   // Frees [first, last), merging with neighbours.
   void InsertFree(uint64_t first, uint64_t last);
 
+  void ReportSplit(Tag old_tag, const std::vector<Piece>& pieces,
+                   size_t placed) const;
+
   uint64_t capacity_ = 0;
   uint64_t free_bytes_ = 0;
   absl::btree_map<uint64_t, uint64_t> free_;      // first -> last
   absl::flat_hash_map<Tag, Range> allocated_;     // zero-byte: {0, 0}
+  InstanceOfFn instance_of_ = nullptr;
+  const void* instance_context_ = nullptr;
+
+ public:
+  // Last, so that an assignment copies the contents before this member
+  // reports them (heap_observer.h).
+  HeapObserver shadow_observer;
 };
 
 }  // namespace model
+
+// How the heap observer reads a model heap: unordered tags, ids through
+// InstanceOf.
+template <>
+struct HeapContents<model::RangeAllocator> {
+  using Heap = model::RangeAllocator;
+  static constexpr bool kOrdered = false;
+  using Iterator = absl::flat_hash_map<Heap::Tag, Heap::Range>::const_iterator;
+  static Iterator Begin(const Heap& heap) { return heap.allocations().begin(); }
+  static Iterator End(const Heap& heap) { return heap.allocations().end(); }
+  static void Entry(const Heap& heap, Iterator it, uint64_t* id,
+                    uint64_t* first, uint64_t* size) {
+    *id = heap.InstanceOf(it->first);
+    *first = it->second.first;
+    *size = it->second.size();
+  }
+  static bool Find(const Heap& heap, Heap::Tag tag, uint64_t* first,
+                   uint64_t* size) {
+    return heap.Lookup(tag, first, size);
+  }
+  static uint64_t Id(const Heap& heap, Heap::Tag tag) {
+    return heap.InstanceOf(tag);
+  }
+};
+
 }  // namespace realm_shadow
 
 #endif  // REALM_SHADOW_MODEL_RANGE_ALLOCATOR_H_

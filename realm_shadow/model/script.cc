@@ -181,6 +181,7 @@ bool ScriptRunner::Execute(const std::vector<std::string>& w, std::string* error
     m->realm_kind = w[2];
     ModelMemoryOptions mo;
     mo.events = &events_;
+    mo.observe_heaps = options_.observe_heaps;
     m->model = std::make_unique<ModelMemory>((uint64_t{0x1e} << 56) | index,
                                              KindOf(w[2]), capacity, w[2], mo);
     Memory* mp = m.get();
@@ -424,6 +425,7 @@ void ScriptRunner::Checkpoint(const std::string& label) {
   }
   cp.lines.push_back("=== TRUTH END " + ck + " ===");
   result_.checkpoints.push_back(std::move(cp));
+  if (options_.on_checkpoint) options_.on_checkpoint(label, *this);
 }
 
 std::vector<ScriptCheckpoint> ParseTruthBlocks(std::istream& in) {

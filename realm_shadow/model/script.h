@@ -29,6 +29,7 @@
 #define REALM_SHADOW_MODEL_SCRIPT_H_
 
 #include <cstdint>
+#include <functional>
 #include <istream>
 #include <map>
 #include <memory>
@@ -40,12 +41,19 @@
 namespace realm_shadow {
 namespace model {
 
+class ScriptRunner;
+
 struct ScriptOptions {
   // Capacity by Realm kind name when a `mem` line gives none.  Realm's own
   // defaults are -ll:csize 512 (MiB) and -ll:rsize 0.
   std::map<std::string, uint64_t> capacity_by_kind = {
       {"SYSTEM_MEM", uint64_t{512} << 20}, {"REGDMA_MEM", 0}};
   uint64_t default_alignment = 32;
+  // Memories report through heap observation (ModelMemoryOptions).
+  bool observe_heaps = false;
+  // Called at each checkpoint, after its truth block is written.
+  std::function<void(const std::string& label, ScriptRunner& runner)>
+      on_checkpoint;
 };
 
 // Reads -ll:csize / -ll:rsize / -ll:fsize / -ll:zsize (MiB, as Realm reads

@@ -24,8 +24,29 @@ enum class EventType : uint8_t {
   kReserved = 9,           // instance = reservation id, offset or kNoOffset, size
   kReservationEnded = 10,  // instance = reservation id
   kAttachIdentity = 11,    // instance, offset = identity, size = pinned (0/1)
+  // Heap observation (realm_shadow/heap_observer.h): what Realm's heaps did,
+  // not what its deferral algorithm decided.  snapshot.h gives the meaning.
+  kHeapPlaced = 12,        // instance, offset, size, alignment: in `current`
+  kHeapRemoved = 13,       // instance: out of `current`
+  kHeapSplit = 14,         // group: instance = old, aux = count; pieces follow
+  kHeapSwapped = 15,       // group: aux = count; kHeapRemoved / kHeapPlaced
+                           // records follow, the difference a swap made
+  kHeapReplaced = 16,      // group: aux = count; kHeapPlaced records follow,
+                           // the whole new content of `current`
+  kFuturePlaced = 17,      // instance, offset = planned, size, alignment
+  kRequestFailed = 18,     // instance, offset = 1 if eventual, size, alignment
+  kRequestCancelled = 19,  // instance
+  kNoop = 20,              // a slot whose group was applied directly
+  kFutureReset = 21,       // the future heap was rebuilt: no plan stands
 };
-inline constexpr int kEventTypeCount = 12;
+inline constexpr int kEventTypeCount = 22;
+
+// The records that head a group: aux is the number of records that follow,
+// and a consumer applies the header and all of them or none.
+inline constexpr bool IsGroupHeader(EventType type) {
+  return type == EventType::kRedistrict || type == EventType::kHeapSplit ||
+         type == EventType::kHeapSwapped || type == EventType::kHeapReplaced;
+}
 
 inline constexpr uint64_t kNoOffset = UINT64_MAX;
 

@@ -69,16 +69,29 @@ class MemoryJournal {
   inline void Append(EventType type, uint64_t instance, uint64_t offset,
                      uint64_t size, uint32_t aux);
 
-  // Appends a redistrict header and its pieces as one contiguous group: a
-  // consumer applies all of them or none.
-  template <typename PieceAt>
-  void AppendGroup(uint64_t old_instance, uint32_t count, PieceAt piece_at);
+  // Appends a group header (IsGroupHeader(header); its aux is `count`) and
+  // the `count` records record_at(i) returns (an Event, i = 0..count-1, in
+  // order) as one contiguous run: a consumer applies all of them or none.
+  // count + 1 must not exceed capacity(): a larger group could never be
+  // readable at once, so the recorder applies it directly (ClaimPlaceholder).
+  template <typename RecordAt>
+  void AppendGroup(EventType header, uint64_t header_instance, uint32_t count,
+                   RecordAt record_at);
+
+  // The direct path, for a group larger than the journal.  ClaimPlaceholder
+  // takes the next slot without publishing it, so every consumer stops in
+  // front of it; once the records before it are consumed, the caller (who
+  // holds the consumer side) applies the group itself and then publishes
+  // the placeholder as a kNoop record, which consumers count and skip.  The
+  // group keeps its place in the memory's order.
+  uint64_t ClaimPlaceholder();
+  void PublishPlaceholder(uint64_t position);
 
   // ---- consumer side (callers serialize consumers among themselves) -------
 
   // Applies every readable record, in order, to sink(const Event&), and
-  // frees their slots.  Returns the number applied.  Stops before a
-  // redistrict group that is not yet complete.
+  // frees their slots.  Returns the number applied.  Stops before a group
+  // that is not yet complete.
   template <typename Sink>
   size_t Consume(Sink&& sink);
 
@@ -232,22 +245,26 @@ inline void MemoryJournal::Append(EventType type, uint64_t instance,
   AppendConcurrent(type, instance, offset, size, aux);
 }
 
-template <typename PieceAt>
-void MemoryJournal::AppendGroup(uint64_t old_instance, uint32_t count,
-                                PieceAt piece_at) {
-  // A group larger than the journal could never be consumed whole.
-  if (count + 1 > capacity()) count = static_cast<uint32_t>(capacity() - 1);
+template <typename RecordAt>
+void MemoryJournal::AppendGroup(EventType header, uint64_t header_instance,
+                                uint32_t count, RecordAt record_at) {
   const uint64_t h =
       concurrent_ ? ClaimConcurrent(count + 1) : ClaimSerialized(count + 1);
-  Write(h, EventType::kRedistrict, old_instance, 0, 0, count);
+  Write(h, header, header_instance, 0, 0, count);
   for (uint32_t i = 0; i < count; ++i) {
-    uint64_t instance, offset, size;
-    uint32_t alignment;
-    piece_at(i, &instance, &offset, &size, &alignment);
-    Write(h + 1 + i, EventType::kRedistrictPiece, instance, offset, size,
-          alignment);
+    const Event e = record_at(i);
+    Write(h + 1 + i, e.type, e.instance, e.offset, e.size, e.aux);
   }
   Publish(h, count + 1);
+}
+
+inline uint64_t MemoryJournal::ClaimPlaceholder() {
+  return concurrent_ ? ClaimConcurrent(1) : ClaimSerialized(1);
+}
+
+inline void MemoryJournal::PublishPlaceholder(uint64_t position) {
+  Write(position, EventType::kNoop, 0, 0, 0, 0);
+  Publish(position, 1);
 }
 
 template <typename Sink>
@@ -279,8 +296,8 @@ size_t MemoryJournal::Consume(Sink&& sink) {
   EventRecord rec{};
   while (readable(pos, &rec)) {
     Event e = DecodeEvent(rec);
-    if (e.type == EventType::kRedistrict) {
-      // Apply a group only when every piece is readable.
+    if (IsGroupHeader(e.type)) {
+      // Apply a group only when every record of it is readable.
       const uint32_t n = e.aux;
       EventRecord piece{};
       bool complete = true;

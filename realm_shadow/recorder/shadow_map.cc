@@ -46,6 +46,16 @@ struct ShadowMap::State {
   size_t released_count = 0;  // entries holding kReleasedMark
   absl::flat_hash_map<uint64_t, PendingRequest> pending;
   absl::flat_hash_set<uint64_t> failed;  // failed, not yet destroyed
+  // Heap-observed memories only: releases requested for an instance Realm
+  // has not yet put in a heap (a destroy that arrived while the creation
+  // still waited on its precondition); the state applies once it appears.
+  bool heap_observed = false;
+  absl::flat_hash_map<uint64_t, uint8_t> early_releases;  // instance -> ready
+  // The group being applied: its header's type and the records still due.
+  EventType group_type = EventType::kNoop;
+  uint32_t group_left = 0;
+  // kHeapReplaced: the new content of `current`, applied at its last record.
+  std::vector<Event> replacement;
   // How many live allocations carry each identity, so that a snapshot
   // lists the identities it needs without walking every allocation.
   absl::flat_hash_map<uint32_t, uint32_t> identity_uses;
@@ -70,6 +80,16 @@ struct ShadowMap::State {
     ++counters.anomalies[static_cast<size_t>(a.kind)];
     anomalies.push_back(a);
     if (anomalies.size() > kRecentAnomalies) anomalies.pop_front();
+  }
+  // A failure of the size and alignment an event carries.
+  Failure FailureOf(const Event& e, bool eventual) const {
+    Failure f;
+    f.instance = e.instance;
+    f.size = e.size;
+    f.alignment = e.aux;
+    f.sequence = sequence;
+    f.eventual = eventual;
+    return f;
   }
   void NoteFailure(const Failure& f) {
     ++counters.failures;
@@ -168,7 +188,8 @@ struct ShadowMap::State {
   // live id costs a removal.
   void Place(uint64_t instance, uint64_t offset, uint64_t size,
              uint8_t alignment_log2, uint8_t flags, uint32_t identity,
-             AllocationKind kind) {
+             AllocationKind kind,
+             AllocationState state = AllocationState::kLive) {
     // kNoOffset is the event format's "not placed"; as a placement it is
     // malformed (and is the index's release mark).  Nothing changes.
     if (offset == kNoOffset) {
@@ -194,12 +215,158 @@ struct ShadowMap::State {
     a.alignment_log2 = alignment_log2;
     a.flags = flags;
     a.kind = kind;
+    a.state = state;
     SortedRuns::Location at;
     live.Insert(a, &at);
     CheckRange(instance, offset, size, at);
     UseIdentity(identity);
     used += size;
     counters.peak_used = std::max(counters.peak_used, used);
+  }
+
+  // ---- heap observation (the rows of snapshot.h's second table) ----------
+
+  static constexpr uint8_t kPendingReleaseRequested = 2;  // PendingRequest
+  static constexpr uint8_t kPendingReleaseReady = 4;      // flags, internal
+  static constexpr uint8_t kPendingWasPlanned = 8;
+  static constexpr size_t kEarlyReleaseLimit = 4096;
+
+  // The release state a destroy requested before placement gives.
+  static AllocationState ReleaseStateOf(uint8_t pending_flags) {
+    if (pending_flags & kPendingReleaseReady) return AllocationState::kReleaseReady;
+    if (pending_flags & kPendingReleaseRequested)
+      return AllocationState::kReleasePending;
+    return AllocationState::kLive;
+  }
+  uint8_t TakeEarlyRelease(uint64_t instance) {
+    if (early_releases.empty()) return 0;
+    auto it = early_releases.find(instance);
+    if (it == early_releases.end()) return 0;
+    const uint8_t bits = it->second ? kPendingReleaseReady : kPendingReleaseRequested;
+    early_releases.erase(it);
+    return bits;
+  }
+
+  // An instance entered `current`: a pending request of the same id is
+  // completed (an eventual success keeps its identity and pinning), else it
+  // is a new live allocation.
+  void HeapPlace(const Event& e, uint8_t extra_flags) {
+    uint8_t release_bits = TakeEarlyRelease(e.instance);
+    auto it = pending.find(e.instance);
+    if (it != pending.end()) {
+      const PendingRequest p = it->second;
+      pending.erase(it);
+      release_bits |= p.flags & (kPendingReleaseRequested | kPendingReleaseReady);
+      const uint64_t alignment = e.aux ? e.aux : p.alignment;
+      // Deferred: Realm had planned it in the future heap.  A request that
+      // only waited (on its precondition, or a piece of a redistrict placed
+      // by the split itself) was never deferred by the allocator.
+      const uint8_t deferred = (p.flags & kPendingWasPlanned) ? kWasDeferred : 0;
+      Place(e.instance, e.offset, e.size, AlignmentLog2(alignment),
+            static_cast<uint8_t>(extra_flags | deferred | (p.flags & kPinned)),
+            p.identity, static_cast<AllocationKind>(p.flags >> 4),
+            ReleaseStateOf(release_bits));
+      return;
+    }
+    Place(e.instance, e.offset, e.size, AlignmentLog2(e.aux), extra_flags, 0,
+          AllocationKind::kUnknown, ReleaseStateOf(release_bits));
+  }
+
+  // Realm planned an instance in its `future` heap.  A live instance whose
+  // release was not requested is a copy of `current` (Realm rebuilds the
+  // future from it); anything else is a request waiting to be placed, and
+  // a second plan of it moves its planned offset.
+  void FuturePlace(const Event& e) {
+    if (const Allocation* a = FindLive(e.instance);
+        a != nullptr && a->state == AllocationState::kLive)
+      return;
+    auto [it, fresh] = pending.try_emplace(e.instance);
+    PendingRequest& p = it->second;
+    if (fresh) {
+      p.instance = e.instance;
+      p.sequence = sequence;
+      p.flags = TakeEarlyRelease(e.instance);
+      failed.erase(e.instance);
+    }
+    p.size = e.size;
+    if (e.aux != 0 || fresh) p.alignment = e.aux;
+    p.planned_offset = e.offset;
+    if (e.offset != kNoOffset) p.flags |= kPendingWasPlanned;
+  }
+
+  // kHeapReplaced's last record arrived: `current` holds exactly
+  // `replacement`.  What stays where it was is untouched.
+  void ApplyReplacement() {
+    absl::flat_hash_set<uint64_t> present;
+    present.reserve(replacement.size());
+    for (const Event& r : replacement) present.insert(r.instance);
+    std::vector<uint64_t> gone;
+    live.ForEach([&](const Allocation& a) {
+      if (!present.contains(a.instance)) gone.push_back(a.instance);
+    });
+    for (uint64_t instance : gone) Release(instance);
+    for (const Event& r : replacement) {
+      if (const Allocation* a = FindLive(r.instance)) {
+        if (a->offset == r.offset && a->size == r.size) continue;
+        Release(r.instance);  // moved: Realm never moves, but say what it holds
+      }
+      HeapPlace(r, 0);
+    }
+    replacement.clear();
+  }
+
+  // kReleaseRequested, heap-observed memory, instance not live: a pending
+  // request keeps the release for when it is placed; a failed instance that
+  // Realm destroys is forgotten; an instance not yet in any heap is
+  // remembered until it appears (bounded: past the limit it is an anomaly).
+  void ObservedReleaseRequest(const Event& e) {
+    const uint8_t bits = e.aux == 0   ? kPendingReleaseRequested
+                         : e.aux == 1 ? kPendingReleaseReady
+                                      : 0;
+    if (auto it = pending.find(e.instance); it != pending.end()) {
+      it->second.flags = static_cast<uint8_t>(
+          (it->second.flags & ~(kPendingReleaseRequested | kPendingReleaseReady)) | bits);
+      return;
+    }
+    if (failed.count(e.instance)) {
+      if (e.aux == 1) failed.erase(e.instance);
+      return;
+    }
+    if (e.aux == 2) {
+      early_releases.erase(e.instance);
+      return;
+    }
+    if (early_releases.size() >= kEarlyReleaseLimit &&
+        !early_releases.contains(e.instance)) {
+      Note(AnomalyKind::kUnknownInstance, e.instance);
+      return;
+    }
+    early_releases[e.instance] = e.aux == 1;
+  }
+
+  // Applies a record of a heap group; the header's type says how.
+  void ApplyGroupRecord(const Event& e) {
+    switch (group_type) {
+      case EventType::kHeapSplit:
+        if (e.type == EventType::kRedistrictPiece) return HeapPlace(e, kFromRedistrict);
+        break;
+      case EventType::kHeapSwapped:
+        if (e.type == EventType::kHeapRemoved) {
+          if (!Release(e.instance)) Note(AnomalyKind::kUnknownInstance, e.instance);
+          return;
+        }
+        if (e.type == EventType::kHeapPlaced) return HeapPlace(e, 0);
+        break;
+      case EventType::kHeapReplaced:  // applied at the group's last record
+        if (e.type == EventType::kHeapPlaced) {
+          replacement.push_back(e);
+          return;
+        }
+        break;
+      default:
+        break;
+    }
+    Note(AnomalyKind::kMalformedEvent, e.instance, e.offset, e.size);
   }
 
   void Apply(const Event& e) {
@@ -210,6 +377,23 @@ struct ShadowMap::State {
       return;
     }
     ++counters.by_type[type_index];
+    // Inside a heap group its header decides what a record means; the
+    // pieces of a redistrict group are ordinary events.
+    if (group_left > 0 && group_type != EventType::kRedistrict) {
+      --group_left;
+      ApplyGroupRecord(e);
+      if (group_left == 0 && group_type == EventType::kHeapReplaced)
+        ApplyReplacement();
+      ++sequence;
+      return;
+    }
+    if (group_left > 0) --group_left;
+    if (IsGroupHeader(e.type)) {
+      group_type = e.type;
+      group_left = e.aux;
+      replacement.clear();
+      if (e.type == EventType::kHeapReplaced && e.aux == 0) ApplyReplacement();
+    }
     switch (e.type) {
       case EventType::kAllocated:
         if (!pending.empty() && pending.erase(e.instance))
@@ -268,22 +452,30 @@ struct ShadowMap::State {
         break;
       }
       case EventType::kAllocationFailed: {
-        Failure f;
-        f.instance = e.instance;
-        f.size = e.size;
-        f.alignment = e.aux;
-        f.sequence = sequence;
-        NoteFailure(f);
+        NoteFailure(FailureOf(e, /*eventual=*/false));
         failed.insert(e.instance);
         break;
       }
       case EventType::kReleaseRequested: {
-        if (Allocation* a = FindLive(e.instance)) {
+        Allocation* live_one = FindLive(e.instance);
+        // A reused id: the live range of an older instance whose release
+        // is already on its way, and a failed newer one that is now being
+        // destroyed.  The request is the newer one's.
+        if (heap_observed && live_one != nullptr &&
+            live_one->state != AllocationState::kLive &&
+            failed.count(e.instance)) {
+          ObservedReleaseRequest(e);
+          break;
+        }
+        if (Allocation* a = live_one) {
           a->state = e.aux == 0   ? AllocationState::kReleasePending
                      : e.aux == 1 ? AllocationState::kReleaseReady
                                   : AllocationState::kLive;  // cancelled
-        } else if (!pending.count(e.instance) && !failed.count(e.instance)) {
-          Note(AnomalyKind::kUnknownInstance, e.instance);
+        } else if (!heap_observed) {
+          if (!pending.count(e.instance) && !failed.count(e.instance))
+            Note(AnomalyKind::kUnknownInstance, e.instance);
+        } else {
+          ObservedReleaseRequest(e);
         }
         break;
       }
@@ -321,6 +513,45 @@ struct ShadowMap::State {
         if (!reservations.erase(e.instance))
           Note(AnomalyKind::kUnknownReservation, e.instance);
         break;
+      case EventType::kHeapPlaced:
+        HeapPlace(e, 0);
+        break;
+      case EventType::kHeapRemoved:
+        if (!Release(e.instance)) Note(AnomalyKind::kUnknownInstance, e.instance);
+        break;
+      case EventType::kHeapSplit:
+        if (!Release(e.instance)) Note(AnomalyKind::kUnknownInstance, e.instance);
+        break;
+      case EventType::kHeapSwapped:
+      case EventType::kHeapReplaced:
+      case EventType::kNoop:
+        break;  // a group header's records do the work; kNoop does none
+      case EventType::kFuturePlaced:  // kNoOffset: waiting, no plan yet
+        FuturePlace(e);
+        break;
+      case EventType::kFutureReset:
+        // Realm rebuilt its plan (from the current heap, then replanned what
+        // it still plans, which the kFuturePlaced events that follow say).
+        for (auto& entry : pending) entry.second.planned_offset = kNoOffset;
+        break;
+      case EventType::kRequestFailed: {
+        Failure f = FailureOf(e, /*eventual=*/e.offset != 0);
+        if (auto it = pending.find(e.instance); it != pending.end()) {
+          f.identity = it->second.identity;
+          pending.erase(it);
+        }
+        early_releases.erase(e.instance);
+        NoteFailure(f);
+        failed.insert(e.instance);
+        break;
+      }
+      case EventType::kRequestCancelled:
+        // Like a failed one, a cancelled instance is still destroyed later:
+        // its release then finds it here.
+        if (pending.erase(e.instance)) ++counters.cancelled;
+        early_releases.erase(e.instance);
+        failed.insert(e.instance);
+        break;
       case EventType::kAttachIdentity: {
         const uint32_t identity = static_cast<uint32_t>(e.offset);
         const bool pinned = e.size != 0;
@@ -334,9 +565,12 @@ struct ShadowMap::State {
           a->flags = static_cast<uint8_t>(pinned ? (a->flags | kPinned)
                                                  : (a->flags & ~kPinned));
         } else if (auto it = pending.find(e.instance); it != pending.end()) {
-          // Pending flags: bit 0 pinned, kind in the high nibble.
+          // Pending flags: bit 0 pinned, bits 1-3 the heap-observed release
+          // and plan bits (kept), kind in the high nibble.
           it->second.identity = identity;
           it->second.flags = static_cast<uint8_t>(
+              (it->second.flags & (kPendingReleaseRequested |
+                                   kPendingReleaseReady | kPendingWasPlanned)) |
               (pinned ? kPinned : 0) | (static_cast<uint8_t>(kind) << 4));
         } else if (!failed.count(e.instance)) {
           Note(AnomalyKind::kUnknownInstance, e.instance);
@@ -394,6 +628,9 @@ uint64_t ShadowMap::capacity() const { return state_->capacity; }
 void ShadowMap::set_capacity(uint64_t capacity, bool known) {
   state_->capacity = capacity;
   state_->capacity_known = known;
+}
+void ShadowMap::set_heap_observed(bool observed) {
+  state_->heap_observed = observed;
 }
 void ShadowMap::NoteAnomaly(const Anomaly& anomaly) {
   state_->NoteAnomaly(anomaly);

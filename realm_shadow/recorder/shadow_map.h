@@ -60,6 +60,10 @@ class ShadowMap {
   uint64_t used_bytes() const;
   uint64_t capacity() const;
   void set_capacity(uint64_t capacity, bool known = true);
+  // A memory whose events come from heap observation (heap_observer.h):
+  // a release requested for an instance not yet in a heap is kept until it
+  // appears instead of being an anomaly (snapshot.h).
+  void set_heap_observed(bool observed);
   // Records an anomaly that did not come from an event (a tool's own).
   void NoteAnomaly(const Anomaly& anomaly);
 

@@ -31,6 +31,16 @@ const char* EventTypeName(EventType type) {
     case EventType::kReserved: return "reserved";
     case EventType::kReservationEnded: return "reservation_ended";
     case EventType::kAttachIdentity: return "attach_identity";
+    case EventType::kHeapPlaced: return "heap_placed";
+    case EventType::kHeapRemoved: return "heap_removed";
+    case EventType::kHeapSplit: return "heap_split";
+    case EventType::kHeapSwapped: return "heap_swapped";
+    case EventType::kHeapReplaced: return "heap_replaced";
+    case EventType::kFuturePlaced: return "future_placed";
+    case EventType::kRequestFailed: return "request_failed";
+    case EventType::kRequestCancelled: return "request_cancelled";
+    case EventType::kNoop: return "noop";
+    case EventType::kFutureReset: return "future_reset";
   }
   return "unknown";
 }

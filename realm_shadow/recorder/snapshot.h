@@ -27,6 +27,42 @@
 //  reserved / reservation_ended: `reservations`; they never change holes,
 //                          since Realm's allocator does not see them.
 //  attach_identity(i,id,p) sets identity and pinned on live or pending i.
+// Heap observation (heap_observer.h, realm_sites.h; the memory is
+// registered REALM_SHADOW_HEAP_OBSERVED): what Realm's heaps did.
+//  heap_placed(i,o,s,a)    i entered the current heap at [o, o+s): a pending
+//                          i is completed (it keeps its identity and pinning,
+//                          and is kWasDeferred if it had been planned), else
+//                          a new live allocation; a release requested before
+//                          it appeared applies now.  i already live: anomaly,
+//                          as allocated.
+//  heap_removed(i)         live i leaves (unknown i: anomaly).
+//  heap_split(old) group   old leaves; each redistrict_piece record that
+//                          follows is placed as heap_placed, kFromRedistrict.
+//  heap_swapped group      its heap_removed / heap_placed records, as above,
+//                          applied as one.
+//  heap_replaced group     its heap_placed records are the whole current
+//                          heap: what they do not name leaves, what moved
+//                          moves, the rest stays as it is.
+//  future_placed(i,p,s,a)  Realm plans i at p in its future heap (p =
+//                          kNoOffset: i waits, no plan yet).  A live i whose
+//                          release was not requested is a copy of the
+//                          current heap and changes nothing; otherwise i is
+//                          a pending request (a reused id may be pending while
+//                          its old range is still live) and p its plan.
+//  future_reset            every pending request's plan is void (Realm
+//                          rebuilt the future heap; new plans follow).
+//  request_failed(i,e,s,a) a failure, eventual if e, of size s; a pending i
+//                          leaves `pending`.
+//  request_cancelled(i)    a pending i leaves `pending` (counted cancelled).
+//  release_requested(i,r)  as above for a live i; for an i that is not live:
+//                          a pending i keeps the release for its placement;
+//                          a failed or cancelled i is forgotten once ready;
+//                          an i no heap has seen yet keeps it until it
+//                          appears (at most 4096 such; past that, anomaly).
+//                          A reused id, live (release requested) and failed
+//                          at once: the request is the failed one's.
+//  noop                    nothing (a group applied outside the journal).
+// A record of a heap group that is not of the group's kinds is malformed.
 // A placement (allocated, deferred_completed, a redistrict piece) at offset
 // kNoOffset, the format's "not placed", is a malformed event: counted, and
 // it changes nothing (a completed request is already out of `pending`).

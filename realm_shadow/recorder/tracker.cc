@@ -26,7 +26,9 @@ struct realm_shadow_memory {
         name(std::move(name_)),
         flags(flags_),
         pauses_at_registration(pauses),
-        map(capacity_, (flags_ & REALM_SHADOW_ADDRESSED) != 0) {}
+        map(capacity_, (flags_ & REALM_SHADOW_ADDRESSED) != 0) {
+    map.set_heap_observed((flags_ & REALM_SHADOW_HEAP_OBSERVED) != 0);
+  }
 
   realm_shadow::MemoryJournal journal;  // first: the hot path's only state
   const uint64_t id;
@@ -41,6 +43,35 @@ struct realm_shadow_memory {
   // Applies the readable backlog.  Caller holds consumer_mutex.
   void DrainLocked() {
     journal.Consume([this](const realm_shadow::Event& e) { map.Apply(e); });
+  }
+
+  // Appends a group, or, when it is larger than the journal could ever hold
+  // readable at once, applies it here, in its place in the memory's order
+  // (journal.h, ClaimPlaceholder).  The consumer mutex is taken and given
+  // back between attempts: a writer claimed ahead of the placeholder may be
+  // waiting for room, and only a drain it runs itself gives it that room.
+  template <typename RecordAt>
+  void AppendGroupOrApply(realm_shadow::EventType header,
+                          uint64_t header_instance, uint32_t count,
+                          RecordAt record_at) {
+    if (uint64_t{count} + 1 <= journal.capacity()) {
+      journal.AppendGroup(header, header_instance, count, record_at);
+      return;
+    }
+    const uint64_t position = journal.ClaimPlaceholder();
+    for (unsigned attempt = 0;; ++attempt) {
+      {
+        std::lock_guard<std::mutex> lock(consumer_mutex);
+        DrainLocked();
+        if (journal.consumed() == position) {
+          map.Apply(realm_shadow::Event{header, header_instance, 0, 0, count});
+          for (uint32_t i = 0; i < count; ++i) map.Apply(record_at(i));
+          journal.PublishPlaceholder(position);
+          return;
+        }
+      }
+      if (attempt > 16) std::this_thread::yield();
+    }
   }
 };
 
@@ -399,15 +430,13 @@ void realm_shadow_redistricted(realm_shadow_memory* m, uint64_t old_instance,
                                const realm_shadow_piece* pieces) {
   if (!realm_shadow::Recording(m)) return;
   if (pieces == nullptr) count = 0;
-  m->journal.AppendGroup(
-      old_instance, count,
-      [pieces](uint32_t i, uint64_t* instance, uint64_t* offset,
-               uint64_t* size, uint32_t* alignment) {
-        *instance = pieces[i].instance;
-        *offset = pieces[i].offset;
-        *size = pieces[i].size;
-        *alignment = NarrowAlignment(pieces[i].alignment);
-      });
+  m->AppendGroupOrApply(EventType::kRedistrict, old_instance, count,
+                        [pieces](uint32_t i) {
+                          return realm_shadow::Event{
+                              EventType::kRedistrictPiece, pieces[i].instance,
+                              pieces[i].offset, pieces[i].size,
+                              NarrowAlignment(pieces[i].alignment)};
+                        });
 }
 
 void realm_shadow_reserved(realm_shadow_memory* m, uint64_t reservation,
@@ -433,6 +462,128 @@ void realm_shadow_attach_identity(realm_shadow_memory* m, uint64_t instance,
     kind = static_cast<uint32_t>(found.kind);
   m->journal.Append(EventType::kAttachIdentity, instance, identity,
                     pinned ? 1u : 0u, kind);
+}
+
+// ---- heap observation ---------------------------------------------------
+
+void realm_shadow_heap_placed(realm_shadow_memory* m, int heap,
+                              uint64_t instance, uint64_t offset,
+                              uint64_t size, uint64_t alignment) {
+  if (!realm_shadow::Recording(m)) return;
+  m->journal.Append(heap == REALM_SHADOW_HEAP_FUTURE ? EventType::kFuturePlaced
+                                                     : EventType::kHeapPlaced,
+                    instance, offset, size, NarrowAlignment(alignment));
+}
+
+void realm_shadow_heap_removed(realm_shadow_memory* m, int heap,
+                               uint64_t instance) {
+  // A removal from the future heap is a planned release: the release site
+  // already said so, and the current heap will say when it happens.
+  if (!realm_shadow::Recording(m) || heap != REALM_SHADOW_HEAP_CURRENT) return;
+  m->journal.Append(EventType::kHeapRemoved, instance, 0, 0, 0);
+}
+
+namespace {
+
+realm_shadow::Event ChangeRecord(realm_shadow_heap_change_fn change,
+                                 void* context, uint32_t i,
+                                 EventType placed_type) {
+  realm_shadow_heap_change c{};
+  change(context, i, &c);
+  if (!c.placed)
+    return realm_shadow::Event{EventType::kHeapRemoved, c.instance, 0, 0, 0};
+  return realm_shadow::Event{placed_type, c.instance, c.offset, c.size,
+                             NarrowAlignment(c.alignment)};
+}
+
+// The future heap's bulk reports: every placement is a plan on its own; in a
+// split, a piece the future heap could not place is a request with no plan
+// (kNoOffset), and a removal elsewhere says nothing.
+void AppendFuturePlacements(realm_shadow_memory* m, bool split, uint32_t count,
+                            realm_shadow_heap_change_fn change,
+                            void* context) {
+  for (uint32_t i = 0; i < count; ++i) {
+    realm_shadow_heap_change c{};
+    change(context, i, &c);
+    if (c.placed || split)
+      m->journal.Append(EventType::kFuturePlaced, c.instance,
+                        c.placed ? c.offset : realm_shadow::kNoOffset, c.size,
+                        NarrowAlignment(c.alignment));
+  }
+}
+
+void AppendHeapGroup(realm_shadow_memory* m, int heap, EventType header,
+                     uint64_t header_instance, EventType placed_type,
+                     uint32_t count, realm_shadow_heap_change_fn change,
+                     void* context) {
+  if (!realm_shadow::Recording(m) || change == nullptr) return;
+  if (heap == REALM_SHADOW_HEAP_FUTURE) {
+    AppendFuturePlacements(m, header == EventType::kHeapSplit, count, change,
+                           context);
+    return;
+  }
+  m->AppendGroupOrApply(header, header_instance, count, [&](uint32_t i) {
+    return ChangeRecord(change, context, i, placed_type);
+  });
+}
+
+}  // namespace
+
+void realm_shadow_heap_split(realm_shadow_memory* m, int heap,
+                             uint64_t old_instance, uint32_t count,
+                             realm_shadow_heap_change_fn change,
+                             void* context) {
+  AppendHeapGroup(m, heap, EventType::kHeapSplit, old_instance,
+                  EventType::kRedistrictPiece, count, change, context);
+}
+
+void realm_shadow_heap_swapped(realm_shadow_memory* m, int heap,
+                               uint32_t count,
+                               realm_shadow_heap_change_fn change,
+                               void* context) {
+  AppendHeapGroup(m, heap, EventType::kHeapSwapped, 0, EventType::kHeapPlaced,
+                  count, change, context);
+}
+
+void realm_shadow_heap_replaced(realm_shadow_memory* m, int heap,
+                                uint32_t count,
+                                realm_shadow_heap_change_fn change,
+                                void* context) {
+  AppendHeapGroup(m, heap, EventType::kHeapReplaced, 0, EventType::kHeapPlaced,
+                  count, change, context);
+}
+
+void realm_shadow_request_failed(realm_shadow_memory* m, uint64_t instance,
+                                 uint64_t size, uint64_t alignment,
+                                 int eventual) {
+  if (!realm_shadow::Recording(m)) return;
+  m->journal.Append(EventType::kRequestFailed, instance, eventual ? 1 : 0, size,
+                    NarrowAlignment(alignment));
+  realm_shadow::NotifyFailure(m, instance);
+}
+
+void realm_shadow_heap_reset(realm_shadow_memory* m, int heap) {
+  // Only the future heap's plans can be voided; a current heap that is
+  // rebuilt reports its content (realm_shadow_heap_replaced).
+  if (!realm_shadow::Recording(m) || heap != REALM_SHADOW_HEAP_FUTURE) return;
+  m->journal.Append(EventType::kFutureReset, 0, 0, 0, 0);
+}
+
+void realm_shadow_request_waiting(realm_shadow_memory* m, uint64_t instance,
+                                  uint64_t size, uint64_t alignment) {
+  if (!realm_shadow::Recording(m)) return;
+  m->journal.Append(EventType::kFuturePlaced, instance, realm_shadow::kNoOffset,
+                    size, NarrowAlignment(alignment));
+}
+
+void realm_shadow_request_cancelled(realm_shadow_memory* m,
+                                    uint64_t instance) {
+  if (!realm_shadow::Recording(m)) return;
+  m->journal.Append(EventType::kRequestCancelled, instance, 0, 0, 0);
+}
+
+realm_shadow_memory* realm_shadow_find_memory(uint64_t memory_id) {
+  return realm_shadow::FindMemory(memory_id);
 }
 
 }  // extern "C"

@@ -29,7 +29,8 @@ step("install" ${CMAKE_COMMAND} --install ${MAIN_BUILD} --prefix ${prefix}
 foreach(f include/realm_shadow/hooks.h
           include/realm_shadow/recorder/tracker.h
           include/realm_shadow/dump/dump.h
-          include/legion_glue/realm_hooks.h
+          include/realm_shadow/realm_sites.h
+          include/realm_shadow/heap_observer.h
           include/legion_glue/identity.h)
   if(NOT EXISTS ${prefix}/${f})
     message(FATAL_ERROR "install: ${f} missing")

@@ -30,9 +30,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 2) return 0;
   const uint8_t* p = data;
   const uint8_t* end = data + size;
-  const uint64_t capacity = 256 + Take(p, end, 1) * 64;
+  const uint64_t first = Take(p, end, 1);
+  const uint64_t capacity = 256 + (first >> 1) * 64;
+  // The low bit: a heap-observed memory (snapshot.h's second table).
+  const bool heap_observed = first & 1;
   ShadowMap map(capacity, false);
-  testing::ReferenceMemory reference(capacity, false);
+  map.set_heap_observed(heap_observed);
+  testing::ReferenceMemory reference(capacity, false, heap_observed);
   while (p < end) {
     Event e;
     const uint64_t type = Take(p, end, 1);

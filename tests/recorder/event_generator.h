@@ -251,6 +251,178 @@ class EventGenerator {
   std::vector<Event> queued_;
 };
 
+// Event sequences of a heap-observed memory (heap_observer.h): placements
+// and removals in the current heap, splits, swaps and whole-content
+// replacements as groups, plans in the future heap and their resets, waits,
+// failures and cancellations from notify_allocation, release requests from
+// the entry sites (also before an instance appears, and for reused ids), and
+// a share of wrong ones.  Groups come as a header followed by its records:
+// Next() returns the header and Records() the rest.
+class HeapEventGenerator {
+ public:
+  HeapEventGenerator(uint64_t seed, uint64_t capacity, uint64_t id_pool)
+      : rng_(seed), capacity_(capacity), id_pool_(id_pool) {}
+
+  Event Next() {
+    records_.clear();
+    const int pick = Uniform(0, 99);
+    if (pick < 25 || live_.empty()) return Place();
+    if (pick < 40) return Remove();
+    if (pick < 46) return Split();
+    if (pick < 52) return Swap();
+    if (pick < 54) return Replace();
+    if (pick < 64) return Plan();
+    if (pick < 66) return Make(EventType::kFutureReset, 0, 0, 0, 0);
+    if (pick < 72) return Fail();
+    if (pick < 75) return Cancel();
+    if (pick < 90) return Request();
+    if (pick < 94) return Make(EventType::kAttachIdentity, AnyId(), U64(1, 5),
+                               Uniform(0, 1), 0);
+    return Wrong();
+  }
+  const std::vector<Event>& Records() const { return records_; }
+
+ private:
+  bool Chance(double p) { return std::uniform_real_distribution<>(0, 1)(rng_) < p; }
+  int Uniform(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
+  uint64_t U64(uint64_t lo, uint64_t hi) {
+    return std::uniform_int_distribution<uint64_t>(lo, hi)(rng_);
+  }
+  static Event Make(EventType t, uint64_t i, uint64_t o, uint64_t s, uint32_t aux) {
+    return Event{t, i, o, s, aux};
+  }
+  uint64_t Id() { return 0x4000000000000000ull | U64(0, id_pool_ - 1); }
+  uint64_t AnyId() {
+    if (!live_.empty() && Chance(0.6)) {
+      auto it = live_.begin();
+      std::advance(it, U64(0, live_.size() - 1));
+      return it->first;
+    }
+    return Id();
+  }
+  // First fit over the generator's view of the current heap.
+  bool Fit(uint64_t size, uint64_t* at) const {
+    uint64_t cursor = 0;
+    for (const auto& [first, last] : used_) {
+      if (cursor + size <= first) { *at = cursor; return true; }
+      cursor = std::max(cursor, last);
+    }
+    if (cursor + size > capacity_) return false;
+    *at = cursor;
+    return true;
+  }
+  void Occupy(uint64_t id, uint64_t at, uint64_t size) {
+    Vacate(id);
+    live_[id] = {at, size};
+    if (size) used_[at] = at + size;
+  }
+  void Vacate(uint64_t id) {
+    auto it = live_.find(id);
+    if (it == live_.end()) return;
+    if (it->second.second) used_.erase(it->second.first);
+    live_.erase(it);
+  }
+  Event PlacedRecord(EventType type, uint64_t id, uint64_t size) {
+    uint64_t at = 0;
+    if (!Fit(size, &at)) at = U64(0, capacity_);  // an overlap, or past the end
+    Occupy(id, at, size);
+    return Make(type, id, at, size, static_cast<uint32_t>(uint64_t{1} << Uniform(0, 6)));
+  }
+  Event Place() {
+    const uint64_t id = Chance(0.7) && !planned_.empty() ? *planned_.begin() : Id();
+    planned_.erase(id);
+    return PlacedRecord(EventType::kHeapPlaced, id, Chance(0.05) ? 0 : U64(1, capacity_ / 32));
+  }
+  Event Remove() {
+    const uint64_t id = Chance(0.95) ? AnyId() : Id();
+    Vacate(id);
+    return Make(EventType::kHeapRemoved, id, 0, 0, 0);
+  }
+  Event Split() {
+    const uint64_t old = AnyId();
+    auto it = live_.find(old);
+    uint64_t at = it != live_.end() ? it->second.first : 0;
+    const uint64_t size = it != live_.end() ? it->second.second : 64;
+    Vacate(old);
+    const uint32_t n = static_cast<uint32_t>(Uniform(0, 4));
+    for (uint32_t i = 0; i < n; ++i) {
+      const uint64_t piece = Id();
+      const uint64_t ps = size / (n + 1);
+      Occupy(piece, at, ps);
+      records_.push_back(Make(EventType::kRedistrictPiece, piece, at, ps, 1));
+      planned_.erase(piece);
+      at += ps;
+    }
+    return Make(EventType::kHeapSplit, old, 0, 0, n);
+  }
+  Event Swap() {
+    const uint32_t removals = static_cast<uint32_t>(Uniform(0, 3));
+    for (uint32_t i = 0; i < removals && !live_.empty(); ++i) {
+      const uint64_t id = AnyId();
+      Vacate(id);
+      records_.push_back(Make(EventType::kHeapRemoved, id, 0, 0, 0));
+    }
+    const uint32_t placements = static_cast<uint32_t>(Uniform(0, 3));
+    for (uint32_t i = 0; i < placements; ++i) {
+      const uint64_t id = !planned_.empty() && Chance(0.7) ? *planned_.begin() : Id();
+      planned_.erase(id);
+      records_.push_back(PlacedRecord(EventType::kHeapPlaced, id, U64(1, capacity_ / 32)));
+    }
+    return Make(EventType::kHeapSwapped, 0, 0, 0,
+                static_cast<uint32_t>(records_.size()));
+  }
+  Event Replace() {
+    // Keep most, move one, drop some, add one.
+    std::map<uint64_t, std::pair<uint64_t, uint64_t>> keep;
+    for (const auto& [id, r] : live_)
+      if (!Chance(0.2)) keep[id] = r;
+    live_.clear();
+    used_.clear();
+    for (const auto& [id, r] : keep) Occupy(id, r.first, r.second);
+    for (const auto& [id, r] : live_)
+      records_.push_back(Make(EventType::kHeapPlaced, id, r.first, r.second, 0));
+    if (Chance(0.5)) records_.push_back(PlacedRecord(EventType::kHeapPlaced, Id(), 16));
+    return Make(EventType::kHeapReplaced, 0, 0, 0,
+                static_cast<uint32_t>(records_.size()));
+  }
+  Event Plan() {
+    const uint64_t id = Chance(0.8) ? Id() : AnyId();
+    planned_.insert(id);
+    return Make(EventType::kFuturePlaced, id,
+                Chance(0.3) ? kNoOffset : U64(0, capacity_), U64(1, capacity_ / 32),
+                static_cast<uint32_t>(Chance(0.2) ? 0 : 64));
+  }
+  Event Fail() {
+    const uint64_t id = !planned_.empty() && Chance(0.5) ? *planned_.begin() : Id();
+    planned_.erase(id);
+    return Make(EventType::kRequestFailed, id, Uniform(0, 1), U64(1, capacity_), 64);
+  }
+  Event Cancel() {
+    const uint64_t id = !planned_.empty() && Chance(0.7) ? *planned_.begin() : Id();
+    planned_.erase(id);
+    return Make(EventType::kRequestCancelled, id, 0, 0, 0);
+  }
+  Event Request() {
+    return Make(EventType::kReleaseRequested, AnyId(), 0, 0,
+                static_cast<uint32_t>(Uniform(0, 2)));
+  }
+  Event Wrong() {
+    switch (Uniform(0, 2)) {
+      case 0: return Make(EventType::kHeapRemoved, 0x7000000000000000ull | U64(0, 99), 0, 0, 0);
+      case 1: return Make(EventType::kHeapPlaced, AnyId(), kNoOffset, 8, 1);
+      default: return Make(EventType::kHeapSplit, 0x7100000000000000ull | U64(0, 9), 0, 0, 0);
+    }
+  }
+
+  std::mt19937_64 rng_;
+  uint64_t capacity_;
+  uint64_t id_pool_;
+  std::map<uint64_t, std::pair<uint64_t, uint64_t>> live_;  // id -> at, size
+  std::map<uint64_t, uint64_t> used_;                        // first -> last
+  std::set<uint64_t> planned_;
+  std::vector<Event> records_;
+};
+
 }  // namespace realm_shadow::testing
 
 #endif  // REALM_SHADOW_TESTS_RECORDER_EVENT_GENERATOR_H_

@@ -70,22 +70,41 @@ TEST(Journal, AFullJournalCallsTheOverflowHandlerAndLosesNothing) {
 }
 
 TEST(Journal, GroupsArriveWholeAndInOrder) {
-  MemoryJournal j(64, true);
-  j.Append(EventType::kAllocated, 1, 0, 100, 1);
-  j.AppendGroup(1, 3, [](uint32_t i, uint64_t* inst, uint64_t* off,
-                         uint64_t* size, uint32_t* align) {
-    *inst = 10 + i;
-    *off = i * 30;
-    *size = 30;
-    *align = 1;
-  });
-  const auto events = Drain(j);
-  ASSERT_EQ(events.size(), 5u);
-  EXPECT_EQ(events[1].type, EventType::kRedistrict);
-  EXPECT_EQ(events[1].aux, 3u);
-  for (int i = 0; i < 3; ++i) {
-    EXPECT_EQ(events[2 + i].type, EventType::kRedistrictPiece);
-    EXPECT_EQ(events[2 + i].instance, 10u + i);
+  for (EventType header : {EventType::kRedistrict, EventType::kHeapSwapped}) {
+    MemoryJournal j(64, true);
+    j.Append(EventType::kAllocated, 1, 0, 100, 1);
+    j.AppendGroup(header, 1, 3, [](uint32_t i) {
+      return Event{EventType::kRedistrictPiece, 10 + i, i * 30, 30, 1};
+    });
+    const auto events = Drain(j);
+    ASSERT_EQ(events.size(), 5u);
+    EXPECT_EQ(events[1].type, header);
+    EXPECT_EQ(events[1].aux, 3u);
+    for (int i = 0; i < 3; ++i) {
+      EXPECT_EQ(events[2 + i].type, EventType::kRedistrictPiece);
+      EXPECT_EQ(events[2 + i].instance, 10u + i);
+    }
+  }
+}
+
+// A consumer stops in front of a placeholder until it is published, then
+// reads it as one kNoop: a group applied directly keeps its place.
+TEST(Journal, PlaceholderHoldsTheConsumerUntilPublished) {
+  for (bool concurrent : {false, true}) {
+    MemoryJournal j(64, concurrent);
+    j.Append(EventType::kAllocated, 1, 0, 100, 1);
+    const uint64_t at = j.ClaimPlaceholder();
+    EXPECT_EQ(at, 1u);
+    if (concurrent) j.Append(EventType::kReleased, 1, 0, 0, 0);  // claimed after
+    auto first = Drain(j);
+    ASSERT_EQ(first.size(), 1u) << concurrent;
+    EXPECT_EQ(j.consumed(), at);
+    j.PublishPlaceholder(at);
+    if (!concurrent) j.Append(EventType::kReleased, 1, 0, 0, 0);
+    auto rest = Drain(j);
+    ASSERT_EQ(rest.size(), 2u) << concurrent;
+    EXPECT_EQ(rest[0].type, EventType::kNoop);
+    EXPECT_EQ(rest[1].type, EventType::kReleased);
   }
 }
 

@@ -27,8 +27,9 @@ inline uint8_t ReferenceLog2(uint64_t alignment) {
 
 class ReferenceMemory {
  public:
-  ReferenceMemory(uint64_t capacity, bool addressed)
-      : capacity_(capacity), addressed_(addressed) {}
+  ReferenceMemory(uint64_t capacity, bool addressed, bool heap_observed = false)
+      : capacity_(capacity), addressed_(addressed),
+        heap_observed_(heap_observed) {}
 
   void Apply(const Event& e) {
     const int t = static_cast<int>(e.type);
@@ -38,10 +39,26 @@ class ReferenceMemory {
       return;
     }
     ++counters_.by_type[t];
+    // Groups: a heap group's records mean what its header says; a
+    // redistrict group's are ordinary events.
+    if (group_left_ > 0 && group_ != EventType::kRedistrict) {
+      --group_left_;
+      GroupRecord(e);
+      if (group_left_ == 0 && group_ == EventType::kHeapReplaced) Replace();
+      ++sequence_;
+      return;
+    }
+    if (group_left_ > 0) --group_left_;
+    if (IsGroupHeader(e.type)) {
+      group_ = e.type;
+      group_left_ = e.aux;
+      replacement_.clear();
+      if (e.type == EventType::kHeapReplaced && e.aux == 0) Replace();
+    }
     switch (e.type) {
       case EventType::kAllocated:
       case EventType::kRedistrictPiece: {
-        if (pending_.erase(e.instance))
+        if (ErasePending(e.instance))
           Note(AnomalyKind::kDuplicateInstance, e.instance, e.offset, e.size, 0);
         Place(e.instance, e.offset, e.size, ReferenceLog2(e.aux),
               e.type == EventType::kRedistrictPiece ? kFromRedistrict : 0, 0,
@@ -61,6 +78,7 @@ class ReferenceMemory {
         p.alignment = e.aux;
         p.planned_offset = e.offset;
         p.sequence = sequence_;
+        bits_.erase(e.instance);
         pending_[e.instance] = {p, AllocationKind::kUnknown};
         break;
       }
@@ -71,7 +89,7 @@ class ReferenceMemory {
           break;
         }
         auto [p, kind] = it->second;
-        pending_.erase(it);
+        ErasePending(e.instance);
         Place(e.instance, e.offset, p.size, ReferenceLog2(p.alignment),
               static_cast<uint8_t>(kWasDeferred | (p.flags & kPinned)),
               p.identity, kind);
@@ -89,7 +107,7 @@ class ReferenceMemory {
           f.size = it->second.first.size;
           f.alignment = it->second.first.alignment;
           f.identity = it->second.first.identity;
-          pending_.erase(it);
+          ErasePending(e.instance);
         }
         AddFailure(f);
         failed_.insert(e.instance);
@@ -107,6 +125,16 @@ class ReferenceMemory {
       }
       case EventType::kReleaseRequested: {
         auto it = offset_of_.find(e.instance);
+        if (heap_observed_ && it != offset_of_.end() &&
+            live_[{it->second, e.instance}].state != AllocationState::kLive &&
+            failed_.count(e.instance)) {
+          ObservedRelease(e);
+          break;
+        }
+        if (heap_observed_ && it == offset_of_.end()) {
+          ObservedRelease(e);
+          break;
+        }
         if (it != offset_of_.end()) {
           AllocationState state = AllocationState::kLive;
           if (e.aux == 0) state = AllocationState::kReleasePending;
@@ -120,7 +148,7 @@ class ReferenceMemory {
       case EventType::kReleased:
         if (Remove(e.instance, nullptr)) {
           released_.insert(e.instance);
-        } else if (pending_.erase(e.instance)) {
+        } else if (ErasePending(e.instance)) {
           ++counters_.cancelled;
           released_.insert(e.instance);
         } else if (failed_.erase(e.instance)) {
@@ -148,6 +176,69 @@ class ReferenceMemory {
       case EventType::kReservationEnded:
         if (!reservations_.erase(e.instance))
           Note(AnomalyKind::kUnknownReservation, e.instance, 0, 0, 0);
+        break;
+      case EventType::kHeapPlaced:
+        HeapPlace(e, 0);
+        break;
+      case EventType::kHeapRemoved:
+      case EventType::kHeapSplit:
+        if (Remove(e.instance, nullptr))
+          released_.insert(e.instance);
+        else
+          Note(AnomalyKind::kUnknownInstance, e.instance, 0, 0, 0);
+        break;
+      case EventType::kHeapSwapped:
+      case EventType::kHeapReplaced:
+      case EventType::kNoop:
+        break;
+      case EventType::kFuturePlaced: {
+        auto it = offset_of_.find(e.instance);
+        if (it != offset_of_.end() &&
+            live_[{it->second, e.instance}].state == AllocationState::kLive)
+          break;
+        auto p = pending_.find(e.instance);
+        if (p == pending_.end()) {
+          PendingRequest r;
+          r.instance = e.instance;
+          r.sequence = sequence_;
+          p = pending_.emplace(e.instance, std::make_pair(r, AllocationKind::kUnknown)).first;
+          bits_[e.instance] = TakeEarly(e.instance);
+          failed_.erase(e.instance);
+          p->second.first.alignment = e.aux;
+        } else if (e.aux != 0) {
+          p->second.first.alignment = e.aux;
+        }
+        p->second.first.size = e.size;
+        p->second.first.planned_offset = e.offset;
+        if (e.offset != kNoOffset) bits_[e.instance] |= kWasPlanned;
+        break;
+      }
+      case EventType::kFutureReset:
+        for (auto& entry : pending_) entry.second.first.planned_offset = kNoOffset;
+        break;
+      case EventType::kRequestFailed: {
+        Failure f;
+        f.instance = e.instance;
+        f.size = e.size;
+        f.alignment = e.aux;
+        f.sequence = sequence_;
+        f.eventual = e.offset != 0;
+        if (auto p = pending_.find(e.instance); p != pending_.end()) {
+          f.identity = p->second.first.identity;
+          ErasePending(e.instance);
+        }
+        early_.erase(e.instance);
+        AddFailure(f);
+        failed_.insert(e.instance);
+        break;
+      }
+      case EventType::kRequestCancelled:
+        if (pending_.count(e.instance)) {
+          ErasePending(e.instance);
+          ++counters_.cancelled;
+        }
+        early_.erase(e.instance);
+        failed_.insert(e.instance);
         break;
       case EventType::kAttachIdentity: {
         const auto identity = static_cast<uint32_t>(e.offset);
@@ -215,6 +306,109 @@ class ReferenceMemory {
     failures_.push_back(f);
     ++counters_.failures;
   }
+
+  // ---- heap observation ----------------------------------------------------
+  static constexpr uint8_t kRequested = 2, kReady = 4, kWasPlanned = 8;
+  static constexpr size_t kEarlyLimit = 4096;
+
+  bool ErasePending(uint64_t instance) {
+    bits_.erase(instance);
+    return pending_.erase(instance) > 0;
+  }
+  uint8_t TakeEarly(uint64_t instance) {
+    auto it = early_.find(instance);
+    if (it == early_.end()) return 0;
+    const uint8_t bits = it->second ? kReady : kRequested;
+    early_.erase(it);
+    return bits;
+  }
+  static AllocationState StateOf(uint8_t bits) {
+    if (bits & kReady) return AllocationState::kReleaseReady;
+    if (bits & kRequested) return AllocationState::kReleasePending;
+    return AllocationState::kLive;
+  }
+  void HeapPlace(const Event& e, uint8_t extra) {
+    uint8_t release = TakeEarly(e.instance);
+    auto p = pending_.find(e.instance);
+    if (p != pending_.end()) {
+      const PendingRequest r = p->second.first;
+      const AllocationKind kind = p->second.second;
+      const uint8_t bits = bits_[e.instance];
+      ErasePending(e.instance);
+      release |= bits & (kRequested | kReady);
+      const uint64_t alignment = e.aux ? e.aux : r.alignment;
+      Place(e.instance, e.offset, e.size, ReferenceLog2(alignment),
+            static_cast<uint8_t>(extra | ((bits & kWasPlanned) ? kWasDeferred : 0) |
+                                 (r.flags & kPinned)),
+            r.identity, kind);
+    } else {
+      Place(e.instance, e.offset, e.size, ReferenceLog2(e.aux), extra, 0,
+            AllocationKind::kUnknown);
+    }
+    auto it = offset_of_.find(e.instance);
+    if (it != offset_of_.end() && it->second == e.offset && e.offset != kNoOffset)
+      live_[{e.offset, e.instance}].state = StateOf(release);
+  }
+  void ObservedRelease(const Event& e) {
+    const uint8_t bits = e.aux == 0 ? kRequested : e.aux == 1 ? kReady : 0;
+    if (pending_.count(e.instance)) {
+      bits_[e.instance] = static_cast<uint8_t>(
+          (bits_[e.instance] & ~(kRequested | kReady)) | bits);
+      return;
+    }
+    if (failed_.count(e.instance)) {
+      if (e.aux == 1) failed_.erase(e.instance);
+      return;
+    }
+    if (e.aux == 2) {
+      early_.erase(e.instance);
+      return;
+    }
+    if (early_.size() >= kEarlyLimit && !early_.count(e.instance)) {
+      Note(AnomalyKind::kUnknownInstance, e.instance, 0, 0, 0);
+      return;
+    }
+    early_[e.instance] = e.aux == 1;
+  }
+  void GroupRecord(const Event& e) {
+    if (group_ == EventType::kHeapSplit && e.type == EventType::kRedistrictPiece)
+      return HeapPlace(e, kFromRedistrict);
+    if (group_ == EventType::kHeapSwapped && e.type == EventType::kHeapRemoved) {
+      if (Remove(e.instance, nullptr))
+        released_.insert(e.instance);
+      else
+        Note(AnomalyKind::kUnknownInstance, e.instance, 0, 0, 0);
+      return;
+    }
+    if (group_ == EventType::kHeapSwapped && e.type == EventType::kHeapPlaced)
+      return HeapPlace(e, 0);
+    if (group_ == EventType::kHeapReplaced && e.type == EventType::kHeapPlaced) {
+      replacement_.push_back(e);
+      return;
+    }
+    Note(AnomalyKind::kMalformedEvent, e.instance, e.offset, e.size, 0);
+  }
+  // The current heap holds exactly replacement_: the rest leaves (in address
+  // order), then each record stays, moves or arrives (in record order).
+  void Replace() {
+    std::set<uint64_t> present;
+    for (const Event& r : replacement_) present.insert(r.instance);
+    std::vector<uint64_t> gone;
+    for (const auto& entry : live_)
+      if (!present.count(entry.second.instance)) gone.push_back(entry.second.instance);
+    for (uint64_t i : gone)
+      if (Remove(i, nullptr)) released_.insert(i);
+    for (const Event& r : replacement_) {
+      auto it = offset_of_.find(r.instance);
+      if (it != offset_of_.end()) {
+        const Allocation& a = live_[{it->second, r.instance}];
+        if (a.offset == r.offset && a.size == r.size) continue;
+        if (Remove(r.instance, nullptr)) released_.insert(r.instance);
+      }
+      HeapPlace(r, 0);
+    }
+    replacement_.clear();
+  }
   bool Remove(uint64_t instance, Allocation* out) {
     auto it = offset_of_.find(instance);
     if (it == offset_of_.end()) return false;
@@ -269,6 +463,12 @@ class ReferenceMemory {
 
   uint64_t capacity_;
   bool addressed_;
+  bool heap_observed_;
+  EventType group_ = EventType::kNoop;
+  uint32_t group_left_ = 0;
+  std::vector<Event> replacement_;
+  std::map<uint64_t, bool> early_;       // instance -> ready
+  std::map<uint64_t, uint8_t> bits_;     // pending instance -> kRequested...
   uint64_t sequence_ = 0;
   uint64_t used_ = 0;
   std::map<std::pair<uint64_t, uint64_t>, Allocation> live_;

@@ -227,3 +227,43 @@ TEST_F(TrackerTest, SnapshotIntoAReusedSnapshotEqualsAFreshOne) {
 
 }  // namespace
 }  // namespace realm_shadow
+
+namespace realm_shadow {
+namespace {
+
+// A redistrict with more pieces than the journal holds at once is applied
+// whole, in its place among the memory's events (it used to be cut to the
+// journal's capacity less one).  Serialized and concurrent journals alike,
+// with events before and after it still journaled.
+TEST_F(TrackerTest, GroupsLargerThanTheJournalArriveWhole) {
+  for (unsigned flags : {unsigned{REALM_SHADOW_SERIALIZED},
+                         unsigned{REALM_SHADOW_CONCURRENT}}) {
+    ResetTrackerForTesting();
+    realm_shadow_memory* m = RegisterMemory(
+        0x1e00000000000000ull, MemoryKind::kSystem, 1 << 20, "sysmem", flags,
+        /*journal_events=*/64);
+    ASSERT_NE(m, nullptr);
+    constexpr uint32_t kPieces = 500;
+    realm_shadow_allocated(m, 1, 0, kPieces * 16, 16);
+    realm_shadow_allocated(m, 2, kPieces * 16, 16, 16);
+    std::vector<realm_shadow_piece> pieces;
+    for (uint32_t i = 0; i < kPieces; ++i)
+      pieces.push_back({100 + i, i * 16, 16, 16});
+    realm_shadow_redistricted(m, 1, kPieces, pieces.data());
+    realm_shadow_released(m, 2);
+    const Snapshot s = TakeSnapshot(m);
+    ASSERT_EQ(s.allocations.size(), kPieces) << flags;
+    EXPECT_EQ(s.allocations.front().instance, 100u);
+    EXPECT_EQ(s.allocations.back().instance, 100u + kPieces - 1);
+    EXPECT_TRUE(s.anomalies.empty());
+    // Every event counted once: two allocations, the header, the pieces,
+    // the placeholder the group left in the journal, the release.
+    EXPECT_EQ(s.counters.by_type[static_cast<int>(EventType::kRedistrictPiece)],
+              kPieces);
+    EXPECT_EQ(s.counters.by_type[static_cast<int>(EventType::kNoop)], 1u);
+    EXPECT_EQ(s.sequence, 2u + 1 + kPieces + 1 + 1);
+  }
+}
+
+}  // namespace
+}  // namespace realm_shadow

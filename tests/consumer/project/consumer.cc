@@ -1,14 +1,16 @@
-// A consumer of the installed package: registers a memory, reports events
-// through the Realm-site helpers, attaches a Legion identity, takes a
-// snapshot, checks it, dumps it and reads the dump back.  Exits non-zero on
-// any mismatch, with a line saying which.
+// A consumer of the installed package: registers a memory as Realm's site
+// does, reports a heap's changes through its HeapObserver, attaches a Legion
+// identity, takes a snapshot, checks it, dumps it and reads the dump back.
+// Exits non-zero on any mismatch, with a line saying which.
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "legion_glue/identity.h"
 #include "legion_glue/mapper.h"
-#include "legion_glue/realm_hooks.h"
+#include "realm_shadow/realm_sites.h"
 #include "realm_shadow/analysis/analysis.h"
 #include "realm_shadow/dump/dump.h"
 #include "realm_shadow/recorder/tracker.h"
@@ -22,6 +24,16 @@
     }                                                                  \
   } while (0)
 
+// A heap with the members the observer reads (Realm's BasicRangeAllocator
+// has them), changed by hand below.
+struct Heap {
+  struct Range { uint64_t first, last; };
+  static const unsigned SENTINEL = 0;
+  std::map<uint64_t, unsigned> allocated;
+  std::vector<Range> ranges{{0, 0}};
+  realm_shadow::HeapObserver shadow_observer;
+};
+
 int main(int argc, char** argv) {
   if (argc != 2) {
     std::fprintf(stderr, "usage: %s DUMP_FILE\n", argv[0]);
@@ -30,18 +42,18 @@ int main(int argc, char** argv) {
   static_assert(REALM_SHADOW_ENABLED == 1,
                 "RealmShadow::realm_shadow turns tracking on for its users");
   const uint64_t mem = 0x1e00000000000000ull;
-  realm_shadow_memory* m = realm_shadow_site_register_managed_memory(
-      mem, realm_shadow_kind_from_realm_name("SYSTEM_MEM"), 1 << 20,
-      "consumer sysmem", 1);
+  Heap current;
+  realm_shadow_memory* m = realm_shadow_register_memory(
+      mem, realm_shadow_kind_from_realm_name(realm_shadow_realm_kind_name(2)),
+      1 << 20, "consumer sysmem",
+      REALM_SHADOW_CONCURRENT | REALM_SHADOW_HEAP_OBSERVED);
   CHECK(m != nullptr);
+  current.shadow_observer.Attach(m, REALM_SHADOW_HEAP_CURRENT, current);
   const uint64_t a = 0x4000000000000000ull, b = a + 1, c = a + 2;
-  realm_shadow_site_attempt_deferrable_allocation(
-      m, a, 4096, 64, REALM_SHADOW_ALLOC_INSTANT_SUCCESS, 0);
-  realm_shadow_site_attempt_deferrable_allocation(
-      m, b, 8192, 64, REALM_SHADOW_ALLOC_INSTANT_SUCCESS, 4096);
-  realm_shadow_site_release_applied(m, a);
-  realm_shadow_site_attempt_deferrable_allocation(
-      m, c, 2 << 20, 64, REALM_SHADOW_ALLOC_INSTANT_FAILURE, 0);
+  current.shadow_observer.Placed(a, 0, 4096, 64);
+  current.shadow_observer.Placed(b, 4096, 8192, 64);
+  current.shadow_observer.Removed(a);
+  realm_shadow_request_failed(m, c, 2 << 20, 64, 0);
 
   realm_shadow::legion::LegionInstanceDescription d;
   d.fields = "velocity";

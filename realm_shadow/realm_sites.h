@@ -1,0 +1,338 @@
+/* realm_shadow/realm_sites.h - what Realm includes: the helpers its
+ * allocator code calls, one per site, on top of hooks.h.
+ *
+ * Layer 1, next to hooks.h.  The C part (memory kinds, Realm's result codes,
+ * the dynamic framebuffer's sites) needs <stdint.h> only; the C++ part
+ * (heap_observer.h and the managed memory's entry sites below) is what
+ * mem_impl.h, mem_impl.cc and inst_impl.cc call.  scripts/legion-enable-
+ * tracking puts each call in place; legion_glue/INTEGRATION.md says where
+ * and why.
+ *
+ * How a managed memory (LocalManagedMemory: system, regdma, socket, GPU
+ * framebuffer, zero-copy, managed, disk memory) is tracked:
+ *  - its `current` and `future` heaps carry a HeapObserver
+ *    (heap_observer.h): what is placed, and Realm's plan for what waits;
+ *  - the entry points of the memory's allocation functions say what no heap
+ *    shows: a request waits on its precondition, a release was requested,
+ *    its precondition fired or was poisoned;
+ *  - RegionInstanceImpl::notify_allocation, the choke point of every
+ *    outcome, says which requests failed or were cancelled, with their size.
+ * None of these re-encodes Realm's deferral algorithm, so a change to it
+ * (which releases a deferred request may count on, how reordering works)
+ * changes nothing here.
+ *
+ * The sites (Realm 25.03 to master; runtime/realm/):
+ *   mem_impl.h   include this header
+ *   mem_impl.h   BasicRangeAllocator: `realm_shadow::HeapObserver
+ *                shadow_observer;` right after `std::vector<Range> ranges;`
+ *   mem_impl.inl allocate(): `shadow_observer.Placed(tag, 0, 0, alignment);`
+ *                after `allocated[tag] = SENTINEL;` and
+ *                `shadow_observer.Placed(tag, alloc_first, size, alignment);`
+ *                after `allocated[tag] = idx;`
+ *   mem_impl.inl deallocate(TT tag, bool): `shadow_observer.Removed(tag);`
+ *                after `allocated.erase(it);`
+ *   mem_impl.inl split_range(): first statement `auto shadow_split =
+ *                realm_shadow::HeapSplit(*this, old_tag, new_tags, sizes,
+ *                alignments);`
+ *   mem_impl.inl swap(): last statement `realm_shadow::HeapSwapped(*this,
+ *                swap_with);`
+ *   mem_impl.cc  LocalManagedMemory(): after `current_allocator.add_range(0,
+ *                _size);`: site::ObserveManagedMemory(me, _lowlevel_kind,
+ *                _size, current_allocator, future_allocator)
+ *   mem_impl.cc  first statement of allocate_storage_deferrable(inst, ...,
+ *                precondition): site::AllocationRequested(
+ *                current_allocator.shadow_observer, inst, precondition)
+ *   mem_impl.cc  release_storage_deferrable(inst, precondition):
+ *                site::ReleaseRequested(current_allocator.shadow_observer,
+ *                inst, precondition)
+ *   mem_impl.cc  reuse_storage_deferrable(old_inst, new_insts, precondition):
+ *                site::RedistrictRequested(current_allocator.shadow_observer,
+ *                old_inst, new_insts, precondition)
+ *   mem_impl.cc  release_storage_immediate(inst, poisoned, ...) and
+ *                reuse_storage_immediate(old_inst, ..., poisoned, ...) (not in
+ *                25.03): site::ReleaseFired(current_allocator.shadow_observer,
+ *                inst or old_inst, poisoned)
+ *   inst_impl.cc first statement of RegionInstanceImpl::notify_allocation:
+ *                site::AllocationOutcome(*this, int(result))
+ *
+ * Cost and guarantees
+ *  - Cheap to include: mem_impl.h includes it, and editing mem_impl.h
+ *    rebuilds a good part of Realm.  Beyond <stdint.h>, the C++ part needs
+ *    <cstdint>, <type_traits>, <utility> and <vector>, which mem_impl.h has.
+ *  - Without REALM_SHADOW_ENABLED=1 every helper is an empty inline function:
+ *    an unmodified build, or one that does not link realm-shadow, pays
+ *    nothing.  A NULL memory handle (REALM_SHADOW=0) makes every helper do
+ *    nothing.
+ *  - The entry sites and notify_allocation run without Realm's
+ *    allocator_mutex, and Legion attaches identities from its own threads,
+ *    so a managed memory is registered REALM_SHADOW_CONCURRENT (one relaxed
+ *    fetch_add per event, 7.4 ns uncontended on the reference machine).
+ *    Heap events are reported under the mutex, where the heap changes, so
+ *    their order is Realm's.
+ */
+#ifndef REALM_SHADOW_REALM_SITES_H
+#define REALM_SHADOW_REALM_SITES_H
+
+#include <stdint.h>
+
+#include "realm_shadow/hooks.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Realm's MemoryImpl::AllocationResult, in Realm's order (mem_impl.h), so
+ * that `(int)result` converts.  An integration should pin the order with a
+ * static_assert per value (INTEGRATION.md shows which). */
+typedef enum realm_shadow_realm_result {
+  REALM_SHADOW_ALLOC_INSTANT_SUCCESS = 0,
+  REALM_SHADOW_ALLOC_INSTANT_FAILURE = 1,
+  REALM_SHADOW_ALLOC_DEFERRED = 2,
+  REALM_SHADOW_ALLOC_EVENTUAL_SUCCESS = 3,
+  REALM_SHADOW_ALLOC_EVENTUAL_FAILURE = 4,
+  REALM_SHADOW_ALLOC_CANCELLED = 5
+} realm_shadow_realm_result;
+
+/* ---- memory kinds ------------------------------------------------------ */
+
+/* Maps Realm's spelling of a memory kind ("SYSTEM_MEM", "GPU_FB_MEM", as
+ * Realm prints them and as realm_c.h names them) to ours.  Unknown names,
+ * caches and NULL map to REALM_SHADOW_MEM_OTHER.  No <string.h>: a byte
+ * loop over names of at most 16 characters. */
+static inline int realm_shadow_name_equals_(const char *a, const char *b) {
+  while (*a && *a == *b) { ++a; ++b; }
+  return *a == *b;
+}
+static inline realm_shadow_memory_kind realm_shadow_kind_from_realm_name(
+    const char *name) {
+  if (!name) return REALM_SHADOW_MEM_OTHER;
+  if (realm_shadow_name_equals_(name, "SYSTEM_MEM")) return REALM_SHADOW_MEM_SYSTEM;
+  if (realm_shadow_name_equals_(name, "REGDMA_MEM")) return REALM_SHADOW_MEM_REGDMA;
+  if (realm_shadow_name_equals_(name, "SOCKET_MEM")) return REALM_SHADOW_MEM_SOCKET;
+  if (realm_shadow_name_equals_(name, "GPU_FB_MEM")) return REALM_SHADOW_MEM_FRAMEBUFFER;
+  if (realm_shadow_name_equals_(name, "Z_COPY_MEM")) return REALM_SHADOW_MEM_ZERO_COPY;
+  if (realm_shadow_name_equals_(name, "GPU_MANAGED_MEM")) return REALM_SHADOW_MEM_MANAGED;
+  if (realm_shadow_name_equals_(name, "GPU_DYNAMIC_MEM"))
+    return REALM_SHADOW_MEM_DYNAMIC_FRAMEBUFFER;
+  if (realm_shadow_name_equals_(name, "DISK_MEM") ||
+      realm_shadow_name_equals_(name, "FILE_MEM") ||
+      realm_shadow_name_equals_(name, "HDF_MEM"))
+    return REALM_SHADOW_MEM_DISK;
+  if (realm_shadow_name_equals_(name, "GLOBAL_MEM")) return REALM_SHADOW_MEM_GLOBAL;
+  return REALM_SHADOW_MEM_OTHER;
+}
+
+/* With Realm's realm_c.h already included (it defines REALM_MEMORY_KINDS
+ * and realm_memory_kind_t; Realm::Memory::Kind has the same enumerators), the
+ * enum maps directly: realm_shadow_kind_from_realm(me.kind()). */
+#if defined(REALM_MEMORY_KINDS)
+static inline realm_shadow_memory_kind realm_shadow_kind_from_realm(int kind) {
+  switch ((realm_memory_kind_t)kind) {
+    case SYSTEM_MEM: return REALM_SHADOW_MEM_SYSTEM;
+    case REGDMA_MEM: return REALM_SHADOW_MEM_REGDMA;
+    case SOCKET_MEM: return REALM_SHADOW_MEM_SOCKET;
+    case GPU_FB_MEM: return REALM_SHADOW_MEM_FRAMEBUFFER;
+    case Z_COPY_MEM: return REALM_SHADOW_MEM_ZERO_COPY;
+    case GPU_MANAGED_MEM: return REALM_SHADOW_MEM_MANAGED;
+    case GPU_DYNAMIC_MEM: return REALM_SHADOW_MEM_DYNAMIC_FRAMEBUFFER;
+    case DISK_MEM: case FILE_MEM: case HDF_MEM: return REALM_SHADOW_MEM_DISK;
+    case GLOBAL_MEM: return REALM_SHADOW_MEM_GLOBAL;
+    default: return REALM_SHADOW_MEM_OTHER;
+  }
+}
+#endif
+
+/* Realm's name of a Memory::Kind value (realm_c.h's order, which
+ * Realm::Memory::Kind shares), for the memory's name in dumps; NULL if the
+ * value is not one of them. */
+static inline const char *realm_shadow_realm_kind_name(int kind) {
+  static const char *const names[] = {
+      "NO_MEMKIND", "GLOBAL_MEM", "SYSTEM_MEM", "REGDMA_MEM", "SOCKET_MEM",
+      "Z_COPY_MEM", "GPU_FB_MEM", "DISK_MEM", "HDF_MEM", "FILE_MEM",
+      "LEVEL3_CACHE", "LEVEL2_CACHE", "LEVEL1_CACHE", "GPU_MANAGED_MEM",
+      "GPU_DYNAMIC_MEM"};
+  if (kind < 0 || kind >= (int)(sizeof(names) / sizeof(names[0]))) return 0;
+  return names[kind];
+}
+
+/* ---- registration (constructors; not on the hot path) ------------------ */
+
+/* A GPUDynamicFBMemory: offsets are device pointers, capacity is the
+ * -cuda:dynfb_max cap, and the allocate / release paths hold its mutex only
+ * around the bookkeeping, so several threads report at once. */
+static inline realm_shadow_memory *realm_shadow_site_register_dynamic_fb(
+    uint64_t memory_id, uint64_t max_bytes, const char *name) {
+  return realm_shadow_register_memory(
+      memory_id, REALM_SHADOW_MEM_DYNAMIC_FRAMEBUFFER, max_bytes, name,
+      REALM_SHADOW_CONCURRENT | REALM_SHADOW_ADDRESSED);
+}
+
+/* ---- dynamic framebuffer (GPUDynamicFBMemory; its own mutex) ----------- */
+
+/* After cuMemAlloc returned device pointer `device_ptr` for `bytes` (0 bytes:
+ * pointer 0, no cuMemAlloc). */
+static inline void realm_shadow_site_dynamic_fb_allocated(
+    realm_shadow_memory *m, uint64_t instance, uint64_t device_ptr,
+    uint64_t bytes) {
+  realm_shadow_allocated(m, instance, device_ptr, bytes, 1);
+}
+/* The dynfb_max cap was reached, or cuMemAlloc ran out of memory. */
+static inline void realm_shadow_site_dynamic_fb_failed(realm_shadow_memory *m,
+                                                       uint64_t instance,
+                                                       uint64_t bytes) {
+  realm_shadow_allocation_failed(m, instance, bytes, 1);
+}
+/* In release_storage_immediate, after the entry left alloc_bases and before
+ * cuMemFree: once cuMemFree returns, the driver may hand the same pointer to
+ * another thread's cuMemAlloc, and its allocation must come after this. */
+static inline void realm_shadow_site_dynamic_fb_released(
+    realm_shadow_memory *m, uint64_t instance) {
+  realm_shadow_released(m, instance);
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+/* ---- managed memories (C++: templates over Realm's types) ---------------- */
+#ifdef __cplusplus
+#include <cstddef>
+
+#include "realm_shadow/heap_observer.h"
+
+namespace realm_shadow {
+namespace site {
+
+// LocalManagedMemory's constructor, after `current_allocator.add_range(0,
+// _size)`: registers the memory (concurrent, heap-observed) and attaches
+// its current and future heaps.  `me` is the Realm::Memory, `kind` its
+// Memory::Kind.  The name is Realm's kind name ("SYSTEM_MEM").
+template <typename Memory, typename Kind, typename Heap>
+inline void ObserveManagedMemory(const Memory& me, Kind kind, size_t size,
+                                 Heap& current, Heap& future) {
+  const char* name = realm_shadow_realm_kind_name(static_cast<int>(kind));
+  realm_shadow_memory* m = realm_shadow_register_memory(
+      static_cast<uint64_t>(me.id), realm_shadow_kind_from_realm_name(name),
+      static_cast<uint64_t>(size), name,
+      REALM_SHADOW_CONCURRENT | REALM_SHADOW_HEAP_OBSERVED);
+  current.shadow_observer.Attach(m, REALM_SHADOW_HEAP_CURRENT, current);
+  future.shadow_observer.Attach(m, REALM_SHADOW_HEAP_FUTURE, future);
+}
+
+// First statement of allocate_storage_deferrable(inst, need_alloc_result,
+// precondition): a request whose precondition has not triggered waits
+// outside every heap (Realm defers the attempt itself); it shows as pending
+// with no planned offset until a heap takes or plans it.  A triggered one
+// needs nothing here: the heaps, or notify_allocation, tell what happened.
+template <typename Instance, typename Event>
+inline void AllocationRequested(const HeapObserver& current, Instance* inst,
+                                const Event& precondition) {
+  if (!current.observed() || inst == nullptr ||
+      inst->metadata.ext_resource != 0 || inst->metadata.layout == nullptr)
+    return;
+  bool poisoned = false;
+  if (precondition.has_triggered_faultaware(poisoned)) return;
+  realm_shadow_request_waiting(
+      current.memory(), static_cast<uint64_t>(inst->me.id),
+      static_cast<uint64_t>(inst->metadata.layout->bytes_used),
+      static_cast<uint64_t>(inst->metadata.layout->alignment_reqd));
+}
+
+// First statement of release_storage_deferrable(inst, precondition): a
+// release was requested.  Ready when the precondition has triggered; a
+// poisoned one cancels the release, as Realm does silently, and nothing is
+// recorded.  External instances never reach the heaps and are not recorded.
+template <typename Instance, typename Event>
+inline void ReleaseRequested(const HeapObserver& current, Instance* inst,
+                             const Event& precondition) {
+  if (!current.observed() || inst == nullptr ||
+      inst->metadata.ext_resource != 0)
+    return;
+  bool poisoned = false;
+  const bool triggered = precondition.has_triggered_faultaware(poisoned);
+  if (triggered && poisoned) return;
+  realm_shadow_release_requested(current.memory(),
+                                 static_cast<uint64_t>(inst->me.id),
+                                 triggered ? 1 : 0);
+}
+
+// First statement of reuse_storage_deferrable(old_inst, new_insts,
+// precondition): the old range's release, as ReleaseRequested, and each new
+// instance as a request that waits until a heap plans or places it (the
+// split itself, at once or when the redistrict's turn comes).  Recorded
+// whether or not the precondition has triggered: Realm may queue even a
+// ready redistrict behind pending work, and its pieces wait there.
+template <typename Instance, typename Instances, typename Event>
+inline void RedistrictRequested(const HeapObserver& current, Instance* old_inst,
+                                const Instances& new_insts,
+                                const Event& precondition) {
+  if (!current.observed() || old_inst == nullptr ||
+      old_inst->metadata.ext_resource != 0)
+    return;
+  bool poisoned = false;
+  const bool triggered = precondition.has_triggered_faultaware(poisoned);
+  if (triggered && poisoned) return;  // Realm cancels every new instance
+  for (const auto* piece : new_insts) {
+    if (piece == nullptr || piece->metadata.layout == nullptr) continue;
+    realm_shadow_request_waiting(
+        current.memory(), static_cast<uint64_t>(piece->me.id),
+        static_cast<uint64_t>(piece->metadata.layout->bytes_used),
+        static_cast<uint64_t>(piece->metadata.layout->alignment_reqd));
+  }
+  realm_shadow_release_requested(current.memory(),
+                                 static_cast<uint64_t>(old_inst->me.id),
+                                 triggered ? 1 : 0);
+}
+
+// First statement of release_storage_immediate(inst, poisoned, ...) and of
+// reuse_storage_immediate(old_inst, new_insts, poisoned, ...): the release's
+// precondition fired.  Poisoned: the release will not happen and the
+// instance is live again; otherwise it is ready (the heap says when the range
+// is given back).
+template <typename Instance>
+inline void ReleaseFired(const HeapObserver& current, Instance* inst,
+                         bool poisoned) {
+  if (!current.observed() || inst == nullptr ||
+      inst->metadata.ext_resource != 0)
+    return;
+  const uint64_t id = static_cast<uint64_t>(inst->me.id);
+  if (poisoned)
+    realm_shadow_release_cancelled(current.memory(), id);
+  else
+    realm_shadow_release_requested(current.memory(), id, 1);
+}
+
+// First statement of RegionInstanceImpl::notify_allocation(result, ...):
+// failures (instant or eventual) and cancellations, with the layout's size
+// and alignment.  Successes are the heaps' to report.  Found by memory id:
+// on a node that does not own the memory (the creator node of a remote
+// request), nothing is registered and nothing is recorded.
+template <typename Instance>
+inline void AllocationOutcome(const Instance& inst, int result) {
+  if (result != REALM_SHADOW_ALLOC_INSTANT_FAILURE &&
+      result != REALM_SHADOW_ALLOC_EVENTUAL_FAILURE &&
+      result != REALM_SHADOW_ALLOC_CANCELLED)
+    return;
+  if (!REALM_SHADOW_ENABLED || inst.metadata.ext_resource != 0) return;
+  realm_shadow_memory* m =
+      realm_shadow_find_memory(static_cast<uint64_t>(inst.memory.id));
+  if (m == nullptr) return;
+  const uint64_t id = static_cast<uint64_t>(inst.me.id);
+  if (result == REALM_SHADOW_ALLOC_CANCELLED) {
+    realm_shadow_request_cancelled(m, id);
+    return;
+  }
+  uint64_t bytes = 0, alignment = 0;
+  if (inst.metadata.layout != nullptr) {
+    bytes = static_cast<uint64_t>(inst.metadata.layout->bytes_used);
+    alignment = static_cast<uint64_t>(inst.metadata.layout->alignment_reqd);
+  }
+  realm_shadow_request_failed(m, id, bytes, alignment,
+                              result == REALM_SHADOW_ALLOC_EVENTUAL_FAILURE);
+}
+
+}  // namespace site
+}  // namespace realm_shadow
+#endif /* __cplusplus */
+
+#endif /* REALM_SHADOW_REALM_SITES_H */

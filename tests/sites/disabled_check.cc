@@ -1,0 +1,52 @@
+// Without REALM_SHADOW_ENABLED every helper, the heap observer and the entry
+// sites are empty inline code: this program links without the library
+// (nothing to resolve) and records nothing.
+#include "realm_shadow/realm_sites.h"
+
+#include <cstdio>
+
+#include "tests/sites/realm_shaped_heap.h"
+
+namespace {
+struct Layout { unsigned long bytes_used = 64, alignment_reqd = 32; };
+struct Metadata { int ext_resource = 0; Layout* layout = nullptr; };
+struct MemoryHandle { unsigned long long id = 0x1e00000000000000ull; };
+struct Instance {
+  realm_shadow::testing::FakeInstance me{0x4000000000000001ull};
+  MemoryHandle memory;
+  Metadata metadata;
+};
+struct Event {
+  bool has_triggered_faultaware(bool& poisoned) const { poisoned = false; return true; }
+};
+}  // namespace
+
+int main() {
+  static_assert(REALM_SHADOW_ENABLED == 0, "this check builds without tracking");
+  realm_shadow::testing::RealmShapedHeap current(1 << 20), future(1 << 20);
+  realm_shadow::site::ObserveManagedMemory(MemoryHandle{}, 2, 1 << 20, current,
+                                           future);
+  if (current.shadow_observer.observed()) {
+    std::puts("a heap is observed with tracking compiled out");
+    return 1;
+  }
+  uint64_t at = 0;
+  current.allocate(realm_shadow::testing::FakeInstance{1}, 64, 32, at);
+  Layout layout;
+  Instance inst;
+  inst.metadata.layout = &layout;
+  realm_shadow::site::ReleaseRequested(current.shadow_observer, &inst, Event{});
+  realm_shadow::site::AllocationOutcome(inst, REALM_SHADOW_ALLOC_INSTANT_FAILURE);
+  realm_shadow_memory* m = realm_shadow_site_register_dynamic_fb(
+      0x1e00000000000003ull, 1 << 20, "dynfb");
+  if (m != nullptr) {
+    std::puts("registration returned a handle with tracking compiled out");
+    return 1;
+  }
+  realm_shadow_site_dynamic_fb_allocated(m, 2, 0x7f0000000000ull, 256);
+  // The kind mapping is plain C and works either way.
+  return realm_shadow_kind_from_realm_name("GPU_FB_MEM") ==
+                 REALM_SHADOW_MEM_FRAMEBUFFER
+             ? 0
+             : 1;
+}
