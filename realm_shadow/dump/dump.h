@@ -83,6 +83,13 @@ void AnnounceDump(const std::string& path, const Snapshot& snapshot,
                   const char* reason);
 // "dump not written file=PATH error=..." after an announced dump failed.
 void AnnounceDumpNotWritten(const std::string& path, const std::string& error);
+// "dump begin memory=0x.. node=K reason=R file=PATH", right before the
+// memory's snapshot is taken: the host's log lines between it and the
+// marker may or may not be in the snapshot (in flight while it was taken).
+void AnnounceDumpBegin(const std::string& path, uint64_t memory_id,
+                       uint32_t node, const char* reason);
+std::string DumpBeginLine(const DumpMarker& marker);  // sequence not used
+bool ParseDumpBegin(std::string_view message, DumpMarker* out);
 
 }  // namespace realm_shadow
 

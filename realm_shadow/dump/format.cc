@@ -982,6 +982,8 @@ bool DumpMemories(const std::vector<uint64_t>& ids, const std::string& path,
   dump.memories.reserve(ids.size());
   for (uint64_t id : ids) {
     Snapshot s;
+    if (FindMemory(id) == nullptr) continue;
+    AnnounceDumpBegin(path, id, dump.node, reason);
     if (!TakeSnapshot(id, &s)) continue;
     // The marker goes out right after the snapshot, so that its place in
     // the host's log is as close as it can be to the state the file holds.

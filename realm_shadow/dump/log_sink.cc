@@ -116,6 +116,36 @@ void AnnounceDump(const std::string& path, const Snapshot& snapshot,
   Emit(DumpMarkerLine(m));
 }
 
+std::string DumpBeginLine(const DumpMarker& m) {
+  return "dump begin memory=" + HexId(m.memory_id) +
+         " node=" + std::to_string(m.node) + " reason=" + OneLine(m.reason) +
+         " file=" + OneLine(m.file);
+}
+
+bool ParseDumpBegin(std::string_view message, DumpMarker* out) {
+  constexpr std::string_view kHead = "dump begin memory=";
+  if (message.substr(0, kHead.size()) != kHead) return false;
+  // Same shape as the marker without the sequence: reuse its parser.
+  const size_t node = message.find(" node=");
+  if (node == std::string_view::npos) return false;
+  std::string as_marker = "dump memory=" +
+                          std::string(message.substr(kHead.size(),
+                                                     node - kHead.size())) +
+                          " sequence=0" + std::string(message.substr(node));
+  return ParseDumpMarker(as_marker, out);
+}
+
+void AnnounceDumpBegin(const std::string& path, uint64_t memory_id,
+                       uint32_t node, const char* reason) {
+  if (g_sink.load(std::memory_order_acquire) == nullptr) return;
+  DumpMarker m;
+  m.memory_id = memory_id;
+  m.node = node;
+  m.reason = reason;
+  m.file = AbsolutePath(path);
+  Emit(DumpBeginLine(m));
+}
+
 void AnnounceDumpNotWritten(const std::string& path,
                             const std::string& error) {
   if (g_sink.load(std::memory_order_acquire) == nullptr) return;

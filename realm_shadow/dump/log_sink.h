@@ -10,9 +10,14 @@
  * two, the log must say where in its stream the dump was taken.  Each time
  * the library takes a memory's snapshot for a dump file (dump_memory_state,
  * dump_all_memories, a failure dump, a periodic dump) it hands the sink one
- * line, right after the snapshot and before the file is written:
+ * line, right after the snapshot and before the file is written,
  *
  *   dump memory=0x1e00000000000000 sequence=812 node=0 reason=request file=/abs/path.rsd
+ *
+ * and, right before the snapshot, "dump begin memory=... node=0
+ * reason=request file=...": what the host logs between the two lines may or
+ * may not be in the snapshot (it was in flight while the snapshot was
+ * taken; other threads go on allocating).
  *
  * `sequence` is the memory's event sequence number in the dump (Snapshot
  * ::sequence), `reason` is request | failure | periodic, and `file` (last,

@@ -122,24 +122,26 @@ void OnFailure(realm_shadow_memory* memory, uint64_t instance) {
       uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
   dump.source = "tracker";
   dump.notes.push_back("written at the failure of instance " + HexId(instance));
+  const unsigned k = ClaimDump(config, MemoryId(memory));
+  char name[96];
+  std::snprintf(name, sizeof name,
+                "/realm-shadow-node%" PRIu32 "-mem%" PRIx64 "-%u.rsd",
+                dump.node, MemoryId(memory), k);
+  const std::string path = dir + name;
+  if (k != 0) AnnounceDumpBegin(path, MemoryId(memory), dump.node, "failure");
   dump.memories.push_back(TakeSnapshot(memory));
   const Snapshot& snapshot = dump.memories.back();
 
+  // The marker right after the snapshot; the report is formatted after it.
+  if (k != 0) AnnounceDump(path, snapshot, "failure");
   std::string report = FormatFailureReport(snapshot, instance);
-  const unsigned k = ClaimDump(config, snapshot.memory_id);
   if (k == 0) {
     report += "  dump           not written: REALM_SHADOW_DUMP_LIMIT reached\n";
   } else {
-    char name[96];
-    std::snprintf(name, sizeof name,
-                  "/realm-shadow-node%" PRIu32 "-mem%" PRIx64 "-%u.rsd",
-                  dump.node, snapshot.memory_id, k);
-    const std::string path = dir + name;
     // The last level of the directory is made if missing (a user who sets
     // REALM_SHADOW_DUMP_DIR=/tmp/dumps should not lose the first dump);
     // WriteDump reports whatever still fails.
     ::mkdir(dir.c_str(), 0777);
-    AnnounceDump(path, snapshot, "failure");
     std::string error;
     if (WriteDump(path, dump, &error)) {
       report += "  dump           " + path + "\n";

@@ -59,11 +59,15 @@ bool DumpChangedMemories(Periodic& p, const std::string& dir) {
                 dump.node, k);
   const std::string path = dir + name;
   for (uint64_t id : RegisteredMemoryIds()) {
+    // A first snapshot decides whether the memory moved; the one dumped is
+    // taken between the begin line and the marker, as every dump's is.
     Snapshot s;
     if (!TakeSnapshot(id, &s)) continue;
     auto it = p.last_sequence.find(id);
     if (it != p.last_sequence.end() && it->second == s.sequence) continue;
     if (it == p.last_sequence.end() && s.sequence == 0) continue;
+    AnnounceDumpBegin(path, id, dump.node, "periodic");
+    TakeSnapshotInto(FindMemory(id), &s);
     p.last_sequence[id] = s.sequence;
     AnnounceDump(path, s, "periodic");
     dump.memories.push_back(std::move(s));

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "realm_shadow/analysis/analysis.h"
+#include "realm_shadow/tools/human_size.h"
 #include "realm_shadow/tools/realm_log.h"
 
 namespace realm_shadow {
@@ -43,7 +44,30 @@ void AddReason(std::vector<std::string>* reasons, size_t* shown,
   ++*shown;
 }
 
-MemoryComparison CompareMemory(const Snapshot& shadow, const Snapshot& log) {
+// The instances the cut's notes list as in flight for `memory`.
+std::set<uint64_t> InFlight(const DumpFile& log, uint64_t memory) {
+  std::set<uint64_t> out;
+  const std::string head = HexId(memory) + ": " + kInFlightNote;
+  for (const std::string& note : log.notes) {
+    if (note.rfind(head, 0) != 0) continue;
+    const size_t colon = note.rfind(':');
+    size_t at = colon + 1;
+    while (at < note.size()) {
+      while (at < note.size() && note[at] == ' ') ++at;
+      size_t end = note.find(' ', at);
+      if (end == std::string::npos) end = note.size();
+      uint64_t id = 0;
+      std::string ignored;
+      if (end > at && ParseHexId(note.substr(at, end - at), &id, &ignored))
+        out.insert(id);
+      at = end;
+    }
+  }
+  return out;
+}
+
+MemoryComparison CompareMemory(const Snapshot& shadow, const Snapshot& log,
+                               const std::set<uint64_t>& in_flight) {
   MemoryComparison c;
   c.memory_id = shadow.memory_id;
   c.node = shadow.node;
@@ -60,6 +84,10 @@ MemoryComparison CompareMemory(const Snapshot& shadow, const Snapshot& log) {
   for (const Allocation& l : log.allocations) {
     auto it = by_instance.find(l.instance);
     if (it == by_instance.end()) {
+      if (in_flight.count(l.instance)) {
+        ++c.in_flight;
+        continue;
+      }
       ++c.only_log;
       differ = true;
       AddReason(&c.reasons, &shown, "only in the log: " + Range(l));
@@ -71,6 +99,10 @@ MemoryComparison CompareMemory(const Snapshot& shadow, const Snapshot& log) {
     bool same = s.offset == l.offset;
     if (knowledge == LogSize::kExact) same = same && s.size == l.size;
     if (knowledge == LogSize::kUpperBound) same = same && s.size <= l.size;
+    if (!same && in_flight.count(l.instance)) {
+      ++c.in_flight;
+      continue;
+    }
     if (!same) {
       ++c.mismatched;
       differ = true;
@@ -89,7 +121,9 @@ MemoryComparison CompareMemory(const Snapshot& shadow, const Snapshot& log) {
       ++c.same_unsized;
       within = true;
     }
-    if (Queued(s) != Queued(l)) {
+    if (Queued(s) != Queued(l) && in_flight.count(s.instance)) {
+      ++c.in_flight;
+    } else if (Queued(s) != Queued(l)) {
       ++c.state_differs;
       differ = true;
       AddReason(&c.reasons, &shown,
@@ -100,6 +134,10 @@ MemoryComparison CompareMemory(const Snapshot& shadow, const Snapshot& log) {
   }
   for (const Allocation& s : shadow.allocations) {
     if (seen.count(s.instance)) continue;
+    if (in_flight.count(s.instance)) {
+      ++c.in_flight;
+      continue;
+    }
     ++c.only_shadow;
     differ = true;
     AddReason(&c.reasons, &shown, "only in the shadow: " + Range(s));
@@ -114,6 +152,9 @@ MemoryComparison CompareMemory(const Snapshot& shadow, const Snapshot& log) {
     c.reasons.push_back(std::to_string(c.same_unsized) +
                         " allocation(s) placed without a layout line: the log "
                         "has no size");
+  // Differences in pending requests and failures of in-flight instances
+  // are counted below; the free space follows from the allocations.
+  auto flying = [&](uint64_t instance) { return in_flight.count(instance) > 0; };
 
   // ---- free space ----
   const FreeSummary fs = Summarize(shadow);
@@ -123,6 +164,7 @@ MemoryComparison CompareMemory(const Snapshot& shadow, const Snapshot& log) {
   c.free_log = fl.total_free;
   c.hole_log = fl.largest_hole;
   c.log_lower_bound = bounded_slack > 0;
+  const bool live_in_flight = c.in_flight > 0;
   if (!log.capacity_known) {
     c.free_compared = false;
     within = true;
@@ -137,6 +179,9 @@ MemoryComparison CompareMemory(const Snapshot& shadow, const Snapshot& log) {
     } else {
       within = true;
     }
+  } else if ((c.free_log != c.free_shadow || c.hole_log != c.hole_shadow) &&
+             live_in_flight) {
+    within = true;  // explained by the in-flight allocations
   } else if (c.free_log != c.free_shadow || c.hole_log != c.hole_shadow) {
     differ = true;
     c.reasons.push_back("free " + std::to_string(c.free_shadow) + " vs " +
@@ -152,17 +197,27 @@ MemoryComparison CompareMemory(const Snapshot& shadow, const Snapshot& log) {
   for (const PendingRequest& p : shadow.pending) ps.insert(p.instance);
   for (const PendingRequest& p : log.pending) pl.insert(p.instance);
   if (ps != pl) {
-    std::vector<uint64_t> a, b;
+    // What is in one only; in-flight instances are counted apart.
+    std::vector<uint64_t> only_shadow, only_log;
     std::set_difference(ps.begin(), ps.end(), pl.begin(), pl.end(),
-                        std::back_inserter(a));
+                        std::back_inserter(only_shadow));
     std::set_difference(pl.begin(), pl.end(), ps.begin(), ps.end(),
-                        std::back_inserter(b));
-    c.pending_differs = a.size() + b.size();
-    differ = true;
-    std::string text = "pending requests differ:";
-    for (uint64_t i : a) text += " " + HexId(i) + " (shadow only)";
-    for (uint64_t i : b) text += " " + HexId(i) + " (log only)";
-    c.reasons.push_back(text);
+                        std::back_inserter(only_log));
+    const size_t before = only_shadow.size() + only_log.size();
+    only_shadow.erase(
+        std::remove_if(only_shadow.begin(), only_shadow.end(), flying),
+        only_shadow.end());
+    only_log.erase(std::remove_if(only_log.begin(), only_log.end(), flying),
+                   only_log.end());
+    c.in_flight += before - only_shadow.size() - only_log.size();
+    c.pending_differs = only_shadow.size() + only_log.size();
+    if (c.pending_differs > 0) {
+      differ = true;
+      std::string text = "pending requests differ:";
+      for (uint64_t i : only_shadow) text += " " + HexId(i) + " (shadow only)";
+      for (uint64_t i : only_log) text += " " + HexId(i) + " (log only)";
+      c.reasons.push_back(text);
+    }
   }
 
   // ---- failures ----
@@ -173,6 +228,12 @@ MemoryComparison CompareMemory(const Snapshot& shadow, const Snapshot& log) {
   for (const Failure& f : log.failures) fl_sizes[f.instance].push_back(f.size);
   std::string failure_text;
   for (const auto& [instance, sizes] : fl_sizes) {
+    if (flying(instance)) {
+      if (fs_sizes.count(instance) == 0 ||
+          fs_sizes[instance].size() != sizes.size())
+        ++c.in_flight;
+      continue;
+    }
     auto it = fs_sizes.find(instance);
     if (it == fs_sizes.end() || it->second.size() != sizes.size()) {
       ++c.failures_differ;
@@ -191,7 +252,9 @@ MemoryComparison CompareMemory(const Snapshot& shadow, const Snapshot& log) {
     }
   }
   for (const auto& [instance, sizes] : fs_sizes)
-    if (!fl_sizes.count(instance)) {
+    if (!fl_sizes.count(instance) && flying(instance)) {
+      ++c.in_flight;
+    } else if (!fl_sizes.count(instance)) {
       ++c.failures_differ;
       failure_text += " " + HexId(instance) + " (shadow only)";
     }
@@ -200,6 +263,13 @@ MemoryComparison CompareMemory(const Snapshot& shadow, const Snapshot& log) {
     c.reasons.push_back("failures differ:" + failure_text);
   }
 
+  if (c.in_flight > 0) {
+    within = true;
+    c.reasons.push_back(
+        std::to_string(c.in_flight) +
+        " difference(s) of instances in flight while the snapshot was taken "
+        "(their log lines fall between the dump's begin line and its marker)");
+  }
   c.agreement = differ ? Agreement::kDiffer
                        : (within ? Agreement::kAgreeWithinLog : Agreement::kAgree);
   return c;
@@ -295,7 +365,7 @@ std::vector<MemoryComparison> CompareDumps(const DumpFile& shadow,
       continue;
     }
     matched.insert(s.memory_id);
-    rows.push_back(CompareMemory(s, *other));
+    rows.push_back(CompareMemory(s, *other, InFlight(log, s.memory_id)));
   }
   for (const Snapshot& l : log.memories) {
     if (matched.count(l.memory_id)) continue;

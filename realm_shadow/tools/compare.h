@@ -25,6 +25,10 @@
 //    planned offset; the shadow's is not compared).
 //  - failures: the same instances, and the same request size where the log
 //    has one (a failed redistricted piece's size is not in the log).
+//  - in flight: Realm goes on allocating while a snapshot is taken.  An
+//    instance the log names between the dump's begin line and its marker
+//    (the cut lists them in a note) may be on either side of the snapshot:
+//    a difference in it is counted apart and explained, not a difference.
 //
 // Verdict per memory: "agree" (every fact equal), "agree within what the log
 // knows" (equal wherever the log states the fact; the reasons list what it
@@ -60,6 +64,9 @@ struct MemoryComparison {
   uint64_t mismatched = 0;     // in both, a stated fact differs
   uint64_t only_shadow = 0, only_log = 0;
   uint64_t state_differs = 0;  // live vs release queued
+  // Differences of instances the log names between the dump's begin line
+  // and its marker (realm_log.h kInFlightNote): not counted above.
+  uint64_t in_flight = 0;
   // Free space; *_compared false when the log cannot tell.
   uint64_t free_shadow = 0, free_log = 0;
   uint64_t hole_shadow = 0, hole_log = 0;

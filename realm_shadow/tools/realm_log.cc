@@ -138,6 +138,7 @@ struct InstanceLife {
   uint64_t alignment = 1;
   uint64_t offset = 0;
   bool release_requested = false;
+  uint64_t release_wait_on = 0;  // the destroy's precondition event
   bool bounded = false;  // size is an upper bound (redistrict piece)
   uint64_t announce_order = 0;
 };
@@ -503,6 +504,7 @@ struct RealmLogReader::State {
         Apply(m, Event{EventType::kReleaseRequested, inst, 0, 0,
                        wait_on == 0 ? 1u : 0u});
         life.release_requested = true;
+        life.release_wait_on = wait_on;
       }
       return;
     }
@@ -655,6 +657,27 @@ struct RealmLogReader::State {
       in_multiline = true;
       if (p.logger == "inst") {
         OnInstanceLine(p.message);
+      } else if (p.logger == "event" &&
+                 StartsWith(p.message, "user event cancelled:")) {
+        // -level event=2: a destroy waiting on exactly this user event
+        // will not happen (Realm keeps the range).  A destroy waiting on
+        // an event merged from it is not seen here.
+        uint64_t event = 0;
+        if (HexField(p.message, "event=", &event) && event != 0) {
+          ++counts.instance_lines;
+          for (auto& [id, life] : instances) {
+            if (!life.release_requested || life.release_wait_on != event ||
+                life.phase != Phase::kLive)
+              continue;
+            Apply(Memory(life.memory),
+                  Event{EventType::kReleaseRequested, id, 0, 0, 2});
+            life.release_requested = false;
+            life.release_wait_on = 0;
+            ++counts.cancelled_releases;
+          }
+        } else {
+          ++counts.other_logger_lines;
+        }
       } else if (p.logger == "app" && StartsWith(p.message, "CHECKPOINT ")) {
         ++counts.checkpoints;
         ++counts.other_logger_lines;
@@ -999,6 +1022,34 @@ bool IngestRealmLogAtDump(const std::string& log_path,
       }
     }
     DumpFile cut = reader.Dump();
+    // The instances the log names between the dump's begin line and its
+    // marker: Realm went on allocating while the snapshot was taken, so each
+    // of them may be on either side of it.
+    std::string in_flight;
+    size_t begin_line = chosen->line;
+    for (size_t i = chosen->line; i-- > 0;) {
+      const std::string_view message = ShadowLoggerMessage(lines[i]);
+      DumpMarker begin;
+      if (!message.empty() && ParseDumpBegin(message, &begin) &&
+          begin.memory_id == chosen->marker.memory_id &&
+          begin.file == chosen->marker.file) {
+        begin_line = i;
+        break;
+      }
+    }
+    std::set<uint64_t> flying;
+    for (size_t i = begin_line + 1; i < chosen->line; ++i) {
+      PrefixedLine p;
+      uint64_t inst = 0;
+      if (SplitPrefix(lines[i], &p) && p.logger == "inst" &&
+          (HexField(p.message, "inst=", &inst) ||
+           (p.message.rfind(':') != std::string_view::npos &&
+            ParseHex(Trim(p.message.substr(p.message.rfind(':') + 1)),
+                     &inst))) &&
+          RealmMemoryOfInstance(inst) == want_memory.memory_id)
+        flying.insert(inst);
+    }
+    for (uint64_t inst : flying) absl::StrAppend(&in_flight, " ", HexId(inst));
     Snapshot picture;
     bool found = false;
     for (Snapshot& s : cut.memories) {
@@ -1026,6 +1077,11 @@ bool IngestRealmLogAtDump(const std::string& log_path,
              : "; the dump's sequence " +
                    std::to_string(want_memory.sequence) +
                    " matches no marker: the last one was used"));
+    if (!in_flight.empty())
+      result.notes.push_back(absl::StrCat(
+          mem, ": ", kInFlightNote, " (log lines ", begin_line + 2, "-",
+          chosen->line, ", between the dump's begin line and its marker):",
+          in_flight));
     for (const std::string& note : cut.notes)
       result.notes.push_back(mem + " cut: " + note);
   }

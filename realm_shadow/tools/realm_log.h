@@ -23,6 +23,10 @@
 //  - "instance destroyed: inst=I wait_on=E": kReleaseRequested (ready when
 //    E is 0); for a failed instance nothing (Realm destroys those too).
 //  - "deallocation completed: inst=I": kReleased.
+//  - With -level event=2, "{2}{event}: user event cancelled: event=E": a
+//    destroy that waits on exactly E is cancelled (Realm keeps the range;
+//    a release_requested event with aux 2).  A destroy waiting on an event
+//    merged from E is not recognized.
 //  - Redistrict: the new instances get only "creating/reusing" lines (no
 //    layout); the old one gets "deallocation completed" with no "instance
 //    destroyed" before it; then one "allocation completed" (or "allocation
@@ -99,6 +103,7 @@ struct RealmLogCounts {
   uint64_t tightened_bounds = 0;    // bounds narrowed by a later allocation
   uint64_t checkpoints = 0;         // "CHECKPOINT <label>" lines seen
   uint64_t fatal_without_request = 0;  // out-of-memory lines with no request
+  uint64_t cancelled_releases = 0;  // destroys whose user event was cancelled
 };
 
 class RealmLogReader {
@@ -148,6 +153,14 @@ bool IngestRealmLogs(const std::vector<std::string>& paths, DumpFile* out,
 // False with a one-line *error when a file cannot be read or no marker of
 // the dump is in the log (the run had no -level realm_shadow=2, or the dump
 // is from another run).
+//
+// Realm goes on allocating while a snapshot is taken: the instances the log
+// names between the dump's begin line ("dump begin ...", written right
+// before the snapshot) and its marker may be on either side of it.  They
+// are listed in a note "<memory>: in flight while the snapshot was taken
+// (...): <ids>" (kInFlightNote), which compare.h reads.
+inline constexpr const char* kInFlightNote =
+    "in flight while the snapshot was taken";
 bool IngestRealmLogAtDump(const std::string& log_path,
                           const std::string& dump_path, DumpFile* out,
                           std::string* error);

@@ -49,7 +49,7 @@ ProfilingRequestSet IgnoreFailures() {
 Event Create(RegionInstance& inst, size_t bytes, Event wait_on = Event::NO_EVENT) {
   const std::vector<size_t> field_sizes(1, 1);
   return RegionInstance::create_instance(
-      inst, g_memory, Rect<1>(0, static_cast<coord_t>(bytes) - 1), field_sizes,
+      inst, g_memory, Rect<1>(0, static_cast<int>(bytes) - 1), field_sizes,
       0 /*SOA*/, IgnoreFailures(), wait_on);
 }
 
@@ -57,8 +57,8 @@ InstanceLayoutGeneric* Layout(size_t bytes) {
   const std::vector<size_t> field_sizes(1, 1);
   InstanceLayoutConstraints constraints(field_sizes, 0 /*SOA*/);
   const int dim_order[1] = {0};
-  return InstanceLayoutGeneric::choose_instance_layout<1, coord_t>(
-      IndexSpace<1>(Rect<1>(0, static_cast<coord_t>(bytes) - 1)), constraints,
+  return InstanceLayoutGeneric::choose_instance_layout<1, int>(
+      IndexSpace<1>(Rect<1>(0, static_cast<int>(bytes) - 1)), constraints,
       dim_order);
 }
 

@@ -35,9 +35,17 @@ void Capture(const char* line) {
   g_lines.emplace_back(line);
 }
 
-std::vector<std::string> Lines() {
+std::vector<std::string> AllLines() {
   std::lock_guard<std::mutex> lock(g_mutex);
   return g_lines;
+}
+
+// The lines other than "dump begin ..." (markers, "not written").
+std::vector<std::string> Lines() {
+  std::vector<std::string> out;
+  for (const std::string& l : AllLines())
+    if (l.rfind("dump begin ", 0) != 0) out.push_back(l);
+  return out;
 }
 
 class LogSinkTest : public ::testing::Test {
@@ -81,6 +89,16 @@ TEST_F(LogSinkTest, DumpMemoryStateAnnouncesFileMemoryAndSequence) {
   ASSERT_EQ(dump.memories.size(), 1u);
   EXPECT_EQ(marker.sequence, dump.memories[0].sequence);
   EXPECT_EQ(marker.sequence, 2u);
+  // Right before the snapshot, the begin line names the same dump.
+  const auto all = AllLines();
+  ASSERT_EQ(all.size(), 2u);
+  DumpMarker begin;
+  ASSERT_TRUE(ParseDumpBegin(all[0], &begin)) << all[0];
+  EXPECT_FALSE(ParseDumpMarker(all[0], &marker));
+  EXPECT_EQ(begin.memory_id, kSys);
+  EXPECT_EQ(begin.reason, "request");
+  EXPECT_EQ(begin.file, fs::path(path).lexically_normal().string());
+  EXPECT_EQ(all[1], lines[0]);
 }
 
 TEST_F(LogSinkTest, DumpAllAnnouncesEachMemoryAndAFailedWriteSaysSo) {

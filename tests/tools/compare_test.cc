@@ -145,6 +145,28 @@ TEST(Compare, StatesPendingRequestsAndFailuresAreFacts) {
   EXPECT_EQ(CompareDumps(One(a), One(b))[0].agreement, Agreement::kDiffer);
 }
 
+TEST(Compare, InstancesInFlightDuringTheSnapshotAreExplainedNotDifferences) {
+  Snapshot shadow = Memory({Alloc(1, 0, 256)});
+  Snapshot log = Memory({Alloc(1, 0, 256), Alloc(2, 256, 256)});
+  DumpFile log_dump = One(log);
+  log_dump.notes.push_back("0x1e00000000000000: " + std::string(kInFlightNote) +
+                           " (log lines 5-7, between ...): 0x2");
+  auto rows = CompareDumps(One(shadow), log_dump);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].agreement, Agreement::kAgreeWithinLog);
+  EXPECT_EQ(rows[0].in_flight, 1u);
+  EXPECT_EQ(rows[0].only_log, 0u);
+  // Another memory's note, or another instance: a real difference.
+  log_dump.notes.back() = "0x1e00000000000001: " + std::string(kInFlightNote) +
+                          " (...): 0x2";
+  EXPECT_EQ(CompareDumps(One(shadow), log_dump)[0].agreement,
+            Agreement::kDiffer);
+  log_dump.notes.back() = "0x1e00000000000000: " + std::string(kInFlightNote) +
+                          " (...): 0x3";
+  EXPECT_EQ(CompareDumps(One(shadow), log_dump)[0].agreement,
+            Agreement::kDiffer);
+}
+
 TEST(Compare, AMemoryInOneDumpOnlyIsMissing) {
   DumpFile shadow = One(Memory({Alloc(1, 0, 256)}));
   DumpFile log;

@@ -116,6 +116,31 @@ TEST(RealmLogFatal, NoRequestIsCountedAndNoted) {
   EXPECT_TRUE(noted);
 }
 
+TEST(RealmLogEvents, ACancelledUserEventCancelsTheDestroyWaitingOnIt) {
+  RealmLogReader r;
+  Request(r, "4000000000000000", 256);
+  r.FeedLine(Line("inst", "allocation completed: inst=4000000000000000 offset=0"));
+  Request(r, "4000000000000001", 256);
+  r.FeedLine(Line("inst", "allocation completed: inst=4000000000000001 offset=256"));
+  r.FeedLine(Line("inst", "instance destroyed: inst=4000000000000000 "
+                          "wait_on=8000000000100003", 2));
+  r.FeedLine(Line("inst", "instance destroyed: inst=4000000000000001 "
+                          "wait_on=8000000000100004", 2));
+  // Another event: nothing changes; the destroy's own event: live again.
+  r.FeedLine(Line("event", "user event cancelled: event=8000000000100009", 2));
+  r.FeedLine(Line("event", "user event cancelled: event=8000000000100003", 2));
+  r.FeedLine(Line("event", "user event trigger: event=8000000000100004 "
+                           "wait_on=0", 2));
+  EXPECT_EQ(r.counts().cancelled_releases, 1u);
+  DumpFile dump = r.Dump();
+  const Snapshot* s = MemoryOf(dump, kSys);
+  ASSERT_NE(s, nullptr);
+  ASSERT_EQ(s->allocations.size(), 2u);
+  EXPECT_EQ(s->allocations[0].state, AllocationState::kLive);
+  EXPECT_EQ(s->allocations[1].state, AllocationState::kReleasePending);
+  EXPECT_EQ(r.counts().unknown_lines, 0u);
+}
+
 // ---- cut at a dump's marker -----------------------------------------------
 
 class CutAtDump : public ::testing::Test {
@@ -258,6 +283,29 @@ TEST_F(CutAtDump, AFailureDumpTakesTheFailureLineLoggedAfterIt) {
   EXPECT_TRUE(cut.memories[0].failures.empty());
 }
 
+TEST_F(CutAtDump, InstancesLoggedBetweenBeginAndMarkerAreInFlight) {
+  DumpMarker begin;
+  begin.memory_id = kSys;
+  begin.reason = "periodic";
+  begin.file = dump_path_;
+  std::vector<std::string> lines;
+  for (auto& l : Allocation("4000000000000000", 0)) lines.push_back(l);
+  lines.push_back(Line("realm_shadow", DumpBeginLine(begin), 2));
+  for (auto& l : Allocation("4000000000000001", 256)) lines.push_back(l);
+  lines.push_back(Marker(dump_path_));
+  for (auto& l : Allocation("4000000000000002", 512)) lines.push_back(l);
+  DumpFile cut;
+  std::string error;
+  ASSERT_TRUE(IngestRealmLogAtDump(WriteLog(lines), dump_path_, &cut, &error));
+  std::string note;
+  for (const std::string& n : cut.notes)
+    if (n.find(kInFlightNote) != std::string::npos) note = n;
+  EXPECT_NE(note.find("0x4000000000000001"), std::string::npos) << note;
+  EXPECT_EQ(note.find("0x4000000000000000"), std::string::npos) << note;
+  EXPECT_EQ(note.find("0x4000000000000002"), std::string::npos) << note;
+  EXPECT_NE(note.find("lines 5-7"), std::string::npos) << note;
+}
+
 TEST(DumpMarker, LineRoundTripsAndBadLinesAreRefused) {
   DumpMarker m;
   m.memory_id = 0x1e00010000000002ull;
@@ -281,8 +329,17 @@ TEST(DumpMarker, LineRoundTripsAndBadLinesAreRefused) {
         "dump memory=zz sequence=1 node=0 reason=r file=/f",
         "dump memory=0x1 sequence=1 node=0 reason=r file=",
         "dump memory=0x1 sequence=1 node=0 file=/f",
-        "dump not written file=/f error=e"})
+        "dump not written file=/f error=e",
+        "dump begin memory=0x1 node=0 reason=r file=/f"})
     EXPECT_FALSE(ParseDumpMarker(bad, &back)) << bad;
+  const std::string begin = DumpBeginLine(m);
+  EXPECT_EQ(begin,
+            "dump begin memory=0x1e00010000000002 node=1 reason=periodic "
+            "file=/tmp/a dir/x.rsd");
+  ASSERT_TRUE(ParseDumpBegin(begin, &back));
+  EXPECT_EQ(back.file, m.file);
+  EXPECT_EQ(back.node, 1u);
+  EXPECT_FALSE(ParseDumpBegin(line, &back));
 }
 
 }  // namespace
