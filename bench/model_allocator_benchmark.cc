@@ -32,9 +32,9 @@
 #include <benchmark/benchmark.h>
 
 #include "realm_shadow/hooks.h"
-#include "realm_shadow/model/model_memory.h"
+#include "model/model_memory.h"
 #if !REALM_SHADOW_BENCH_UNTRACKED
-#include "realm_shadow/recorder/tracker.h"
+#include "realm_shadow/analysis/snapshots.h"
 #endif
 
 namespace realm_shadow_bench {

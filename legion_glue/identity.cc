@@ -1,7 +1,7 @@
 // legion_glue/identity.cc - building, interning and attaching identities.
 #include "legion_glue/identity.h"
 
-#include "realm_shadow/recorder/tracker.h"
+#include "realm_shadow/analysis/snapshots.h"
 
 namespace realm_shadow {
 namespace legion {

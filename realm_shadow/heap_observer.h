@@ -43,7 +43,7 @@
 // public `ranges`, indexable, each with `first` and `last`; a static
 // `SENTINEL` index meaning zero bytes at offset 0.  A tag is an integer or has
 // an integer `id` (Realm::RegionInstance).  Another heap type specializes
-// HeapContents (the model memory does, realm_shadow/model/).
+// HeapContents (the model memory does, model/).
 //
 // C++17, header-only, includes only <cstdint>, <vector> and hooks.h.
 #ifndef REALM_SHADOW_HEAP_OBSERVER_H_

@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "realm_shadow/recorder/snapshot.h"
+#include "realm_shadow/analysis/snapshot.h"
 
 namespace realm_shadow {
 

@@ -1,6 +1,6 @@
 // The journal alone: order, wrap-around, groups, overflow and the commit
 // marks of concurrent slots.
-#include "realm_shadow/recorder/journal.h"
+#include "realm_shadow/recorder/internal/journal.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // The registry, snapshots' identity fields, the run-time switch, the
 // drainer and the failure observer.
-#include "realm_shadow/recorder/tracker.h"
+#include "realm_shadow/analysis/snapshots.h"
 
 #include <gtest/gtest.h>
 
