@@ -70,6 +70,8 @@ struct MemoryDescription {
   // off (realm_shadow_set_enabled) since, or when, it was registered.
   bool exact = true;
   uint64_t journal_overflows = 0;  // times a writer found the journal full
+  uint64_t journal_appended = 0;   // records appended (claimed) so far
+  uint64_t journal_consumed = 0;   // records applied to the consumer so far
 };
 MemoryDescription DescribeMemory(const realm_shadow_memory* memory);
 

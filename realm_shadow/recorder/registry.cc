@@ -199,6 +199,8 @@ realm_shadow::MemoryDescription realm_shadow_memory::Describe() const {
             realm_shadow::internal::g_pauses.load(std::memory_order_relaxed) ==
                 pauses_at_registration;
   d.journal_overflows = journal.overflow_count();
+  d.journal_appended = journal.appended();
+  d.journal_consumed = journal.consumed_estimate();
   return d;
 }
 

@@ -119,3 +119,21 @@ TEST(Journal, SerializedConsumerSeesNothingBeyondThePublishedHead) {
 
 }  // namespace
 }  // namespace realm_shadow
+
+namespace realm_shadow {
+namespace {
+
+// The ring starts on a cache line, so that no 32-byte slot straddles two
+// (it used to start wherever new[] put it: 16-byte aligned).
+TEST(Journal, TheRingStartsOnACacheLine) {
+  for (size_t capacity : {64, 100, 1 << 14}) {
+    for (int i = 0; i < 8; ++i) {  // several allocations, not one lucky one
+      MemoryJournal j(capacity, i % 2 == 0);
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(j.ring_address()) % 64, 0u)
+          << capacity;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace realm_shadow

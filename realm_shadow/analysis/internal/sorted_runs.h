@@ -13,7 +13,10 @@
 // new run instead of splitting in halves (and likewise before the first
 // run), so 100k records filled in order are 391 full runs, not 782 half
 // ones, and a copy is half as many memcpys.  Elsewhere a full run splits in
-// halves, and erases merge neighbours below a quarter full.
+// halves.  An erase that leaves a run below a quarter full merges it with
+// the run after it when the two fit in half a run; a sparse run can remain
+// next to a fuller one (no occupancy is promised beyond that: a copy is one
+// memcpy per run, whatever they hold).
 //
 // Invariants: every run is sorted and non-empty; runs are in order; heads_[i]
 // is the key of runs_[i]'s first record.  Not thread-safe.
@@ -143,7 +146,8 @@ class SortedRuns {
       return true;
     }
     if (pos == 0) heads_[r] = KeyOf(run->items[0]);
-    // Keep runs at least a quarter full so a copy stays a few large memcpys.
+    // Merge a sparse run into its successor when both fit in half a run, so
+    // that erases do not leave a trail of tiny runs (each costs a memcpy).
     if (r + 1 < runs_.size() && run->count < kRunCapacity / 4 &&
         run->count + runs_[r + 1]->count <= kRunCapacity / 2) {
       Run* next = runs_[r + 1].get();

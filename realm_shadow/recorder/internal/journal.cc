@@ -1,6 +1,7 @@
 // The journal's rare paths: construction and waiting for room.
 #include "realm_shadow/recorder/internal/journal.h"
 
+#include <new>
 #include <thread>
 
 namespace realm_shadow {
@@ -12,13 +13,18 @@ MemoryJournal::MemoryJournal(size_t capacity, bool concurrent_writers)
   mask_ = cap - 1;
   shift_ = 0;
   while ((size_t{1} << shift_) < cap) ++shift_;
-  // Every stamp starts at lap 0, which no position uses.
-  ring_.reset(new Slot[cap]);
-  for (size_t i = 0; i < cap; ++i) {
-    ring_[i].instance = ring_[i].offset = ring_[i].size = 0;
-    ring_[i].aux = 0;
-    ring_[i].stamp.store(0, std::memory_order_relaxed);
-  }
+  // Every stamp starts at lap 0, which no position uses.  The ring is
+  // aligned to a cache line: `new Slot[cap]` gives only 16 bytes.
+  Slot* slots = static_cast<Slot*>(
+      ::operator new[](cap * sizeof(Slot), std::align_val_t{64}));
+  for (size_t i = 0; i < cap; ++i) new (&slots[i]) Slot{0, 0, 0, 0, {0}};
+  ring_.reset(slots);
+}
+
+void MemoryJournal::LineAlignedDelete::operator()(Slot* p) const {
+  // Slots are trivially destructible (their atomic has nothing to release):
+  // the storage goes back as it came.
+  ::operator delete[](p, std::align_val_t{64});
 }
 
 void MemoryJournal::WaitForRoom(uint64_t position) {

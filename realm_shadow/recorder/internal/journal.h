@@ -95,11 +95,18 @@ class MemoryJournal {
   template <typename Sink>
   size_t Consume(Sink&& sink);
 
-  // Events appended so far (writer-side claim count; a relaxed estimate for
-  // concurrent journals).
+  // Events appended so far: an acquire load of the writers' count (in a
+  // concurrent journal, of their claims, which may include records still
+  // being written).
   uint64_t appended() const { return head_.load(std::memory_order_acquire); }
   // Events consumed so far: the sequence number of the consumer's picture.
+  // The caller is the consumer (holds the consumer side).
   uint64_t consumed() const { return consumed_; }
+  // The same, from any thread: the consumer's last published tail (at most
+  // kConsumeBatch behind during a drain, exact between drains).
+  uint64_t consumed_estimate() const {
+    return tail_.load(std::memory_order_acquire);
+  }
   size_t capacity() const { return mask_ + 1; }
   bool concurrent() const { return concurrent_; }
   uint64_t overflow_count() const {
@@ -145,7 +152,6 @@ class MemoryJournal {
   alignas(64) std::atomic<uint64_t> tail_{0};
   uint64_t consumed_ = 0;
 
-  // Read-only after construction.
   // A slot is an EventRecord whose stamp is atomic (same layout, 32 bytes).
   struct Slot {
     uint64_t instance;
@@ -155,14 +161,26 @@ class MemoryJournal {
     std::atomic<uint32_t> stamp;
   };
   static_assert(sizeof(Slot) == sizeof(EventRecord), "32-byte slots");
+  // The ring starts on a 64-byte line, so that slot 2k and 2k + 1 share one
+  // line and no slot straddles two.
+  struct LineAlignedDelete {
+    void operator()(Slot* p) const;
+  };
 
-  alignas(64) std::unique_ptr<Slot[]> ring_;
+  // Read-only after construction.
+  alignas(64) std::unique_ptr<Slot[], LineAlignedDelete> ring_;
   uint64_t mask_;
   unsigned shift_;
   bool concurrent_;
   OverflowHandler overflow_ = nullptr;
   void* overflow_context_ = nullptr;
+
+  // Counted by writers that find the journal full (the rare path).
   std::atomic<uint64_t> overflows_{0};
+
+ public:
+  // Where the ring starts (tests check its alignment).
+  const void* ring_address() const { return ring_.get(); }
 };
 
 // ---------------------------------------------------------------------------
