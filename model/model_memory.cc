@@ -9,65 +9,13 @@
 // the model picks the behaviour a program would expect and keeps going.
 #include "model/model_memory.h"
 
+#include "model/model_record.h"
+
 #include <algorithm>
 #include <utility>
 
 namespace realm_shadow {
 namespace model {
-
-// ---- EventTable -------------------------------------------------------------
-
-Event EventTable::NewEvent() {
-  const Event e = (uint64_t{1} << 63) | next_++;
-  events_.emplace(e, Entry{});
-  return e;
-}
-
-bool EventTable::Fire(Event e, bool poisoned) {
-  auto it = events_.find(e);
-  if (it == events_.end() || it->second.state != State::kPending) return false;
-  it->second.state = poisoned ? State::kPoisoned : State::kTriggered;
-  // Waiters may add waiters or fire other events: run from a local copy.
-  std::vector<Waiter> waiters = std::move(it->second.waiters);
-  it->second.waiters.clear();
-  for (Waiter& w : waiters) w(poisoned);
-  return true;
-}
-
-bool EventTable::Trigger(Event e) { return Fire(e, false); }
-bool EventTable::Poison(Event e) { return Fire(e, true); }
-
-EventTable::State EventTable::Query(Event e) const {
-  if (e == kNoEvent) return State::kTriggered;
-  auto it = events_.find(e);
-  return it == events_.end() ? State::kUnknown : it->second.state;
-}
-
-bool EventTable::HasTriggered(Event e, bool* poisoned) const {
-  *poisoned = false;
-  switch (Query(e)) {
-    case State::kPending:
-      return false;
-    case State::kPoisoned:
-      *poisoned = true;
-      return true;
-    case State::kUnknown:
-      ++unknown_events_;
-      return true;
-    case State::kTriggered:
-      return true;
-  }
-  return true;
-}
-
-void EventTable::AddWaiter(Event e, Waiter fn) {
-  bool poisoned;
-  if (HasTriggered(e, &poisoned)) {
-    fn(poisoned);
-    return;
-  }
-  events_[e].waiters.push_back(std::move(fn));
-}
 
 // ---- names ------------------------------------------------------------------
 
@@ -97,33 +45,6 @@ const char* InstanceStateName(InstanceState s) {
   return "?";
 }
 
-// ---- the record of one instance ---------------------------------------------
-
-struct ModelMemory::Record {
-  uint64_t key = 0;
-  uint64_t instance = 0;
-  uint64_t size = 0;
-  uint64_t alignment = 0;
-  InstanceState state = InstanceState::kUnknown;
-  bool reported_pending = false;   // the shadow holds it as deferred
-
-  // Destruction.
-  bool destroy_requested = false;
-  Event destroy_after = kNoEvent;
-  bool destroy_when_placed = false;  // destroyed while still pending
-  bool delayed_destroy = false;      // Realm's INSTOFFSET_DELAYEDDESTROY
-  bool destroy_fired_early = false;  // destroy event fired before creation
-  bool destroy_fired_poisoned = false;
-  bool cancelled = false;            // creation cancelled before its event
-  bool acknowledged = false;         // id freed (notify_deallocation)
-  bool range_released = false;       // heap gave the range back
-
-  // Redistrict: this (old) instance is split into these pieces' records.
-  bool is_redistrict = false;
-  std::vector<uint64_t> piece_keys;
-  uint64_t first_piece_instance = 0;
-};
-
 // ---- construction -----------------------------------------------------------
 
 ModelMemory::ModelMemory(uint64_t memory_id, realm_shadow_memory_kind kind,
@@ -136,7 +57,8 @@ ModelMemory::ModelMemory(uint64_t memory_id, realm_shadow_memory_kind kind,
       options_(options),
       current_(capacity),
       future_(capacity),
-      release_(capacity) {
+      release_(capacity),
+      ids_(memory_id, options_.creator_node) {
   if (options_.events) {
     events_ = options_.events;
   } else {
@@ -207,33 +129,11 @@ ModelMemory::~ModelMemory() { *alive_ = false; }
 // ---- ids --------------------------------------------------------------------
 
 uint64_t ModelMemory::MakeInstanceId(uint32_t index) const {
-  const uint64_t owner = (memory_id_ >> 40) & 0xffff;
-  const uint64_t creator = options_.creator_node & 0xffff;
-  const uint64_t mem_index = memory_id_ & 0xff;
-  return (uint64_t{1} << 62) | (owner << 46) | (creator << 30) |
-         (mem_index << 22) | (index & 0x3fffff);
+  return ids_.Make(index);
 }
 
 uint64_t ModelMemory::MemoryOfInstance(uint64_t instance) {
-  return (uint64_t{0x1e} << 56) | (((instance >> 46) & 0xffff) << 40) |
-         ((instance >> 22) & 0xff);
-}
-
-bool ModelMemory::AcquireIndex(uint32_t* index) {
-  // Realm's free list: freed indices are pushed at the back and popped
-  // first; fresh ones come in increasing order after them.
-  if (!free_indices_.empty()) {
-    *index = free_indices_.back();
-    free_indices_.pop_back();
-    return true;
-  }
-  if (next_index_ > 0x3fffff) return false;  // 22 bits: INSTANCE_COUNT_EXCEEDED
-  *index = next_index_++;
-  return true;
-}
-
-void ModelMemory::ReleaseIndex(uint64_t instance) {
-  free_indices_.push_back(static_cast<uint32_t>(instance & 0x3fffff));
+  return InstanceIds::MemoryOf(instance);
 }
 
 ModelMemory::Record* ModelMemory::FindByInstance(uint64_t instance) {
@@ -568,136 +468,6 @@ void ModelMemory::AllocateStorageImmediate(uint64_t key, bool poisoned) {
   }
 }
 
-// ---- outcomes and hooks ---------------------------------------------------------
-
-void ModelMemory::OnAllocationOutcome(uint64_t key, AllocationResult result,
-                                      uint64_t offset) {
-  Record* r = FindByKey(key);
-  if (!r) return;
-  ++outcomes_[static_cast<int>(result)];
-  const uint64_t instance = r->instance;
-  switch (result) {
-    case AllocationResult::kInstantSuccess:
-    case AllocationResult::kEventualSuccess:
-      // A destroy queued before the creation fired keeps it release-pending.
-      if (r->destroy_requested && !r->destroy_when_placed)
-        r->state = InstanceState::kReleasePending;
-      else
-        r->state = InstanceState::kLive;
-      if (r->reported_pending)
-        realm_shadow_deferred_completed(decisions_, instance, offset);
-      else
-        realm_shadow_allocated(decisions_, instance, offset, r->size, r->alignment);
-      r->reported_pending = false;
-      break;
-    case AllocationResult::kDeferred:
-      r->state = InstanceState::kPending;
-      if (!r->reported_pending) {
-        r->reported_pending = true;
-        realm_shadow_deferred(decisions_, instance, r->size, r->alignment, offset);
-      }
-      break;
-    case AllocationResult::kInstantFailure:
-    case AllocationResult::kEventualFailure:
-    case AllocationResult::kCancelled:
-      // notify_allocation's site (realm_sites.h AllocationOutcome).
-      if (result == AllocationResult::kCancelled)
-        realm_shadow_request_cancelled(entries_, instance);
-      else
-        realm_shadow_request_failed(entries_, instance, r->size, r->alignment,
-                                    result == AllocationResult::kEventualFailure);
-      r->state = InstanceState::kFailed;
-      if (r->reported_pending)
-        realm_shadow_deferred_failed(decisions_, instance);
-      else
-        realm_shadow_allocation_failed(decisions_, instance, r->size, r->alignment);
-      r->reported_pending = false;
-      offset = CreateResult::kNoOffsetValue;
-      break;
-  }
-  if (observer_) observer_(instance, result, offset);
-
-  // A destroy requested while the allocation was pending goes ahead now.
-  r = FindByKey(key);
-  if (r && r->destroy_when_placed && result != AllocationResult::kDeferred) {
-    r->destroy_when_placed = false;
-    r->destroy_requested = false;
-    const Event after = r->destroy_after;
-    Destroy(instance, after);
-  }
-}
-
-void ModelMemory::OnReleaseApplied(uint64_t key) {
-  Record* r = FindByKey(key);
-  if (!r) return;
-  r->range_released = true;
-  if (r->is_redistrict) {
-    std::vector<realm_shadow_piece> placed;
-    std::vector<uint64_t> failed_keys;
-    bool any_reported_pending = false;
-    for (uint64_t pk : r->piece_keys) {
-      Record* p = FindByKey(pk);
-      if (!p) continue;
-      any_reported_pending |= p->reported_pending;
-      uint64_t off, size;
-      if (current_.Lookup(pk, &off, &size))
-        placed.push_back(realm_shadow_piece{p->instance, off, p->size, p->alignment});
-      else
-        failed_keys.push_back(pk);
-    }
-    if (any_reported_pending) {
-      // The shadow holds the pieces as deferred: the old range goes, then
-      // each piece completes or fails.
-      realm_shadow_released(decisions_, r->instance);
-    } else {
-      realm_shadow_redistricted(decisions_, r->instance,
-                                static_cast<uint32_t>(placed.size()),
-                                placed.empty() ? nullptr : placed.data());
-    }
-    auto rd = redistricts_.find(r->first_piece_instance);
-    if (rd != redistricts_.end()) {
-      rd->second.done = true;
-      rd->second.placed = placed.size();
-    }
-    const std::vector<uint64_t> piece_keys = r->piece_keys;
-    for (const realm_shadow_piece& pc : placed) {
-      Record* p = FindByInstance(pc.instance);
-      if (!p) continue;
-      if (any_reported_pending) {
-        OnAllocationOutcome(p->key, AllocationResult::kEventualSuccess, pc.offset);
-      } else {
-        p->state = InstanceState::kLive;
-        ++outcomes_[static_cast<int>(AllocationResult::kInstantSuccess)];
-        if (observer_)
-          observer_(p->instance, AllocationResult::kInstantSuccess, pc.offset);
-      }
-    }
-    for (uint64_t pk : failed_keys)
-      OnAllocationOutcome(pk, any_reported_pending
-                                  ? AllocationResult::kEventualFailure
-                                  : AllocationResult::kInstantFailure, 0);
-  } else {
-    realm_shadow_released(decisions_, r->instance);
-  }
-  r = FindByKey(key);
-  if (r && r->acknowledged) EraseRecord(key);
-}
-
-void ModelMemory::OnDestroyAcknowledged(uint64_t key) {
-  Record* r = FindByKey(key);
-  if (!r || r->acknowledged) return;
-  r->acknowledged = true;
-  // Realm frees the id at notify_deallocation, even if the heap still
-  // holds the range behind older pending work.
-  auto it = key_of_instance_.find(r->instance);
-  if (it != key_of_instance_.end() && it->second == key) {
-    key_of_instance_.erase(it);
-    ReleaseIndex(r->instance);
-  }
-  if (r->range_released) EraseRecord(key);
-  else r->state = InstanceState::kReleaseReady;
-}
-
 void ModelMemory::DestroyTriggered(uint64_t key, bool poisoned) {
   Record* r = FindByKey(key);
   if (!r) return;
@@ -721,7 +491,7 @@ CreateResult ModelMemory::Create(uint64_t size, uint64_t alignment,
                                  Event precondition) {
   CreateResult out;
   uint32_t index;
-  if (!AcquireIndex(&index)) {
+  if (!ids_.Acquire(&index)) {
     ++outcomes_[static_cast<int>(AllocationResult::kInstantFailure)];
     return out;
   }
@@ -825,7 +595,7 @@ bool ModelMemory::Destroy(uint64_t instance, Event after) {
         if (observer_) observer_(instance, AllocationResult::kCancelled,
                                  CreateResult::kNoOffsetValue);
         key_of_instance_.erase(instance);
-        ReleaseIndex(instance);
+        ids_.Release(instance);
         return true;
       }
       realm_shadow_release_requested(decisions_, instance, 0);
@@ -871,12 +641,12 @@ RedistrictResult ModelMemory::Redistrict(uint64_t old_instance,
   const uint64_t old_key = r->key;
   // Every piece needs an instance index; check first so that a refusal
   // changes nothing.
-  if (free_indices_.size() + (uint64_t{0x400000} - next_index_) < pieces.size())
+  if (ids_.available() < pieces.size())
     return out;
   std::vector<uint64_t> piece_keys;
   for (const PieceRequest& pr : pieces) {
     uint32_t index = 0;
-    AcquireIndex(&index);
+    ids_.Acquire(&index);
     auto rec = std::make_unique<Record>();
     rec->key = NewKey();
     rec->instance = MakeInstanceId(index);

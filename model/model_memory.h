@@ -67,49 +67,12 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "realm_shadow/hooks.h"
+#include "model/event_table.h"
+#include "model/instance_ids.h"
 #include "model/range_allocator.h"
 
 namespace realm_shadow {
 namespace model {
-
-// ---- events ---------------------------------------------------------------
-
-// Realm-style user events: created untriggered, then triggered or poisoned
-// exactly once.  Waiters run in the order they were added, at the moment of
-// Trigger/Poison.  One table may serve several memories (an event may gate
-// work in more than one).  Event 0 is "no event": always triggered.
-using Event = uint64_t;
-inline constexpr Event kNoEvent = 0;
-
-class EventTable {
- public:
-  enum class State : uint8_t { kUnknown, kPending, kTriggered, kPoisoned };
-  using Waiter = std::function<void(bool poisoned)>;
-
-  // A new untriggered event; ids have bit 63 set, as Realm's do.
-  Event NewEvent();
-  // False if the event is unknown or already triggered/poisoned.
-  bool Trigger(Event e);
-  bool Poison(Event e);
-  State Query(Event e) const;
-  // kNoEvent and triggered events count as triggered; an unknown event
-  // counts as triggered too (the caller gets what it asked for, never a
-  // hang) and is counted in unknown_events().
-  bool HasTriggered(Event e, bool* poisoned) const;
-  // Runs fn now if e has fired, else when it does.
-  void AddWaiter(Event e, Waiter fn);
-  uint64_t unknown_events() const { return unknown_events_; }
-
- private:
-  bool Fire(Event e, bool poisoned);
-  struct Entry {
-    State state = State::kPending;
-    std::vector<Waiter> waiters;
-  };
-  uint64_t next_ = 1;
-  mutable uint64_t unknown_events_ = 0;
-  absl::flat_hash_map<Event, Entry> events_;
-};
 
 // ---- results and states ---------------------------------------------------
 
@@ -320,8 +283,6 @@ class ModelMemory {
   void DestroyTriggered(uint64_t key, bool poisoned);
 
   uint64_t NewKey() { return next_key_++; }
-  bool AcquireIndex(uint32_t* index);
-  void ReleaseIndex(uint64_t instance);
   Record* FindByInstance(uint64_t instance);
   const Record* FindByInstance(uint64_t instance) const;
   Record* FindByKey(uint64_t key);
@@ -362,8 +323,7 @@ class ModelMemory {
   absl::flat_hash_map<uint64_t, uint64_t> key_of_instance_;
   uint64_t next_key_ = 1;
 
-  std::vector<uint32_t> free_indices_;  // most recently freed at the back
-  uint32_t next_index_ = 0;
+  InstanceIds ids_;
 
   absl::flat_hash_map<uint64_t, RedistrictResult> redistricts_;  // first piece
   absl::flat_hash_map<uint64_t, std::pair<uint64_t, uint64_t>> reservations_;

@@ -1,16 +1,29 @@
 # Writes OUTPUT: a C++ source defining realm_shadow::html::kMapHtml, kMapCss
-# and kMapJs from the files in SOURCE_DIR.  Run as
-#   cmake -DSOURCE_DIR=... -DOUTPUT=... -P embed_template.cmake
+# and kMapJs from the files in SOURCE_DIR; kMapJs is the page script's parts
+# (page/*.js) concatenated in the order JS_PARTS gives ("|"-separated names).
+# Run as
+#   cmake -DSOURCE_DIR=... -DJS_PARTS=a|b|... -DOUTPUT=... -P embed_template.cmake
 # Each file becomes a raw string literal cut in 16000-byte pieces (string
 # literal concatenation), which keeps every compiler's literal limit happy.
 set(delim "rs_map_")
 set(body "// Generated from realm_shadow/faces/html/ by embed_template.cmake.\n")
 string(APPEND body "#include \"realm_shadow/faces/html/html_template.h\"\n")
 string(APPEND body "namespace realm_shadow {\nnamespace html {\n")
-foreach(pair "kMapHtml;map.html" "kMapCss;map.css" "kMapJs;map.js")
+string(REPLACE "|" ";" js_parts "${JS_PARTS}")
+set(js "")
+foreach(part ${js_parts})
+  file(READ ${SOURCE_DIR}/page/${part}.js piece)
+  string(APPEND js "${piece}")
+endforeach()
+foreach(pair "kMapHtml;map.html" "kMapCss;map.css" "kMapJs;page")
   list(GET pair 0 name)
   list(GET pair 1 file)
-  file(READ ${SOURCE_DIR}/${file} text)
+  if(file STREQUAL "page")
+    set(text "${js}")
+    set(file "page/*.js")
+  else()
+    file(READ ${SOURCE_DIR}/${file} text)
+  endif()
   string(FIND "${text}" ")${delim}\"" clash)
   if(NOT clash EQUAL -1)
     message(FATAL_ERROR "${file} contains the raw-string delimiter )${delim}\"")

@@ -1,5 +1,6 @@
 // realm_shadow/faces/html/html_page.cc - builds the memory map page: the
-// template (map.html, map.css, map.js, compiled in) plus the data block.
+// template (map.html, map.css and the script parts in page/, compiled in)
+// plus the data block.
 //
 // The data block is one JSON object in a <script type="application/json">
 // element.  Bulk arrays are base64 of little-endian typed arrays (see

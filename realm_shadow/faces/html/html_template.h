@@ -1,6 +1,7 @@
 // realm_shadow/faces/html/html_template.h - the page template, compiled in.
 //
-// map.html, map.css and map.js in this directory are copied into a
+// map.html, map.css and the script parts in page/ (one script, in the order
+// faces/CMakeLists.txt gives) are copied into a
 // generated source at build time (embed_template.cmake), so the page
 // written by realm-shadow needs no file beside the binary.  map.html holds
 // three markers: /*@MAP_CSS@*/, /*@MAP_JS@*/ and @MAP_DATA@.
