@@ -27,7 +27,7 @@
 
 #include "realm_shadow/heap_observer.h"
 #include "realm_shadow/hooks.h"
-#include "realm_shadow/recorder/tracker.h"
+#include "realm_shadow/analysis/snapshots.h"
 
 namespace {
 

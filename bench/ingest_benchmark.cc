@@ -1,5 +1,5 @@
 // bench/ingest_benchmark.cc - throughput of the Realm-log reader
-// (realm_shadow/tools/realm_log.h) on a large synthetic log, in lines per
+// (realm_shadow/faces/realm_log.h) on a large synthetic log, in lines per
 // second.
 //
 // The log has the shape of a real -level inst=1,machine=1 log (see
@@ -16,7 +16,7 @@
 
 #include <benchmark/benchmark.h>
 
-#include "realm_shadow/tools/realm_log.h"
+#include "realm_shadow/faces/realm_log.h"
 
 namespace {
 

@@ -21,8 +21,8 @@
 #include "realm_shadow/analysis/analysis.h"
 #include "realm_shadow/dump/dump.h"
 #include "realm_shadow/hooks.h"
-#include "realm_shadow/recorder/snapshot.h"
-#include "realm_shadow/recorder/tracker.h"
+#include "realm_shadow/analysis/snapshot.h"
+#include "realm_shadow/analysis/snapshots.h"
 
 namespace {
 

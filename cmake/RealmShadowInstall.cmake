@@ -6,15 +6,18 @@
 #
 # Included once by the top-level CMakeLists.txt after the library targets
 # exist.  Installs:
-#   lib/                          librealm_shadow, librealm_shadow_legion_glue
-#   include/realm_shadow/...      every header of the library, by layer
+#   lib/                          a library per layer (realm_shadow_recorder,
+#                                 _analysis, _dump) and realm_shadow_legion_glue
+#   include/realm_shadow/...      the public headers of the library, by layer
 #   include/legion_glue/...       the glue headers and INTEGRATION.md
 #   lib/cmake/RealmShadow/        RealmShadowConfig.cmake, ...ConfigVersion,
 #                                 RealmShadowTargets.cmake
 # Everything here is in the install component "Development"
 # (cmake --install <build> --component Development installs the library
-# without the tools).  The exported targets are RealmShadow::realm_shadow, RealmShadow::legion_glue
-# and, when Legion was found, RealmShadow::legion.
+# without the tools).  The exported targets are RealmShadow::realm_shadow
+# (layers 1-4; or one layer: RealmShadow::realm_shadow_hooks, _recorder,
+# _analysis, _dump), RealmShadow::legion_glue and, when Legion was found,
+# RealmShadow::legion.
 include_guard(GLOBAL)
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
@@ -22,7 +25,9 @@ include(CMakePackageConfigHelpers)
 set(REALM_SHADOW_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/RealmShadow)
 set(REALM_SHADOW_INSTALL_RULES ON)
 
-set(_realm_shadow_export realm_shadow realm_shadow_legion_glue)
+set(_realm_shadow_export
+  realm_shadow_hooks realm_shadow_recorder realm_shadow_analysis
+  realm_shadow_dump realm_shadow realm_shadow_legion_glue)
 if(TARGET realm_shadow_legion)
   list(APPEND _realm_shadow_export realm_shadow_legion)
 endif()
@@ -33,22 +38,25 @@ install(TARGETS ${_realm_shadow_export}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT Development
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 
-# Headers keep the source tree's layout: code includes
-# "realm_shadow/recorder/tracker.h" whether built here or installed.  Only
-# the library's layers are installed: the tools, the model memory and the
-# GPU memories are separate targets that are not exported.
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/realm_shadow/
-  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/realm_shadow
-  COMPONENT Development
-  FILES_MATCHING PATTERN "*.h"
-  PATTERN "tools" EXCLUDE
-  PATTERN "model" EXCLUDE
-  PATTERN "gpu" EXCLUDE)
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/legion_glue/
-  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/legion_glue
-  COMPONENT Development
-  FILES_MATCHING PATTERN "*.h" PATTERN "*.md"
-  PATTERN "examples" EXCLUDE)
+# The public headers only, in their layers: code includes
+# "realm_shadow/analysis/snapshots.h" whether built here or installed.
+# Internals (*/internal/), the faces, the model and the GPU memories stay
+# in the source tree.
+function(realm_shadow_install_headers subdir)
+  list(TRANSFORM ARGN PREPEND ${PROJECT_SOURCE_DIR}/${subdir}/)
+  install(FILES ${ARGN}
+    DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/${subdir}
+    COMPONENT Development)
+endfunction()
+realm_shadow_install_headers(realm_shadow
+  hooks.h realm_sites.h heap_observer.h layers.h log_sink.h)
+realm_shadow_install_headers(realm_shadow/recorder
+  event.h identity.h memory_kind.h recorder.h)
+realm_shadow_install_headers(realm_shadow/analysis
+  analysis.h diff.h snapshot.h snapshots.h)
+realm_shadow_install_headers(realm_shadow/dump dump.h on_failure.h)
+realm_shadow_install_headers(legion_glue
+  identity.h legion_sites.h mapper.h pools.h INTEGRATION.md README.md)
 
 install(EXPORT RealmShadowTargets
   NAMESPACE RealmShadow::
@@ -57,7 +65,7 @@ install(EXPORT RealmShadowTargets
 
 # Whether the installed library is static decides what a consumer must also
 # link (absl is a private dependency of a static archive).
-get_target_property(_realm_shadow_type realm_shadow TYPE)
+get_target_property(_realm_shadow_type realm_shadow_recorder TYPE)
 if(_realm_shadow_type STREQUAL "STATIC_LIBRARY")
   set(REALM_SHADOW_STATIC ON)
 else()

@@ -5,7 +5,8 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
-#include "realm_shadow/recorder/tracker.h"
+#include "realm_shadow/analysis/snapshots.h"
+#include "realm_shadow/recorder/recorder.h"
 
 namespace realm_shadow {
 namespace legion {

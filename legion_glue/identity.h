@@ -40,7 +40,7 @@
 #include <vector>
 
 #include "realm_shadow/hooks.h"
-#include "realm_shadow/recorder/snapshot.h"
+#include "realm_shadow/analysis/snapshot.h"
 
 namespace realm_shadow {
 namespace legion {

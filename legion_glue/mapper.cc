@@ -10,7 +10,7 @@
 #include "legion_glue/pools.h"
 #include "realm_shadow/dump/dump.h"
 #include "realm_shadow/dump/on_failure.h"
-#include "realm_shadow/recorder/tracker.h"
+#include "realm_shadow/analysis/snapshots.h"
 
 namespace realm_shadow {
 namespace legion {

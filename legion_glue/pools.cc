@@ -9,8 +9,8 @@
 #include <cstdlib>
 #include <unordered_map>
 
-#include "realm_shadow/recorder/snapshot.h"
-#include "realm_shadow/recorder/tracker.h"
+#include "realm_shadow/analysis/snapshot.h"
+#include "realm_shadow/analysis/snapshots.h"
 
 namespace realm_shadow {
 namespace legion {

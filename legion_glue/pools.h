@@ -38,7 +38,7 @@
 
 #include "legion_glue/identity.h"
 #include "realm_shadow/hooks.h"
-#include "realm_shadow/recorder/snapshot.h"
+#include "realm_shadow/analysis/snapshot.h"
 
 namespace realm_shadow {
 namespace legion {

@@ -198,13 +198,13 @@ static inline void realm_shadow_site_dynamic_fb_released(
 #ifdef __cplusplus
 #include <cstddef>
 
-#include "realm_shadow/dump/log_sink.h"
+#include "realm_shadow/log_sink.h"
 #include "realm_shadow/heap_observer.h"
 
 // Inside Realm (mem_impl.h includes this header), every dump announces
 // itself in Realm's own log, through a Logger named "realm_shadow" at info
 // level (-level realm_shadow=2), so that it can be lined up with the log
-// (dump/log_sink.h; realm-shadow ingest-realm-log --cut-at-dump).
+// (realm_shadow/log_sink.h; realm-shadow ingest-realm-log --cut-at-dump).
 #if REALM_SHADOW_ENABLED && defined(REALM_MEMORY_IMPL_H) && defined(__has_include)
 #if __has_include("realm/logging.h")
 #include "realm/logging.h"

@@ -23,11 +23,11 @@
 #include <string>
 #include <vector>
 
-#include "realm_shadow/gpu/cuda_device.h"
-#include "realm_shadow/gpu/dynamic_framebuffer_memory.h"
-#include "realm_shadow/gpu/framebuffer_memory.h"
+#include "gpu/cuda_device.h"
+#include "gpu/dynamic_framebuffer_memory.h"
+#include "gpu/framebuffer_memory.h"
 #include "realm_shadow/hooks.h"
-#include "realm_shadow/recorder/tracker.h"
+#include "realm_shadow/analysis/snapshots.h"
 
 namespace realm_shadow {
 namespace gpu {

@@ -25,7 +25,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "realm_shadow/recorder/snapshot.h"
+#include "realm_shadow/analysis/snapshot.h"
 
 namespace realm_shadow {
 

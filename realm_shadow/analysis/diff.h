@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "realm_shadow/analysis/analysis.h"
-#include "realm_shadow/recorder/snapshot.h"
+#include "realm_shadow/analysis/snapshot.h"
 
 namespace realm_shadow {
 

@@ -21,7 +21,7 @@
 #include <string_view>
 #include <vector>
 
-#include "realm_shadow/recorder/snapshot.h"
+#include "realm_shadow/analysis/snapshot.h"
 
 namespace realm_shadow {
 

@@ -1,6 +1,6 @@
 // realm_shadow/dump/log_sink.cc - the dump marker line and the sink it goes
 // to (log_sink.h).
-#include "realm_shadow/dump/log_sink.h"
+#include "realm_shadow/log_sink.h"
 
 #include <atomic>
 #include <cstdlib>

@@ -20,7 +20,7 @@
 
 #include "realm_shadow/analysis/analysis.h"
 #include "realm_shadow/dump/dump.h"
-#include "realm_shadow/recorder/tracker.h"
+#include "realm_shadow/analysis/snapshots.h"
 
 extern "C" const int realm_shadow_dump_on_failure_anchor = 1;
 

@@ -31,7 +31,7 @@
 #include <cstdint>
 #include <string>
 
-#include "realm_shadow/recorder/snapshot.h"
+#include "realm_shadow/analysis/snapshot.h"
 
 namespace realm_shadow {
 

@@ -11,7 +11,7 @@
 #include <tuple>
 #include <vector>
 
-#include "realm_shadow/recorder/snapshot.h"
+#include "realm_shadow/analysis/snapshot.h"
 
 namespace realm_shadow::testing {
 

@@ -23,8 +23,8 @@
 
 #include "realm_shadow/dump/dump.h"
 #include "realm_shadow/hooks.h"
-#include "realm_shadow/recorder/tracker.h"
-#include "realm_shadow/tools/html_page.h"
+#include "realm_shadow/analysis/snapshots.h"
+#include "realm_shadow/faces/html_page.h"
 
 namespace rs = realm_shadow;
 

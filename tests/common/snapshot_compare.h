@@ -37,7 +37,7 @@
 
 #include "realm_shadow/dump/dump.h"
 #include "realm_shadow/recorder/event.h"
-#include "realm_shadow/recorder/snapshot.h"
+#include "realm_shadow/analysis/snapshot.h"
 
 namespace realm_shadow::testing {
 

@@ -27,7 +27,7 @@ step("install" ${CMAKE_COMMAND} --install ${MAIN_BUILD} --prefix ${prefix}
 
 # The installed tree must carry the headers in their layers and the package.
 foreach(f include/realm_shadow/hooks.h
-          include/realm_shadow/recorder/tracker.h
+          include/realm_shadow/analysis/snapshots.h
           include/realm_shadow/dump/dump.h
           include/realm_shadow/realm_sites.h
           include/realm_shadow/heap_observer.h

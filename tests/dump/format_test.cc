@@ -12,10 +12,12 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <atomic>
 #include <string>
+#include <thread>
 
 #include "gtest/gtest.h"
-#include "realm_shadow/dump/crc32c.h"
+#include "realm_shadow/dump/internal/crc32c.h"
 #include "realm_shadow/dump/dump.h"
 #include "tests/common/snapshot_compare.h"
 #include "tests/common/temp_dir.h"
@@ -504,6 +506,38 @@ TEST(DumpFormat, FilesCountingFewerEventTypesStillRead) {
     for (int t = 12; t < kEventTypeCount; ++t) s.counters.by_type[t] = 0;
   EXPECT_EQ(testing::CompareDumps(back, want), "");
   EXPECT_EQ(back.memories[0].counters.by_type[11], 111u);
+}
+
+// Two threads writing one path at once each get a temporary of their own:
+// every write succeeds and the file is always one whole dump.  (They used
+// to share "path.tmp.<pid>", so one thread's rename moved the other's half-
+// written file, or found it gone.)
+TEST(DumpWrite, ConcurrentWritersOfOnePathNeverCollide) {
+  testing::TempDir dir;
+  const std::string path = dir.path() + "/same.rsd";
+  const DumpFile dump = SampleDump();
+  std::atomic<int> failures{0};
+  auto writer = [&] {
+    for (int i = 0; i < 300; ++i) {
+      std::string error;
+      if (!WriteDump(path, dump, &error)) ++failures;
+    }
+  };
+  std::thread a(writer), b(writer);
+  a.join();
+  b.join();
+  EXPECT_EQ(failures.load(), 0);
+  DumpFile back;
+  std::string error;
+  ASSERT_TRUE(ReadDump(path, &back, &error)) << error;
+  EXPECT_EQ(testing::CompareDumps(back, dump), "");
+  // No temporary is left behind.
+  size_t files = 0;
+  for (const auto& entry : fs::directory_iterator(dir.path())) {
+    (void)entry;
+    ++files;
+  }
+  EXPECT_EQ(files, 1u);
 }
 
 TEST(DumpFormat, FuzzSeedCorpus) {

@@ -1,7 +1,7 @@
 // tests/dump/log_sink_test.cc - every dump announces itself through the log
-// sink (dump/log_sink.h) right after its snapshot, and the periodic writer
+// sink (realm_shadow/log_sink.h) right after its snapshot, and the periodic writer
 // (REALM_SHADOW_DUMP_EVERY_MS) dumps the memories whose events moved.
-#include "realm_shadow/dump/log_sink.h"
+#include "realm_shadow/log_sink.h"
 
 #include <stdlib.h>
 
@@ -16,7 +16,7 @@
 #include "realm_shadow/dump/dump.h"
 #include "realm_shadow/dump/on_failure.h"
 #include "realm_shadow/hooks.h"
-#include "realm_shadow/recorder/tracker.h"
+#include "realm_shadow/analysis/snapshots.h"
 #include "tests/common/temp_dir.h"
 
 namespace realm_shadow {

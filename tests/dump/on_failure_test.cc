@@ -11,7 +11,7 @@
 #include "gtest/gtest.h"
 #include "realm_shadow/dump/dump.h"
 #include "realm_shadow/hooks.h"
-#include "realm_shadow/recorder/tracker.h"
+#include "realm_shadow/analysis/snapshots.h"
 #include "tests/common/temp_dir.h"
 
 namespace realm_shadow {

@@ -15,7 +15,7 @@
 #include <cstring>
 #include <string>
 
-#include "realm_shadow/dump/crc32c.h"
+#include "realm_shadow/dump/internal/crc32c.h"
 #include "realm_shadow/dump/dump.h"
 #include "tests/common/snapshot_compare.h"
 

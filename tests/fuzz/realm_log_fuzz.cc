@@ -7,8 +7,8 @@
 #include <string_view>
 
 #include "realm_shadow/dump/dump.h"
-#include "realm_shadow/tools/realm_log.h"
-#include "realm_shadow/tools/report.h"
+#include "realm_shadow/faces/realm_log.h"
+#include "realm_shadow/faces/report.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   realm_shadow::RealmLogReader reader;

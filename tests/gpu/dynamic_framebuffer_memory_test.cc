@@ -2,7 +2,7 @@
 // addresses, agrees with cudaMemGetInfo, and stays exact while eight
 // threads allocate and release at once.  The cap, alignment and zero-byte
 // paths need no device and run everywhere.
-#include "realm_shadow/gpu/dynamic_framebuffer_memory.h"
+#include "gpu/dynamic_framebuffer_memory.h"
 
 #include <gtest/gtest.h>
 
@@ -18,7 +18,7 @@
 #include "gpu_test_util.h"
 #include "realm_shadow/analysis/analysis.h"
 #include "realm_shadow/dump/dump.h"
-#include "realm_shadow/recorder/tracker.h"
+#include "realm_shadow/analysis/snapshots.h"
 
 namespace realm_shadow {
 namespace gpu {

@@ -2,7 +2,7 @@
 // offsets are the device pointers' offsets from the block, every placement
 // is the one analysis::FirstFit predicts from the previous snapshot, and
 // every range holds its own bytes.
-#include "realm_shadow/gpu/framebuffer_memory.h"
+#include "gpu/framebuffer_memory.h"
 
 #include <gtest/gtest.h>
 
@@ -17,8 +17,8 @@
 #include "gpu_test_util.h"
 #include "realm_shadow/analysis/analysis.h"
 #include "realm_shadow/dump/dump.h"
-#include "realm_shadow/gpu/zero_copy_memory.h"
-#include "realm_shadow/recorder/tracker.h"
+#include "gpu/zero_copy_memory.h"
+#include "realm_shadow/analysis/snapshots.h"
 
 namespace realm_shadow {
 namespace gpu {

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "realm_shadow/gpu/cuda_device.h"
-#include "realm_shadow/gpu/gpu_allocation.h"
-#include "realm_shadow/gpu/pattern.h"
-#include "realm_shadow/recorder/snapshot.h"
+#include "gpu/cuda_device.h"
+#include "gpu/gpu_allocation.h"
+#include "gpu/pattern.h"
+#include "realm_shadow/analysis/snapshot.h"
 
 namespace realm_shadow {
 namespace gpu {

@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "realm_shadow/analysis/analysis.h"
-#include "realm_shadow/recorder/tracker.h"
+#include "realm_shadow/analysis/snapshots.h"
 
 namespace realm_shadow {
 namespace legion {

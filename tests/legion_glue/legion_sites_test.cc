@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "realm_shadow/analysis/analysis.h"
-#include "realm_shadow/recorder/tracker.h"
+#include "realm_shadow/analysis/snapshots.h"
 
 namespace realm_shadow {
 namespace legion {

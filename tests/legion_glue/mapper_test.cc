@@ -13,7 +13,7 @@
 #include "legion_glue/identity.h"
 #include "legion_glue/pools.h"
 #include "realm_shadow/dump/dump.h"
-#include "realm_shadow/recorder/tracker.h"
+#include "realm_shadow/analysis/snapshots.h"
 #include "tests/common/temp_dir.h"
 
 namespace realm_shadow {

@@ -1,4 +1,4 @@
-// Pools on the model memory (realm_shadow/model/), Realm's stand-in: a
+// Pools on the model memory (model/), Realm's stand-in: a
 // bounded pool's backing is one allocation the model places; its
 // sub-allocations nest in it without changing the memory's free space.
 #include <gtest/gtest.h>
@@ -8,8 +8,8 @@
 
 #include "legion_glue/pools.h"
 #include "realm_shadow/analysis/analysis.h"
-#include "realm_shadow/model/model_memory.h"
-#include "realm_shadow/recorder/tracker.h"
+#include "model/model_memory.h"
+#include "realm_shadow/analysis/snapshots.h"
 
 namespace realm_shadow {
 namespace {

@@ -28,9 +28,9 @@
 #include <tuple>
 #include <vector>
 
-#include "realm_shadow/model/model_memory.h"
-#include "realm_shadow/model/script.h"
-#include "realm_shadow/recorder/tracker.h"
+#include "model/model_memory.h"
+#include "model/script.h"
+#include "realm_shadow/analysis/snapshots.h"
 
 namespace realm_shadow::model {
 namespace {

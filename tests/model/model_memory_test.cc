@@ -1,12 +1,12 @@
 // Tests of ModelMemory: Realm's deferred allocation, release ordering,
 // redistrict and instance id reuse.
-#include "realm_shadow/model/model_memory.h"
+#include "model/model_memory.h"
 
 #include <algorithm>
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "realm_shadow/recorder/tracker.h"
+#include "realm_shadow/analysis/snapshots.h"
 
 namespace realm_shadow::model {
 namespace {

@@ -1,6 +1,6 @@
 // Tests of RangeAllocator: Realm's first-fit placement, alignment pads,
 // merging, zero-byte allocations and split_range.
-#include "realm_shadow/model/range_allocator.h"
+#include "model/range_allocator.h"
 
 #include <cstdint>
 #include <random>

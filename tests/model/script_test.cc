@@ -1,7 +1,7 @@
 // Replays the Realm fixture script through the model and compares every
 // checkpoint with the truth that real Realm produced.  Built twice: against
 // the tracked model and against the one with the hooks compiled out.
-#include "realm_shadow/model/script.h"
+#include "model/script.h"
 
 #include <filesystem>
 #include <fstream>
@@ -10,7 +10,7 @@
 
 #include "gtest/gtest.h"
 #if REALM_SHADOW_ENABLED
-#include "realm_shadow/recorder/tracker.h"
+#include "realm_shadow/analysis/snapshots.h"
 #endif
 
 namespace realm_shadow::model {

@@ -2,7 +2,7 @@
 // the eventual failure of a request deferred behind the releases of a task
 // whose completion is poisoned; the same seed gives the same run; the
 // descriptions name every instance the program creates.
-#include "realm_shadow/model/workload.h"
+#include "model/workload.h"
 
 #include <cstdio>
 #include <map>
@@ -11,7 +11,7 @@
 
 #include "gtest/gtest.h"
 #include "realm_shadow/analysis/analysis.h"
-#include "realm_shadow/recorder/tracker.h"
+#include "realm_shadow/analysis/snapshots.h"
 
 namespace realm_shadow::model {
 namespace {

@@ -13,7 +13,7 @@
 #include "realm_shadow/realm_sites.h"
 #include "realm_shadow/analysis/analysis.h"
 #include "realm_shadow/dump/dump.h"
-#include "realm_shadow/recorder/tracker.h"
+#include "realm_shadow/analysis/snapshots.h"
 
 #define CHECK(cond)                                                    \
   do {                                                                 \

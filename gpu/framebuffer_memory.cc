@@ -1,0 +1,43 @@
+#include "gpu/framebuffer_memory.h"
+
+#include <cuda_runtime_api.h>
+
+#include "gpu/cuda_device.h"
+
+namespace realm_shadow {
+namespace gpu {
+
+std::unique_ptr<FramebufferMemory> FramebufferMemory::Create(
+    uint64_t memory_id, uint64_t capacity, const std::string& name,
+    bool tracked, std::string* error) {
+  if (capacity == 0) {
+    if (error) *error = "framebuffer capacity must be > 0";
+    return nullptr;
+  }
+  void* block = nullptr;
+  const cudaError_t status = cudaMalloc(&block, capacity);
+  if (status != cudaSuccess) {
+    (void)cudaGetLastError();
+    if (error) {
+      *error = "cudaMalloc(" + std::to_string(capacity) +
+               ") for the framebuffer failed: " + CudaErrorText(status);
+    }
+    return nullptr;
+  }
+  return std::unique_ptr<FramebufferMemory>(
+      new FramebufferMemory(memory_id, capacity, name, tracked, block));
+}
+
+FramebufferMemory::FramebufferMemory(uint64_t memory_id, uint64_t capacity,
+                                     const std::string& name, bool tracked,
+                                     void* block)
+    : BlockMemory(memory_id, REALM_SHADOW_MEM_FRAMEBUFFER, capacity, name,
+                  tracked, block, nullptr) {}
+
+FramebufferMemory::~FramebufferMemory() {
+  ReleaseAllForShutdown();
+  cudaFree(device_base());
+}
+
+}  // namespace gpu
+}  // namespace realm_shadow

@@ -1,0 +1,29 @@
+// gpu/gpu_allocation.h - what a CUDA-backed memory says about
+// one of its live instances: the ground truth the GPU tests compare the
+// shadow against.
+#ifndef REALM_SHADOW_GPU_GPU_ALLOCATION_H_
+#define REALM_SHADOW_GPU_GPU_ALLOCATION_H_
+
+#include <cstdint>
+
+namespace realm_shadow {
+namespace gpu {
+
+struct GpuAllocation {
+  uint64_t instance = 0;
+  // What the memory reported to the hooks: an offset from the block's base
+  // (framebuffer, zero-copy) or the device address itself (dynamic
+  // framebuffer).
+  uint64_t offset = 0;
+  uint64_t size = 0;
+  // Where a kernel reaches the bytes; null for a zero-byte instance of the
+  // dynamic framebuffer, which owns no CUDA allocation.
+  void* device_pointer = nullptr;
+  // Where the host reaches them (zero-copy only; null otherwise).
+  void* host_pointer = nullptr;
+};
+
+}  // namespace gpu
+}  // namespace realm_shadow
+
+#endif  // REALM_SHADOW_GPU_GPU_ALLOCATION_H_

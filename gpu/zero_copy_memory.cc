@@ -1,0 +1,56 @@
+#include "gpu/zero_copy_memory.h"
+
+#include <cuda_runtime_api.h>
+
+#include "gpu/cuda_device.h"
+
+namespace realm_shadow {
+namespace gpu {
+
+std::unique_ptr<ZeroCopyMemory> ZeroCopyMemory::Create(
+    uint64_t memory_id, uint64_t capacity, const std::string& name,
+    bool tracked, std::string* error) {
+  if (capacity == 0) {
+    if (error) *error = "zero-copy capacity must be > 0";
+    return nullptr;
+  }
+  void* host = nullptr;
+  cudaError_t status = cudaHostAlloc(
+      &host, capacity, cudaHostAllocMapped | cudaHostAllocPortable);
+  if (status != cudaSuccess) {
+    (void)cudaGetLastError();
+    if (error) {
+      *error = "cudaHostAlloc(" + std::to_string(capacity) +
+               ", Mapped|Portable) for zero-copy failed: " +
+               CudaErrorText(status);
+    }
+    return nullptr;
+  }
+  void* device = nullptr;
+  status = cudaHostGetDevicePointer(&device, host, 0);
+  if (status != cudaSuccess) {
+    (void)cudaGetLastError();
+    cudaFreeHost(host);
+    if (error) {
+      *error = "cudaHostGetDevicePointer for zero-copy failed: " +
+               CudaErrorText(status);
+    }
+    return nullptr;
+  }
+  return std::unique_ptr<ZeroCopyMemory>(
+      new ZeroCopyMemory(memory_id, capacity, name, tracked, device, host));
+}
+
+ZeroCopyMemory::ZeroCopyMemory(uint64_t memory_id, uint64_t capacity,
+                               const std::string& name, bool tracked,
+                               void* device_base, void* host_base)
+    : BlockMemory(memory_id, REALM_SHADOW_MEM_ZERO_COPY, capacity, name,
+                  tracked, device_base, host_base) {}
+
+ZeroCopyMemory::~ZeroCopyMemory() {
+  ReleaseAllForShutdown();
+  cudaFreeHost(host_base());
+}
+
+}  // namespace gpu
+}  // namespace realm_shadow

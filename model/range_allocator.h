@@ -1,0 +1,190 @@
+// model/range_allocator.h - the range allocator behind one Realm
+// memory heap, with Realm's placement rules.
+//
+// What it is for: the model memory (model_memory.h) keeps three of these per
+// memory, as Realm's LocalManagedMemory keeps three BasicRangeAllocator<size_t,
+// RegionInstance> heaps (current, future, release).  Every placement decision
+// the model makes comes from here, so it must place exactly where Realm would:
+//
+//  - The heap is [0, capacity) cut into ranges [first, last); the free ones
+//    are kept in address order and are always maximal (a freed range merges
+//    with free neighbours on both sides).
+//  - Allocation is first-fit over the free ranges in address order.  The
+//    alignment applies to the offset: a request of size s aligned to a uses
+//    the first free range [f, l) with align_up(f, a) + s <= l.  The pad
+//    [f, align_up(f, a)) stays free, a separate free range, and the tail after
+//    the allocation stays free too.
+//  - Zero-byte allocations get offset 0 and occupy nothing; any number of
+//    them may exist.
+//  - SplitRange (redistrict) cuts one allocated range in place into pieces
+//    with their own alignments, placed first-fit in order from the range's
+//    start; a piece that does not fit fails, and so does every piece after
+//    it; whatever of the old range no piece covers is freed.
+//
+// Observable equivalence, not a transliteration: Realm links every range,
+// free or not, in an address-ordered list and keeps a free list through it.
+// Here the free ranges live in an absl::btree_map keyed by offset and the
+// allocated ones in a flat_hash_map keyed by tag.  The free ranges, their
+// order and every placement are the same; what differs is the cost of a
+// free: O(log free ranges) here instead of a walk back to the previous free
+// range.  Allocation keeps Realm's cost, a walk over the free ranges until
+// one fits, because that walk is what a program running on Realm pays.
+//
+// Heap observation: like Realm's BasicRangeAllocator, the heap carries a
+// HeapObserver (realm_shadow/heap_observer.h) as its last member and reports
+// every successful Allocate, Deallocate and SplitRange, and Swap's
+// difference, to it; copies are not observed.  Tags are the model's own keys,
+// so the observer is told the instance id of a tag through InstanceOf
+// (set_instance_of; the tag itself by default).
+//
+// Not thread-safe (Realm holds allocator_mutex around every call).  Copying
+// is O(allocated + free ranges), as Realm's copies of its heaps are.
+#ifndef REALM_SHADOW_MODEL_RANGE_ALLOCATOR_H_
+#define REALM_SHADOW_MODEL_RANGE_ALLOCATOR_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "absl/container/btree_map.h"
+#include "absl/container/flat_hash_map.h"
+#include "realm_shadow/heap_observer.h"
+
+namespace realm_shadow {
+namespace model {
+
+// Offset aligned up; alignment 0 or 1 means none.  Saturates at UINT64_MAX
+// so that a huge alignment is a request that does not fit, not a wrap.
+uint64_t AlignUp(uint64_t offset, uint64_t alignment);
+
+class RangeAllocator {
+ public:
+  using Tag = uint64_t;
+
+  struct Range {
+    uint64_t first = 0;
+    uint64_t last = 0;  // one past the end
+    uint64_t size() const { return last - first; }
+  };
+
+  // One piece of a SplitRange request and, on return, where it went.
+  struct Piece {
+    Tag tag = 0;
+    uint64_t size = 0;
+    uint64_t alignment = 0;
+    uint64_t offset = 0;  // set for the pieces that fit
+  };
+
+  RangeAllocator() = default;
+  // A heap with one free range [0, capacity).
+  explicit RangeAllocator(uint64_t capacity);
+
+  // Adds [first, last) as free; false (and no change) if it is empty or
+  // overlaps a range already known.
+  bool AddRange(uint64_t first, uint64_t last);
+
+  // First-fit placement.  False if no free range fits or the tag is already
+  // allocated (the heap is left unchanged).
+  bool Allocate(Tag tag, uint64_t size, uint64_t alignment, uint64_t* offset);
+  // Would Allocate succeed?  Same walk, no change.
+  bool CanAllocate(uint64_t size, uint64_t alignment) const;
+
+  // Frees the tag's range, merging with free neighbours.  An unknown tag
+  // returns false and changes nothing (Realm's missing_ok).
+  bool Deallocate(Tag tag);
+
+  // Splits the allocated range of old_tag in place (see the header comment).
+  // Returns how many leading pieces were placed (their offsets are set);
+  // pieces[returned..] failed.  An unknown old_tag returns 0 and changes
+  // nothing; *found says which (may be null).
+  size_t SplitRange(Tag old_tag, std::vector<Piece>* pieces, bool* found);
+
+  bool Lookup(Tag tag, uint64_t* first, uint64_t* size) const;
+  bool Contains(Tag tag) const { return allocated_.contains(tag); }
+
+  // Exchanges the contents of two heaps, as Realm's swap does; each keeps its
+  // observer, and an observed side reports the difference.
+  void Swap(RangeAllocator& other);
+
+  // The instance id the observer is told for a tag.
+  using InstanceOfFn = uint64_t (*)(const void* context, Tag tag);
+  void set_instance_of(InstanceOfFn fn, const void* context) {
+    instance_of_ = fn;
+    instance_context_ = context;
+  }
+  uint64_t InstanceOf(Tag tag) const {
+    return instance_of_ ? instance_of_(instance_context_, tag) : tag;
+  }
+  const absl::flat_hash_map<Tag, Range>& allocations() const {
+    return allocated_;
+  }
+
+  // ---- figures (each is a walk over the free ranges unless noted) ------
+  uint64_t capacity() const { return capacity_; }
+  uint64_t free_bytes() const { return free_bytes_; }         // O(1)
+  size_t free_range_count() const { return free_.size(); }    // O(1)
+  size_t allocated_count() const { return allocated_.size(); }  // O(1)
+  uint64_t largest_free() const;
+  // The most bytes one request aligned to `alignment` could get.
+  uint64_t largest_usable(uint64_t alignment) const;
+
+  // Free ranges in address order.
+  template <typename Fn>
+  void ForEachFreeRange(Fn&& fn) const {
+    for (const auto& [first, last] : free_) fn(Range{first, last});
+  }
+  std::vector<Range> FreeRanges() const;
+
+  // Checks the invariants (free ranges maximal, disjoint from allocations,
+  // free_bytes consistent).  O(n log n); for tests.
+  bool CheckInvariants() const;
+
+ private:
+  // Frees [first, last), merging with neighbours.
+  void InsertFree(uint64_t first, uint64_t last);
+
+  void ReportSplit(Tag old_tag, const std::vector<Piece>& pieces,
+                   size_t placed) const;
+
+  uint64_t capacity_ = 0;
+  uint64_t free_bytes_ = 0;
+  absl::btree_map<uint64_t, uint64_t> free_;      // first -> last
+  absl::flat_hash_map<Tag, Range> allocated_;     // zero-byte: {0, 0}
+  InstanceOfFn instance_of_ = nullptr;
+  const void* instance_context_ = nullptr;
+
+ public:
+  // Last, so that an assignment copies the contents before this member
+  // reports them (heap_observer.h).
+  HeapObserver shadow_observer;
+};
+
+}  // namespace model
+
+// How the heap observer reads a model heap: unordered tags, ids through
+// InstanceOf.
+template <>
+struct HeapContents<model::RangeAllocator> {
+  using Heap = model::RangeAllocator;
+  static constexpr bool kOrdered = false;
+  using Iterator = absl::flat_hash_map<Heap::Tag, Heap::Range>::const_iterator;
+  static Iterator Begin(const Heap& heap) { return heap.allocations().begin(); }
+  static Iterator End(const Heap& heap) { return heap.allocations().end(); }
+  static void Entry(const Heap& heap, Iterator it, uint64_t* id,
+                    uint64_t* first, uint64_t* size) {
+    *id = heap.InstanceOf(it->first);
+    *first = it->second.first;
+    *size = it->second.size();
+  }
+  static bool Find(const Heap& heap, Heap::Tag tag, uint64_t* first,
+                   uint64_t* size) {
+    return heap.Lookup(tag, first, size);
+  }
+  static uint64_t Id(const Heap& heap, Heap::Tag tag) {
+    return heap.InstanceOf(tag);
+  }
+};
+
+}  // namespace realm_shadow
+
+#endif  // REALM_SHADOW_MODEL_RANGE_ALLOCATOR_H_

@@ -1,0 +1,77 @@
+// realm_shadow/analysis/internal/shadow_map.h - the consumer side of a journal: the
+// shadow interval map of one memory, kept by applying events in order.
+//
+// The journal (journal.h) is what the allocator pays for; the ShadowMap is
+// where the work it did not do happens, on whichever thread consumes.  It
+// keeps live allocations sorted by (offset, instance) in 8 KiB runs
+// (sorted_runs.h) so that a copy of the whole map is a memcpy per run, and
+// the instance -> offset index that releases need.
+//
+// Not thread-safe: one consumer at a time (tracker.h serializes them).
+// Cost per event at 100k live: one hash operation on the instance index
+// (an allocation claims its entry, a release overwrites it with a mark),
+// one binary search over run heads, one inside the run and a memmove of
+// half a run; the overlap check reads the neighbours where the insert
+// landed, without another search.  Memory: 32 B per live allocation plus
+// about 16 B of index per live allocation and per released id not yet
+// reused (at most max(2^14, live) of those; Realm reuses ids).  Applying a malformed
+// event never throws and never breaks the map: it counts an anomaly
+// (snapshot.h lists them).
+//
+// Tools that rebuild a memory from a log (ingest-realm-log) and the tests'
+// replays use a ShadowMap directly, without a journal.
+#ifndef REALM_SHADOW_ANALYSIS_INTERNAL_SHADOW_MAP_H_
+#define REALM_SHADOW_ANALYSIS_INTERNAL_SHADOW_MAP_H_
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <vector>
+
+#include "realm_shadow/recorder/event.h"
+#include "realm_shadow/analysis/snapshot.h"
+
+namespace realm_shadow {
+
+class ShadowMap {
+ public:
+  // capacity 0 with capacity_known = false: a memory whose size is unknown.
+  ShadowMap(uint64_t capacity, bool addressed, bool capacity_known = true);
+  ~ShadowMap();
+  ShadowMap(ShadowMap&&) noexcept;
+  ShadowMap& operator=(ShadowMap&&) noexcept;
+
+  // Applies one event; the sequence number advances by one.
+  void Apply(const Event& event);
+
+  // Copies the state into *out (allocations sorted, pending in deferral
+  // order, reservations by id, recent failures and anomalies).  Fills the
+  // state fields only; memory identity (id, kind, name, node) is the
+  // caller's.
+  void CopyTo(Snapshot* out) const;
+
+  // Appends, in no order, each identity that at least one live allocation
+  // carries (pending requests and failures are in the copy itself).  Cost:
+  // the number of distinct identities, not of allocations.
+  void AppendIdentities(std::vector<uint32_t>* out) const;
+
+  uint64_t sequence() const;
+  size_t live_count() const;
+  uint64_t used_bytes() const;
+  uint64_t capacity() const;
+  void set_capacity(uint64_t capacity, bool known = true);
+  // A memory whose events come from heap observation (heap_observer.h):
+  // a release requested for an instance not yet in a heap is kept until it
+  // appears instead of being an anomaly (snapshot.h).
+  void set_heap_observed(bool observed);
+  // Records an anomaly that did not come from an event (a tool's own).
+  void NoteAnomaly(const Anomaly& anomaly);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace realm_shadow
+
+#endif  // REALM_SHADOW_ANALYSIS_INTERNAL_SHADOW_MAP_H_

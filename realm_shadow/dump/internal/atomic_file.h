@@ -1,0 +1,47 @@
+// realm_shadow/dump/internal/atomic_file.h - a file that appears whole or
+// not at all.
+//
+// Layer 4, internal.  The bytes go to a temporary of a unique name
+// (mkstemp) in the destination's directory, so that rename() is atomic
+// (same file system) and two writers of one path, threads or processes,
+// never share a temporary; Commit() flushes it to disk (fsync) and renames
+// it over the destination.  A crash or a full disk never leaves a half file
+// under the final name, and an uncommitted temporary is removed.
+#ifndef REALM_SHADOW_DUMP_INTERNAL_ATOMIC_FILE_H_
+#define REALM_SHADOW_DUMP_INTERNAL_ATOMIC_FILE_H_
+
+#include <string>
+
+#include "realm_shadow/layers.h"
+
+namespace realm_shadow {
+
+REALM_SHADOW_HEADER_OF_LAYER(4);
+
+class AtomicFile {
+ public:
+  AtomicFile() = default;
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+  ~AtomicFile();  // removes the temporary unless committed
+
+  // Creates the temporary for `path`; false with a one-line *error.
+  bool Open(const std::string& path, std::string* error);
+  int fd() const { return fd_; }
+  // Records a write error (an errno value) seen by the caller.
+  void Failed(const char* step, int error_number);
+  // fsync, close, rename; false with a one-line *error (the first failure:
+  // the caller's write, or one of these).
+  bool Commit(std::string* error);
+
+ private:
+  std::string path_, temp_;
+  int fd_ = -1;
+  const char* failed_step_ = nullptr;
+  int failed_errno_ = 0;
+  bool committed_ = false;
+};
+
+}  // namespace realm_shadow
+
+#endif  // REALM_SHADOW_DUMP_INTERNAL_ATOMIC_FILE_H_

@@ -1,0 +1,522 @@
+// realm_shadow/dump/reader.cc - the dump file's reader (docs/dump-format.md).
+//
+// The reader trusts nothing.  Every length and count is checked against the
+// bytes that remain before it is used, so a reader never allocates more
+// than a small multiple of the file's size, and every error is one line.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cinttypes>
+#include <cstddef>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "realm_shadow/dump/dump.h"
+#include "realm_shadow/dump/internal/crc32c.h"
+#include "realm_shadow/dump/internal/format.h"
+
+namespace realm_shadow {
+namespace {
+
+using namespace dump_format;
+
+// ---------------------------------------------------------------------------
+// The reader.
+
+class Cursor {
+ public:
+  Cursor(const uint8_t* p, size_t n) : p_(p), left_(n) {}
+  size_t left() const { return left_; }
+  const uint8_t* here() const { return p_; }
+  template <typename T>
+  T Get() {  // callers check Has(sizeof(T)) first
+    T v;
+    std::memcpy(&v, p_, sizeof v);
+    Skip(sizeof v);
+    return v;
+  }
+  bool Has(uint64_t n) const { return n <= left_; }
+  void Skip(size_t n) {
+    p_ += n;
+    left_ -= n;
+  }
+
+ private:
+  const uint8_t* p_;
+  size_t left_;
+};
+
+class Parser {
+ public:
+  Parser(const uint8_t* data, size_t size, std::string* error)
+      : data_(data), size_(size), error_(error) {}
+  bool Parse(DumpFile* out);
+
+ private:
+  bool Fail(std::string what) {
+    *error_ = std::move(what);
+    return false;
+  }
+  bool Truncated(const std::string& what, uint64_t need, size_t left) {
+    return Fail("truncated (" + what + " needs " + std::to_string(need) +
+                " bytes, " + std::to_string(left) + " left)");
+  }
+  bool Section(Cursor& file, const char (&tag)[4], const std::string& name,
+               Cursor* payload);
+  bool String(uint32_t index, const std::string& where, std::string* out);
+  bool Header(Cursor& c, DumpFile* out, uint32_t* memory_count);
+  bool Strings(Cursor& c);
+  bool Memory(Cursor& c, const std::string& name, Snapshot* s);
+  bool Trailer(Cursor& file);
+
+  const uint8_t* data_;
+  size_t size_;
+  std::string* error_;
+  std::vector<std::string_view> strings_;
+  uint64_t expanded_ = 0;  // string bytes materialized so far
+  uint32_t source_index_ = 0;
+  std::vector<uint32_t> note_indices_;
+};
+
+bool Parser::Section(Cursor& file, const char (&tag)[4],
+                     const std::string& name, Cursor* payload) {
+  const std::string what = "section '" + name + "'";
+  if (!file.Has(kSectionHeaderBytes)) {
+    return Truncated(what + " header", kSectionHeaderBytes, file.left());
+  }
+  if (std::memcmp(file.here(), tag, 4) != 0) {
+    std::string found;
+    for (int i = 0; i < 4; ++i) {
+      const char ch = static_cast<char>(file.here()[i]);
+      found += (ch >= 0x20 && ch < 0x7f) ? ch : '?';
+    }
+    return Fail(what + " is missing (found tag '" + found + "' at byte " +
+                std::to_string(file.here() - data_) + ")");
+  }
+  file.Skip(4);
+  const uint32_t reserved = file.Get<uint32_t>();
+  const uint64_t length = file.Get<uint64_t>();
+  if (reserved != 0) return Fail(what + " has a nonzero reserved field");
+  if (!file.Has(length)) return Truncated(what, length, file.left());
+  *payload = Cursor(file.here(), static_cast<size_t>(length));
+  file.Skip(static_cast<size_t>(length));
+  return true;
+}
+
+bool Parser::String(uint32_t index, const std::string& where,
+                    std::string* out) {
+  if (index >= strings_.size()) {
+    return Fail(where + " refers to string " + std::to_string(index) + " of " +
+                std::to_string(strings_.size()));
+  }
+  const std::string_view s = strings_[index];
+  expanded_ += s.size();
+  if (expanded_ > kStringExpansionLimit * (uint64_t{size_} + 4096)) {
+    return Fail("string references expand to more than " +
+                std::to_string(kStringExpansionLimit) +
+                " times the file's size");
+  }
+  out->assign(s.data(), s.size());
+  return true;
+}
+
+bool Parser::Header(Cursor& c, DumpFile* out, uint32_t* memory_count) {
+  if (!c.Has(24)) return Truncated("header", 24, c.left());
+  out->node = c.Get<uint32_t>();
+  *memory_count = c.Get<uint32_t>();
+  out->created_unix_ns = c.Get<uint64_t>();
+  source_index_ = c.Get<uint32_t>();
+  const uint32_t notes = c.Get<uint32_t>();
+  if (c.left() != uint64_t{notes} * 4) {
+    return Fail("section 'header' holds " + std::to_string(c.left()) +
+                " bytes of note references, expected " +
+                std::to_string(uint64_t{notes} * 4));
+  }
+  note_indices_.reserve(notes);  // bounded by the payload just checked
+  for (uint32_t i = 0; i < notes; ++i)
+    note_indices_.push_back(c.Get<uint32_t>());
+  return true;
+}
+
+bool Parser::Strings(Cursor& c) {
+  if (!c.Has(8)) return Truncated("string table", 8, c.left());
+  const uint32_t count = c.Get<uint32_t>();
+  if (c.Get<uint32_t>() != 0) {
+    return Fail("section 'string table' has a nonzero reserved field");
+  }
+  if (uint64_t{count} * 4 > c.left()) {
+    return Fail("string table claims " + std::to_string(count) +
+                " strings but has only " + std::to_string(c.left()) + " bytes");
+  }
+  strings_.reserve(count);
+  for (uint32_t i = 0; i < count; ++i) {
+    if (!c.Has(4)) {
+      return Fail("string table: string " + std::to_string(i) +
+                  " length needs 4 bytes, " + std::to_string(c.left()) +
+                  " left");
+    }
+    const uint32_t len = c.Get<uint32_t>();
+    if (!c.Has(len)) {
+      return Fail("string table: string " + std::to_string(i) + " needs " +
+                  std::to_string(len) + " bytes, " + std::to_string(c.left()) +
+                  " left");
+    }
+    strings_.emplace_back(reinterpret_cast<const char*>(c.here()), len);
+    c.Skip(len);
+  }
+  if (c.left() != 0) {
+    return Fail("string table: " + std::to_string(c.left()) +
+                " bytes after the last string");
+  }
+  return true;
+}
+
+bool Parser::Memory(Cursor& c, const std::string& name, Snapshot* s) {
+  const std::string where = "section '" + name + "'";
+  if (!c.Has(kMemoryMinBytes)) {
+    return Fail(where + " is " + std::to_string(c.left()) +
+                " bytes, less than the " + std::to_string(kMemoryMinBytes) +
+                " every memory needs");
+  }
+  s->memory_id = c.Get<uint64_t>();
+  s->capacity = c.Get<uint64_t>();
+  s->sequence = c.Get<uint64_t>();
+  s->node = c.Get<uint32_t>();
+  const uint32_t name_index = c.Get<uint32_t>();
+  const uint8_t kind = c.Get<uint8_t>();
+  const uint8_t capacity_known = c.Get<uint8_t>();
+  const uint8_t addressed = c.Get<uint8_t>();
+  const uint8_t exact = c.Get<uint8_t>();
+  const uint32_t reserved = c.Get<uint32_t>();
+  if (kind > kMaxMemoryKind) {
+    return Fail(where + ": unknown memory kind " + std::to_string(kind));
+  }
+  if (capacity_known > 1 || addressed > 1 || exact > 1 || reserved != 0) {
+    return Fail(where + ": a flag byte is neither 0 nor 1");
+  }
+  s->kind = static_cast<MemoryKind>(kind);
+  s->capacity_known = capacity_known;
+  s->addressed = addressed;
+  s->exact = exact;
+  if (!String(name_index, where + " name", &s->name)) return false;
+
+  uint64_t counts[6];
+  for (uint64_t& n : counts) n = c.Get<uint64_t>();
+  const uint32_t by_type = c.Get<uint32_t>();
+  const uint32_t anomaly_kinds = c.Get<uint32_t>();
+  if (by_type < kFirstEventTypeCount || by_type > kEventTypeCount ||
+      anomaly_kinds != kAnomalyKindCount) {
+    return Fail(where + ": counters for " + std::to_string(by_type) +
+                " event types and " + std::to_string(anomaly_kinds) +
+                " anomaly kinds (this reader knows " +
+                std::to_string(kFirstEventTypeCount) + " to " +
+                std::to_string(kEventTypeCount) + " and " +
+                std::to_string(kAnomalyKindCount) + ")");
+  }
+  if (!c.Has(uint64_t{8} * (by_type + anomaly_kinds) + 32)) {
+    return Fail(where + ": truncated in its counters");
+  }
+  s->counters.by_type.fill(0);
+  for (uint32_t t = 0; t < by_type; ++t) s->counters.by_type[t] = c.Get<uint64_t>();
+  for (uint64_t& v : s->counters.anomalies) v = c.Get<uint64_t>();
+  s->counters.failures = c.Get<uint64_t>();
+  s->counters.cancelled = c.Get<uint64_t>();
+  s->counters.peak_used = c.Get<uint64_t>();
+  s->counters.journal_overflows = c.Get<uint64_t>();
+
+  // Fixed-size arrays: their total is known from the counts, so one check
+  // covers them all before anything is allocated.  Each count is first
+  // bounded by the section alone, so the products cannot overflow.
+  const size_t record_bytes[5] = {kAllocationBytes, kPendingBytes,
+                                  kReservationBytes, kFailureBytes,
+                                  kAnomalyBytes};
+  const char* record_names[5] = {"allocations", "pending requests",
+                                 "reservations", "failures", "anomalies"};
+  uint64_t fixed = 0;
+  for (int i = 0; i < 5; ++i) {
+    if (counts[i] > c.left() / record_bytes[i]) {
+      return Fail(where + ": " + std::to_string(counts[i]) + " " +
+                  record_names[i] + " need " + std::to_string(counts[i]) +
+                  " x " + std::to_string(record_bytes[i]) + " bytes, " +
+                  std::to_string(c.left()) + " left in the section");
+    }
+    fixed += counts[i] * record_bytes[i];
+  }
+  if (fixed > c.left()) {
+    return Fail(where + ": its records need " + std::to_string(fixed) +
+                " bytes, " + std::to_string(c.left()) + " left in the section");
+  }
+  if (counts[5] > (c.left() - fixed) / kIdentityFixedBytes) {
+    return Fail(where + ": " + std::to_string(counts[5]) +
+                " identities cannot fit in " +
+                std::to_string(c.left() - fixed) + " bytes");
+  }
+
+  s->allocations.resize(counts[0]);
+  if (counts[0] > 0) {
+    std::memcpy(s->allocations.data(), c.here(), counts[0] * kAllocationBytes);
+    c.Skip(counts[0] * kAllocationBytes);
+  }
+  for (size_t i = 0; i < s->allocations.size(); ++i) {
+    const Allocation& a = s->allocations[i];
+    const std::string at = where + ": allocation " + std::to_string(i);
+    if (a.alignment_log2 > 63) {
+      return Fail(at + " has alignment 2^" + std::to_string(a.alignment_log2));
+    }
+    if (static_cast<uint8_t>(a.state) > kMaxAllocationState) {
+      return Fail(at + " has unknown state " +
+                  std::to_string(static_cast<unsigned>(a.state)));
+    }
+    if (static_cast<uint8_t>(a.kind) >= kAllocationKindCount) {
+      return Fail(at + " has unknown kind " +
+                  std::to_string(static_cast<unsigned>(a.kind)));
+    }
+    if (a.offset + a.size < a.offset) {
+      return Fail(at + " has a range past 2^64 (offset " +
+                  std::to_string(a.offset) + ", size " +
+                  std::to_string(a.size) + ")");
+    }
+  }
+
+  s->pending.resize(counts[1]);
+  for (PendingRequest& p : s->pending) {
+    p.instance = c.Get<uint64_t>();
+    p.size = c.Get<uint64_t>();
+    p.alignment = c.Get<uint64_t>();
+    p.planned_offset = c.Get<uint64_t>();
+    p.sequence = c.Get<uint64_t>();
+    p.identity = c.Get<uint32_t>();
+    p.flags = c.Get<uint8_t>();
+    if (c.Get<uint8_t>() | c.Get<uint8_t>() | c.Get<uint8_t>()) {
+      return Fail(where + ": a pending request has nonzero padding");
+    }
+  }
+  s->reservations.resize(counts[2]);
+  for (Reservation& r : s->reservations) {
+    r.id = c.Get<uint64_t>();
+    r.offset = c.Get<uint64_t>();
+    r.size = c.Get<uint64_t>();
+    r.sequence = c.Get<uint64_t>();
+  }
+  s->failures.resize(counts[3]);
+  for (Failure& f : s->failures) {
+    f.instance = c.Get<uint64_t>();
+    f.size = c.Get<uint64_t>();
+    f.alignment = c.Get<uint64_t>();
+    f.sequence = c.Get<uint64_t>();
+    f.identity = c.Get<uint32_t>();
+    const uint8_t eventual = c.Get<uint8_t>();
+    if (eventual > 1 ||
+        (c.Get<uint8_t>() | c.Get<uint8_t>() | c.Get<uint8_t>())) {
+      return Fail(where + ": a failure has a bad flag or nonzero padding");
+    }
+    f.eventual = eventual;
+  }
+  s->anomalies.resize(counts[4]);
+  for (Anomaly& a : s->anomalies) {
+    a.sequence = c.Get<uint64_t>();
+    a.instance = c.Get<uint64_t>();
+    a.offset = c.Get<uint64_t>();
+    a.size = c.Get<uint64_t>();
+    a.other_instance = c.Get<uint64_t>();
+    const uint8_t kind = c.Get<uint8_t>();
+    if (kind >= kAnomalyKindCount) {
+      return Fail(where + ": unknown anomaly kind " + std::to_string(kind));
+    }
+    a.kind = static_cast<AnomalyKind>(kind);
+    uint8_t pad = 0;
+    for (int i = 0; i < 7; ++i) pad |= c.Get<uint8_t>();
+    if (pad) return Fail(where + ": an anomaly has nonzero padding");
+  }
+
+  // Identities vary in size: each is checked as it comes.
+  s->identities.reserve(counts[5]);  // bounded above by left / 12
+  for (uint64_t i = 0; i < counts[5]; ++i) {
+    const std::string at = where + ": identity " + std::to_string(i);
+    if (!c.Has(kIdentityFixedBytes)) {
+      return Fail(at + " needs " + std::to_string(kIdentityFixedBytes) +
+                  " bytes, " + std::to_string(c.left()) + " left");
+    }
+    Identity id;
+    id.id = c.Get<uint32_t>();
+    const uint8_t kind = c.Get<uint8_t>();
+    const uint8_t pad = c.Get<uint8_t>() | c.Get<uint8_t>() | c.Get<uint8_t>();
+    const uint32_t attributes = c.Get<uint32_t>();
+    if (kind >= kAllocationKindCount || pad) {
+      return Fail(at + " has unknown kind " + std::to_string(kind) +
+                  " or nonzero padding");
+    }
+    id.kind = static_cast<AllocationKind>(kind);
+    if (uint64_t{attributes} * kAttributeBytes > c.left()) {
+      return Fail(at + ": " + std::to_string(attributes) + " attributes need " +
+                  std::to_string(uint64_t{attributes} * kAttributeBytes) +
+                  " bytes, " + std::to_string(c.left()) + " left");
+    }
+    id.attributes.resize(attributes);
+    for (auto& kv : id.attributes) {
+      const uint32_t key = c.Get<uint32_t>();
+      const uint32_t value = c.Get<uint32_t>();
+      if (!String(key, at, &kv.first) || !String(value, at, &kv.second)) {
+        return false;
+      }
+    }
+    s->identities.push_back(std::move(id));
+  }
+  if (c.left() != 0) {
+    return Fail(where + ": " + std::to_string(c.left()) +
+                " bytes after its last record");
+  }
+  return true;
+}
+
+bool Parser::Trailer(Cursor& file) {
+  if (file.left() < kTrailerBytes) {
+    return Truncated("trailer", kTrailerBytes, file.left());
+  }
+  if (file.left() > kTrailerBytes) {
+    return Fail(std::to_string(file.left() - kTrailerBytes) +
+                " unexpected bytes after the last memory");
+  }
+  const uint64_t body = file.Get<uint64_t>();
+  file.Get<uint32_t>();
+  const uint32_t marker = file.Get<uint32_t>();
+  if (body != size_ - kTrailerBytes || marker != kTrailerMarker) {
+    return Fail("corrupt trailer");
+  }
+  return true;
+}
+
+bool Parser::Parse(DumpFile* out) {
+  *out = DumpFile();
+  if (size_ == 0) return Fail("empty file");
+  const size_t magic_seen = size_ < sizeof kMagic ? size_ : sizeof kMagic;
+  if (std::memcmp(data_, kMagic, magic_seen) != 0) {
+    return Fail("not a realm-shadow dump (bad magic)");
+  }
+  if (size_ < kPreambleBytes) {
+    return Truncated("preamble", kPreambleBytes, size_);
+  }
+  Cursor file(data_, size_);
+  file.Skip(sizeof kMagic);
+  uint32_t version = file.Get<uint32_t>();
+  const uint32_t marker = file.Get<uint32_t>();
+  if (marker == kEndianMarkerSwapped) {
+    return Fail("big-endian/foreign-endian file (byte order marker " +
+                HexId(marker) + "); this reader reads only native-order dumps");
+  }
+  if (marker != kEndianMarker) {
+    return Fail("bad byte order marker " + HexId(marker));
+  }
+  if (version != kDumpFormatVersion) {
+    return Fail("unsupported version " + std::to_string(version) +
+                " (this reader knows " + std::to_string(kDumpFormatVersion) +
+                ")");
+  }
+  out->version = version;
+
+  // A whole file is checked before it is believed.  A file whose trailer
+  // does not describe it is parsed section by section instead, so that a
+  // truncation is reported where it happens.
+  if (size_ >= kPreambleBytes + kTrailerBytes) {
+    uint64_t body;
+    uint32_t crc, end;
+    const uint8_t* t = data_ + size_ - kTrailerBytes;
+    std::memcpy(&body, t, 8);
+    std::memcpy(&crc, t + 8, 4);
+    std::memcpy(&end, t + 12, 4);
+    if (body == size_ - kTrailerBytes && end == kTrailerMarker &&
+        Crc32cExtend(0, data_, size_ - 8) != crc) {
+      return Fail("checksum mismatch");
+    }
+  }
+
+  Cursor header(nullptr, 0), strings(nullptr, 0);
+  uint32_t memory_count = 0;
+  if (!Section(file, kTagHeader, "header", &header)) return false;
+  if (!Header(header, out, &memory_count)) return false;
+  if (!Section(file, kTagStrings, "string table", &strings)) return false;
+  if (!Strings(strings)) return false;
+  if (!String(source_index_, "header source", &out->source)) return false;
+  out->notes.resize(note_indices_.size());
+  for (size_t i = 0; i < note_indices_.size(); ++i) {
+    if (!String(note_indices_[i], "note " + std::to_string(i),
+                &out->notes[i])) {
+      return false;
+    }
+  }
+  if (memory_count > file.left() / (kSectionHeaderBytes + kMemoryMinBytes)) {
+    return Truncated(
+        "header claims " + std::to_string(memory_count) + " memories, which",
+        uint64_t{memory_count} * (kSectionHeaderBytes + kMemoryMinBytes),
+        file.left());
+  }
+  out->memories.resize(memory_count);
+  for (uint32_t m = 0; m < memory_count; ++m) {
+    const std::string name = "memory " + std::to_string(m);
+    Cursor payload(nullptr, 0);
+    if (!Section(file, kTagMemory, name, &payload)) return false;
+    if (!Memory(payload, name, &out->memories[m])) return false;
+  }
+  if (!Trailer(file)) return false;
+  // The trailer matched, so the checksum was verified above.
+  return true;
+}
+
+}  // namespace
+
+bool ParseDump(const uint8_t* data, size_t size, DumpFile* out,
+               std::string* error) {
+  std::string scratch;
+  DumpFile local;
+  Parser parser(data, size, error ? error : &scratch);
+  return parser.Parse(out ? out : &local);
+}
+
+bool ReadDump(const std::string& path, DumpFile* out, std::string* error) {
+  std::string scratch;
+  if (error == nullptr) error = &scratch;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    *error = path + ": cannot open: " + ErrnoText(errno);
+    return false;
+  }
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    *error = path + ": cannot stat: " + ErrnoText(errno);
+    ::close(fd);
+    return false;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    *error = path + ": not a regular file";
+    ::close(fd);
+    return false;
+  }
+  std::string bytes;
+  bytes.resize(static_cast<size_t>(st.st_size));
+  size_t got = 0;
+  while (got < bytes.size()) {
+    const ssize_t r = ::read(fd, &bytes[got], bytes.size() - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) {
+      *error = path + ": read failed: " + ErrnoText(errno);
+      ::close(fd);
+      return false;
+    }
+    if (r == 0) break;  // shrank while we read: parse what is there
+    got += static_cast<size_t>(r);
+  }
+  ::close(fd);
+  bytes.resize(got);
+  DumpFile local;
+  if (!ParseDump(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(),
+                 out ? out : &local, error)) {
+    *error = path + ": " + *error;
+    return false;
+  }
+  return true;
+}
+
+}  // namespace realm_shadow

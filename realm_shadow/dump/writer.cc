@@ -1,0 +1,361 @@
+// realm_shadow/dump/writer.cc - the dump file's writer (docs/dump-format.md).
+//
+// The writer streams.  Every section's length is computed from the
+// snapshots before a byte is written, the string table is emitted in a
+// fixed traversal order (no deduplication, hence no hash map), and bytes
+// pass through one 64 KiB buffer on the stack into the file and the running
+// CRC.  The only heap use is the caller's snapshots.
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstddef>
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "realm_shadow/dump/dump.h"
+#include "realm_shadow/dump/internal/atomic_file.h"
+#include "realm_shadow/dump/internal/crc32c.h"
+#include "realm_shadow/dump/internal/format.h"
+
+namespace realm_shadow {
+namespace {
+
+using namespace dump_format;
+
+// ---------------------------------------------------------------------------
+// Sizes, computed before writing so that the writer can stream.
+
+uint64_t IdentityBytes(const Identity& identity) {
+  return kIdentityFixedBytes + kAttributeBytes * identity.attributes.size();
+}
+
+uint64_t MemoryPayloadBytes(const Snapshot& s) {
+  uint64_t n = kMemoryFixedBytes + kMemoryCountsBytes + kCountersBytes;
+  n += kAllocationBytes * s.allocations.size();
+  n += kPendingBytes * s.pending.size();
+  n += kReservationBytes * s.reservations.size();
+  n += kFailureBytes * s.failures.size();
+  n += kAnomalyBytes * s.anomalies.size();
+  for (const Identity& id : s.identities) n += IdentityBytes(id);
+  return n;
+}
+
+// Every string of the dump in table order: source, notes, then per memory
+// its name and each identity's attribute keys and values.
+template <typename F>
+void ForEachString(const DumpFile& dump, F&& f) {
+  f(dump.source);
+  for (const std::string& note : dump.notes) f(note);
+  for (const Snapshot& s : dump.memories) {
+    f(s.name);
+    for (const Identity& id : s.identities) {
+      for (const auto& kv : id.attributes) {
+        f(kv.first);
+        f(kv.second);
+      }
+    }
+  }
+}
+
+struct Layout {
+  uint64_t header_payload = 0;
+  uint64_t strings_payload = 0;
+  uint64_t string_count = 0;
+  uint64_t total = 0;
+};
+
+Layout ComputeLayout(const DumpFile& dump) {
+  Layout l;
+  l.header_payload = 24 + 4 * uint64_t{dump.notes.size()};
+  l.strings_payload = 8;
+  ForEachString(dump, [&](const std::string& s) {
+    l.strings_payload += 4 + s.size();
+    ++l.string_count;
+  });
+  l.total = kPreambleBytes + kSectionHeaderBytes + l.header_payload +
+            kSectionHeaderBytes + l.strings_payload + kTrailerBytes;
+  for (const Snapshot& s : dump.memories) {
+    l.total += kSectionHeaderBytes + MemoryPayloadBytes(s);
+  }
+  return l;
+}
+
+// ---------------------------------------------------------------------------
+// The writer: bytes go through a caller-provided buffer into a drain (a file
+// descriptor or a string) and into the running CRC.
+
+class Sink {
+ public:
+  Sink(uint8_t* buffer, size_t capacity) : buf_(buffer), cap_(capacity) {}
+  virtual ~Sink() = default;
+
+  void Bytes(const void* data, size_t n) {
+    if (!ok_) return;
+    crc_ = Crc32cExtend(crc_, data, n);
+    const uint8_t* p = static_cast<const uint8_t*>(data);
+    if (used_ == 0 && n >= cap_) {  // large arrays skip the copy
+      ok_ = Drain(p, n);
+      return;
+    }
+    while (n > 0 && ok_) {
+      const size_t take = n < cap_ - used_ ? n : cap_ - used_;
+      std::memcpy(buf_ + used_, p, take);
+      used_ += take;
+      p += take;
+      n -= take;
+      if (used_ == cap_) Flush();
+    }
+  }
+  template <typename T>
+  void Put(T v) {
+    static_assert(std::is_integral<T>::value, "");
+    Bytes(&v, sizeof v);
+  }
+  void Zeros(size_t n) {
+    static const uint8_t kZero[8] = {};
+    Bytes(kZero, n);
+  }
+  void Flush() {
+    if (ok_ && used_ > 0) ok_ = Drain(buf_, used_);
+    used_ = 0;
+  }
+  uint32_t crc() const { return crc_; }
+  bool ok() const { return ok_; }
+
+ protected:
+  virtual bool Drain(const uint8_t* data, size_t n) = 0;
+
+ private:
+  uint8_t* buf_;
+  size_t cap_;
+  size_t used_ = 0;
+  uint32_t crc_ = 0;
+  bool ok_ = true;
+};
+
+class StringSink : public Sink {
+ public:
+  StringSink(uint8_t* buffer, size_t capacity, std::string* out)
+      : Sink(buffer, capacity), out_(out) {}
+
+ protected:
+  bool Drain(const uint8_t* data, size_t n) override {
+    out_->append(reinterpret_cast<const char*>(data), n);
+    return true;
+  }
+
+ private:
+  std::string* out_;
+};
+
+class FileSink : public Sink {
+ public:
+  FileSink(uint8_t* buffer, size_t capacity, int fd)
+      : Sink(buffer, capacity), fd_(fd) {}
+  int saved_errno() const { return errno_; }
+
+ protected:
+  bool Drain(const uint8_t* data, size_t n) override {
+    while (n > 0) {
+      const ssize_t w = ::write(fd_, data, n);
+      if (w < 0) {
+        if (errno == EINTR) continue;
+        errno_ = errno;
+        return false;
+      }
+      if (w == 0) {  // no progress and no errno: treat as a full disk
+        errno_ = ENOSPC;
+        return false;
+      }
+      data += w;
+      n -= static_cast<size_t>(w);
+    }
+    return true;
+  }
+
+ private:
+  int fd_;
+  int errno_ = 0;
+};
+
+void SectionHeader(Sink& out, const char (&tag)[4], uint64_t length) {
+  out.Bytes(tag, 4);
+  out.Put<uint32_t>(0);
+  out.Put<uint64_t>(length);
+}
+
+void WriteMemory(Sink& out, const Snapshot& s, uint32_t* next_string) {
+  SectionHeader(out, kTagMemory, MemoryPayloadBytes(s));
+  out.Put<uint64_t>(s.memory_id);
+  out.Put<uint64_t>(s.capacity);
+  out.Put<uint64_t>(s.sequence);
+  out.Put<uint32_t>(s.node);
+  out.Put<uint32_t>((*next_string)++);  // name
+  out.Put<uint8_t>(static_cast<uint8_t>(s.kind));
+  out.Put<uint8_t>(s.capacity_known ? 1 : 0);
+  out.Put<uint8_t>(s.addressed ? 1 : 0);
+  out.Put<uint8_t>(s.exact ? 1 : 0);
+  out.Put<uint32_t>(0);
+
+  out.Put<uint64_t>(s.allocations.size());
+  out.Put<uint64_t>(s.pending.size());
+  out.Put<uint64_t>(s.reservations.size());
+  out.Put<uint64_t>(s.failures.size());
+  out.Put<uint64_t>(s.anomalies.size());
+  out.Put<uint64_t>(s.identities.size());
+
+  out.Put<uint32_t>(kEventTypeCount);
+  out.Put<uint32_t>(kAnomalyKindCount);
+  for (uint64_t v : s.counters.by_type) out.Put<uint64_t>(v);
+  for (uint64_t v : s.counters.anomalies) out.Put<uint64_t>(v);
+  out.Put<uint64_t>(s.counters.failures);
+  out.Put<uint64_t>(s.counters.cancelled);
+  out.Put<uint64_t>(s.counters.peak_used);
+  out.Put<uint64_t>(s.counters.journal_overflows);
+
+  if (!s.allocations.empty()) {
+    out.Bytes(s.allocations.data(), kAllocationBytes * s.allocations.size());
+  }
+  for (const PendingRequest& p : s.pending) {
+    out.Put<uint64_t>(p.instance);
+    out.Put<uint64_t>(p.size);
+    out.Put<uint64_t>(p.alignment);
+    out.Put<uint64_t>(p.planned_offset);
+    out.Put<uint64_t>(p.sequence);
+    out.Put<uint32_t>(p.identity);
+    out.Put<uint8_t>(p.flags);
+    out.Zeros(3);
+  }
+  for (const Reservation& r : s.reservations) {
+    out.Put<uint64_t>(r.id);
+    out.Put<uint64_t>(r.offset);
+    out.Put<uint64_t>(r.size);
+    out.Put<uint64_t>(r.sequence);
+  }
+  for (const Failure& f : s.failures) {
+    out.Put<uint64_t>(f.instance);
+    out.Put<uint64_t>(f.size);
+    out.Put<uint64_t>(f.alignment);
+    out.Put<uint64_t>(f.sequence);
+    out.Put<uint32_t>(f.identity);
+    out.Put<uint8_t>(f.eventual ? 1 : 0);
+    out.Zeros(3);
+  }
+  for (const Anomaly& a : s.anomalies) {
+    out.Put<uint64_t>(a.sequence);
+    out.Put<uint64_t>(a.instance);
+    out.Put<uint64_t>(a.offset);
+    out.Put<uint64_t>(a.size);
+    out.Put<uint64_t>(a.other_instance);
+    out.Put<uint8_t>(static_cast<uint8_t>(a.kind));
+    out.Zeros(7);
+  }
+  for (const Identity& id : s.identities) {
+    out.Put<uint32_t>(id.id);
+    out.Put<uint8_t>(static_cast<uint8_t>(id.kind));
+    out.Zeros(3);
+    out.Put<uint32_t>(static_cast<uint32_t>(id.attributes.size()));
+    for (size_t i = 0; i < id.attributes.size(); ++i) {
+      out.Put<uint32_t>((*next_string)++);
+      out.Put<uint32_t>((*next_string)++);
+    }
+  }
+}
+
+// Checks what the format cannot represent.  Nothing a real snapshot holds
+// comes near these limits.
+bool CheckWritable(const DumpFile& dump, const Layout& layout,
+                   std::string* error) {
+  if (layout.string_count > UINT32_MAX) {
+    *error = "too many strings for one dump (" +
+             std::to_string(layout.string_count) + ")";
+    return false;
+  }
+  if (dump.memories.size() > UINT32_MAX || dump.notes.size() > UINT32_MAX) {
+    *error = "too many memories or notes for one dump";
+    return false;
+  }
+  bool ok = true;
+  ForEachString(dump, [&](const std::string& s) {
+    if (s.size() > UINT32_MAX) ok = false;
+  });
+  for (const Snapshot& s : dump.memories) {
+    for (const Identity& id : s.identities) {
+      if (id.attributes.size() > UINT32_MAX) ok = false;
+    }
+  }
+  if (!ok) *error = "a string or identity is too large for the dump format";
+  return ok;
+}
+
+void WriteAll(Sink& out, const DumpFile& dump, const Layout& layout) {
+  out.Bytes(kMagic, sizeof kMagic);
+  out.Put<uint32_t>(kDumpFormatVersion);
+  out.Put<uint32_t>(kEndianMarker);
+
+  SectionHeader(out, kTagHeader, layout.header_payload);
+  out.Put<uint32_t>(dump.node);
+  out.Put<uint32_t>(static_cast<uint32_t>(dump.memories.size()));
+  out.Put<uint64_t>(dump.created_unix_ns);
+  uint32_t next_string = 0;
+  out.Put<uint32_t>(next_string++);  // source
+  out.Put<uint32_t>(static_cast<uint32_t>(dump.notes.size()));
+  for (size_t i = 0; i < dump.notes.size(); ++i)
+    out.Put<uint32_t>(next_string++);
+
+  SectionHeader(out, kTagStrings, layout.strings_payload);
+  out.Put<uint32_t>(static_cast<uint32_t>(layout.string_count));
+  out.Put<uint32_t>(0);
+  ForEachString(dump, [&](const std::string& s) {
+    out.Put<uint32_t>(static_cast<uint32_t>(s.size()));
+    out.Bytes(s.data(), s.size());
+  });
+
+  for (const Snapshot& s : dump.memories) WriteMemory(out, s, &next_string);
+
+  const uint64_t body = layout.total - kTrailerBytes;
+  out.Put<uint64_t>(body);
+  const uint32_t crc = out.crc();  // over every byte before this field
+  out.Put<uint32_t>(crc);
+  out.Put<uint32_t>(kTrailerMarker);
+  out.Flush();
+}
+
+}  // namespace
+
+std::string SerializeDump(const DumpFile& dump) {
+  const Layout layout = ComputeLayout(dump);
+  std::string out;
+  std::string ignored;
+  if (!CheckWritable(dump, layout, &ignored)) return out;
+  out.reserve(layout.total);
+  uint8_t buffer[4096];
+  StringSink sink(buffer, sizeof buffer, &out);
+  WriteAll(sink, dump, layout);
+  return out;
+}
+
+bool WriteDump(const std::string& path, const DumpFile& dump,
+               std::string* error) {
+  std::string scratch;
+  if (error == nullptr) error = &scratch;
+  const Layout layout = ComputeLayout(dump);
+  if (!CheckWritable(dump, layout, error)) {
+    *error = path + ": " + *error;
+    return false;
+  }
+  AtomicFile file;
+  if (!file.Open(path, error)) return false;
+  // 64 KiB on the stack: at out-of-memory time the heap may be the memory
+  // that is full.
+  uint8_t buffer[64 << 10];
+  FileSink sink(buffer, sizeof buffer, file.fd());
+  WriteAll(sink, dump, layout);
+  if (!sink.ok()) file.Failed("write", sink.saved_errno());
+  if (!file.Commit(error)) return false;
+  return true;
+}
+
+}  // namespace realm_shadow

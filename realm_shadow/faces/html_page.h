@@ -1,0 +1,46 @@
+// realm_shadow/faces/html_page.h - the memory map page: one self-contained
+// HTML file that shows every memory of one or two dumps as a zoomable
+// address axis.
+//
+// Layer 5.  The page needs no network: its script and styles are inline
+// (the template in realm_shadow/faces/html/ is compiled into the binary) and
+// the data are embedded compactly.  Per memory, the allocations travel as
+// little-endian typed arrays in base64 (offset and size as float64, which is
+// exact below 2^53 bytes; instance as two uint32; identity as uint32; kind,
+// state and flags packed in one byte): 29 bytes, about 39 bytes of text per
+// allocation, so a million allocations make a page of about 40 MB where
+// JSON objects would take about 150 MB.  Identity attributes are a string
+// table shared by all memories of a dump.
+//
+// Everything the numbers depend on comes from analysis.h (holes, summary,
+// top-k, use by kind, FirstFit, FindBlockers for each recorded failure), so
+// the page agrees with `realm-shadow report`.  With two dumps the second is
+// compared with the first, memory by memory and instance by instance
+// (added, removed, moved or resized), and the page can show either one.
+//
+// Cost: linear in the allocations, plus O(n log k) for the top-k tables and
+// one FindBlockers per recorded failure (at most kRecentFailures per
+// memory).  The file is written under a temporary name and renamed, so a
+// failed write never leaves half a page under out_path.
+#ifndef REALM_SHADOW_FACES_HTML_PAGE_H_
+#define REALM_SHADOW_FACES_HTML_PAGE_H_
+
+#include <string>
+#include <vector>
+
+#include "realm_shadow/dump/dump.h"
+
+namespace realm_shadow {
+
+// Writes the page for one dump, or two (before, after: a diff).  False with
+// *error set when there is nothing to show (no dump, more than two) or the
+// file cannot be written.
+bool WriteHtmlMap(const std::vector<DumpFile>& dumps,
+                  const std::string& out_path, std::string* error);
+
+// The page as a string (what WriteHtmlMap writes); tests use it.
+std::string RenderHtmlMap(const std::vector<DumpFile>& dumps);
+
+}  // namespace realm_shadow
+
+#endif  // REALM_SHADOW_FACES_HTML_PAGE_H_

@@ -1,0 +1,170 @@
+// realm_shadow/faces/realm_log.h - rebuilding memory state from the log of
+// an unmodified Legion/Realm run (-level inst=1, optionally machine=1).
+//
+// Layer 5.  The reader turns Realm's "inst" logger lines into recorder
+// Events and applies them to one ShadowMap per memory, so a rebuilt memory is
+// exactly what the tracker would have shown for the same events, and every
+// tool (report, page, diff) reads it the same way.
+//
+// What the log says and how it is read (see the fixtures' INDEX.txt):
+//  - "creating new/reusing local instance: I" opens a new life of id I
+//    (ids are reused, the most recently freed first).
+//  - "instance layout: inst=I layout=Layout(bytes=B, align=A, ...)" gives the
+//    request's size and alignment; it precedes the outcome.
+//  - "allocation completed: inst=I offset=O": placed (kAllocated, or
+//    kDeferredCompleted when I was deferred).
+//  - "instance created: inst=I ... ready=E" with no outcome yet: deferred
+//    (kDeferred); after an outcome it only confirms it.
+//  - "allocation failed: inst=I": kAllocationFailed, or kDeferredFailed.
+//  - "instance allocation failed - out of memory in mem M" (fatal, Realm
+//    aborts next; logged when nobody asked for the allocation result): the
+//    newest request in M with a layout and no outcome fails
+//    (kAllocationFailed), else the newest deferred one (kDeferredFailed).
+//  - "instance destroyed: inst=I wait_on=E": kReleaseRequested (ready when
+//    E is 0); for a failed instance nothing (Realm destroys those too).
+//  - "deallocation completed: inst=I": kReleased.
+//  - With -level event=2, "{2}{event}: user event cancelled: event=E": a
+//    destroy that waits on exactly E is cancelled (Realm keeps the range;
+//    a release_requested event with aux 2).  A destroy waiting on an event
+//    merged from E is not recognized.
+//  - Redistrict: the new instances get only "creating/reusing" lines (no
+//    layout); the old one gets "deallocation completed" with no "instance
+//    destroyed" before it; then one "allocation completed" (or "allocation
+//    failed") per piece.  Read as kRedistrict + kRedistrictPiece.
+//  - The machine=1 dump, a multi-line entry, gives each memory's kind and
+//    capacity ("Memory:1e00000000000000, SYSTEM_MEM, capacity: 16777216");
+//    "IB Memory" lines (internal, never hold instances) are skipped.
+//  - An instance's memory comes from its id bits:
+//    0x1e << 56 | ((I >> 46) & 0xffff) << 40 | ((I >> 22) & 0xff).
+//
+// What the log cannot tell, and what the reader does about it:
+//  - Redistricted pieces' sizes appear nowhere.  A piece ends at or before
+//    the next piece's offset, and the last at or before the old instance's
+//    end (the old size is known from its own layout line), so each piece is
+//    given that upper bound as its size and an Identity with attribute
+//    "size" = "upper bound" (kSizeAttribute / kSizeUpperBound).  Holes next
+//    to such a piece are therefore lower bounds.  A later allocation inside
+//    a bounded piece tightens the bound (applied as a one-piece redistrict
+//    of the piece into itself).  Piece alignment is unknown (reported as 1).
+//  - A failed piece's size is unknown: its Failure has size 0 and the note
+//    lists it.
+//  - A redistrict waiting on its precondition shows only the new instances'
+//    "reusing" lines: they are shown as pending requests of unknown size
+//    (Identity "size" = "unknown"), and the old instance stays live until
+//    the log shows its range released.
+//  - Releases logged after the allocation they made room for (another
+//    thread wrote them later): when an allocation lands on an instance whose
+//    destroy was requested and not yet completed, that release must already
+//    have happened; it is applied first and counted as a reordering, not an
+//    anomaly, and its later "deallocation completed" line is consumed.
+//  - Capacity without machine=1: unknown (Snapshot::capacity_known false).
+//  - Legion/Legate identity (kinds, fields, regions): not in this log.
+// Lines of other loggers, continuation lines of multi-line entries and lines
+// the reader does not know are counted and skipped, never fatal; the counts
+// go into the dump's notes.
+//
+// Cost: one hash lookup and one ordered-set step per instance line; memory
+// proportional to the instances alive in the log.
+#ifndef REALM_SHADOW_FACES_REALM_LOG_H_
+#define REALM_SHADOW_FACES_REALM_LOG_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "realm_shadow/dump/dump.h"
+
+namespace realm_shadow {
+
+// Identity attribute the reader attaches to allocations and requests whose
+// size the log does not give.
+inline constexpr const char* kSizeAttribute = "size";
+inline constexpr const char* kSizeUpperBound = "upper bound";
+inline constexpr const char* kSizeUnknown = "unknown";
+
+// The memory an instance id belongs to (see the bit layout above).
+inline uint64_t RealmMemoryOfInstance(uint64_t instance) {
+  return (uint64_t{0x1e} << 56) | (((instance >> 46) & 0xffff) << 40) |
+         ((instance >> 22) & 0xff);
+}
+
+struct RealmLogCounts {
+  uint64_t lines = 0;
+  uint64_t instance_lines = 0;      // "inst" logger lines understood
+  uint64_t memory_lines = 0;        // machine dump "Memory:" lines read
+  uint64_t continuation_lines = 0;  // other lines of multi-line entries
+  uint64_t other_logger_lines = 0;  // lines of other loggers
+  uint64_t unknown_lines = 0;       // inst lines not understood, garbage
+  uint64_t reorderings = 0;         // releases applied before their line
+  uint64_t redistricts = 0;
+  uint64_t bounded_pieces = 0;      // pieces whose size is an upper bound
+  uint64_t tightened_bounds = 0;    // bounds narrowed by a later allocation
+  uint64_t checkpoints = 0;         // "CHECKPOINT <label>" lines seen
+  uint64_t fatal_without_request = 0;  // out-of-memory lines with no request
+  uint64_t cancelled_releases = 0;  // destroys whose user event was cancelled
+};
+
+class RealmLogReader {
+ public:
+  RealmLogReader();
+  ~RealmLogReader();
+  RealmLogReader(const RealmLogReader&) = delete;
+  RealmLogReader& operator=(const RealmLogReader&) = delete;
+
+  // One line, without its newline (a trailing '\r' is ignored).
+  void FeedLine(std::string_view line);
+  // Any bytes: split into lines; a last line without newline is fed too.
+  void FeedText(std::string_view text);
+
+  // The state so far as a dump (source "ingest-realm-log", the node from
+  // the lines' prefix, notes on what the log could not tell).  May be
+  // called at any point, e.g. at each CHECKPOINT line; reading goes on.
+  DumpFile Dump();
+
+  const RealmLogCounts& counts() const;
+  // The node given by the lines' "[node - thread]" prefix (0 if none).
+  uint32_t node() const;
+  // Whether any line was recognisably from Realm's logger.
+  bool saw_realm_lines() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+// Reads each log (one per node of a run) and merges their memories into one
+// dump; memories are kept apart by (node, memory id).  False with a one-line
+// *error naming the file when a log cannot be read, holds no Realm line at
+// all, or repeats a (node, memory) of an earlier log.
+bool IngestRealmLogs(const std::vector<std::string>& paths, DumpFile* out,
+                     std::string* error);
+
+// The log lined up with one dump: for each memory of the dump at
+// `dump_path`, the state rebuilt from `log_path` up to (not including) that
+// memory's marker line for this dump (realm_shadow/log_sink.h: "dump memory=M
+// sequence=S ... file=PATH", written through Realm's logger when the dump
+// was taken).  A marker names the dump when its file is the dump's absolute
+// path, or, failing any such marker, has the same file name.  When a file
+// was written more than once, the marker whose sequence equals the dump's
+// is used, else the last one (and a note says so).  The result holds only
+// the dump's memories, in the dump's node, with notes naming each cut.
+// False with a one-line *error when a file cannot be read or no marker of
+// the dump is in the log (the run had no -level realm_shadow=2, or the dump
+// is from another run).
+//
+// Realm goes on allocating while a snapshot is taken: the instances the log
+// names between the dump's begin line ("dump begin ...", written right
+// before the snapshot) and its marker may be on either side of it.  They
+// are listed in a note "<memory>: in flight while the snapshot was taken
+// (...): <ids>" (kInFlightNote), which compare.h reads.
+inline constexpr const char* kInFlightNote =
+    "in flight while the snapshot was taken";
+bool IngestRealmLogAtDump(const std::string& log_path,
+                          const std::string& dump_path, DumpFile* out,
+                          std::string* error);
+
+}  // namespace realm_shadow
+
+#endif  // REALM_SHADOW_FACES_REALM_LOG_H_

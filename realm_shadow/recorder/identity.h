@@ -1,0 +1,57 @@
+// realm_shadow/recorder/identity.h - what an allocation is in Legion's and
+// Legate's terms, interned once into a 32-bit id that events carry.
+//
+// Layer 2.  Interning is off the allocation path (legion_glue calls it
+// where Legion creates an instance); the hot path only ever carries the id.
+// Equal identities get equal ids; ids start at 1 and stay valid for the
+// process.
+#ifndef REALM_SHADOW_RECORDER_IDENTITY_H_
+#define REALM_SHADOW_RECORDER_IDENTITY_H_
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "realm_shadow/layers.h"
+
+namespace realm_shadow {
+
+REALM_SHADOW_HEADER_OF_LAYER(2);
+
+// What a live allocation is, as far as we know (legion_glue attaches it).
+// Values are part of the dump format: append only.
+enum class AllocationKind : uint8_t {
+  kUnknown = 0,
+  kRegionInstance = 1,
+  kDeferredBuffer = 2,
+  kDeferredValue = 3,
+  kFuture = 4,
+  kPoolBacking = 5,
+  kPoolSubAllocation = 6,
+  kExternal = 7,
+};
+inline constexpr int kAllocationKindCount = 8;
+const char* AllocationKindName(AllocationKind kind);
+AllocationKind ParseAllocationKind(const std::string& name);
+
+// Legion / Legate identity attached to allocations (see legion_glue).
+struct Identity {
+  uint32_t id = 0;
+  AllocationKind kind = AllocationKind::kUnknown;
+  // Ordered key/value pairs: "fields", "regions", "provenance", "store",
+  // "shape", "partition", "creator", ...
+  std::vector<std::pair<std::string, std::string>> attributes;
+};
+
+// Interns an identity (thread-safe; a hash lookup, and a copy the first
+// time).  Never 0.
+uint32_t InternIdentity(const Identity& identity);
+// The identity with this id; false if there is none.
+bool LookupIdentity(uint32_t id, Identity* out);
+// The kind of an interned identity, kUnknown if there is none.
+AllocationKind IdentityKind(uint32_t id);
+
+}  // namespace realm_shadow
+
+#endif  // REALM_SHADOW_RECORDER_IDENTITY_H_

@@ -1,0 +1,231 @@
+// Every realm-shadow subcommand run as a process: output on good input,
+// exit status 1 with a message naming the file on bad input, 2 on misuse.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "realm_shadow/dump/dump.h"
+
+namespace realm_shadow {
+namespace {
+
+const std::string kCli = REALM_SHADOW_CLI;
+const std::string kFixtures = REALM_SHADOW_FIXTURES;
+
+struct Result {
+  int status = -1;
+  std::string output;  // stdout and stderr together
+};
+
+Result RunCli(const std::string& args) {
+  Result r;
+  const std::string command = "'" + kCli + "' " + args + " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return r;
+  char buffer[4096];
+  size_t n;
+  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0)
+    r.output.append(buffer, n);
+  const int raw = pclose(pipe);
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
+  return r;
+}
+
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!std::ifstream(kFixtures + "/INDEX.txt").good())
+      GTEST_SKIP() << "no fixtures at " << kFixtures;
+    dir_ = ::testing::TempDir() + "/realm_shadow_cli_" +
+           ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    ASSERT_EQ(std::system(("mkdir -p '" + dir_ + "'").c_str()), 0);
+  }
+  std::string Ingest(const std::string& name) {
+    const std::string out = dir_ + "/" + name + ".dump";
+    Result r = RunCli("ingest-realm-log '" + kFixtures + "/" + name + ".log' -o '" +
+                   out + "'");
+    EXPECT_EQ(r.status, 0) << r.output;
+    return out;
+  }
+  std::string dir_;
+};
+
+TEST_F(Cli, HelpEverywhere) {
+  EXPECT_EQ(RunCli("--help").status, 0);
+  for (const char* c : {"report", "holes", "blockers", "json", "diff",
+                        "ingest-realm-log", "html"}) {
+    Result r = RunCli(std::string(c) + " --help");
+    EXPECT_EQ(r.status, 0) << c;
+    EXPECT_TRUE(Contains(r.output, std::string("usage: realm-shadow ") + c))
+        << r.output;
+  }
+  EXPECT_EQ(RunCli("").status, 2);
+  EXPECT_EQ(RunCli("frobnicate").status, 2);
+  EXPECT_EQ(RunCli("report --bogus x").status, 2);
+  EXPECT_EQ(RunCli("report").status, 2);
+  EXPECT_EQ(RunCli("diff onlyone").status, 2);
+}
+
+TEST_F(Cli, ReportOfCircuitOom) {
+  const std::string dump = Ingest("circuit-oom");
+  Result r = RunCli("report '" + dump + "'");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(Contains(r.output, "memory 0x1e00000000000000")) << r.output;
+  EXPECT_TRUE(Contains(r.output, "capacity            8 MiB (8388608 B)"));
+  EXPECT_TRUE(Contains(r.output, "in 48 allocation(s)"));
+  EXPECT_TRUE(Contains(r.output, "request 717.91 KiB (735140 B)"));
+  EXPECT_TRUE(Contains(r.output, "now: exhaustion"));
+  EXPECT_TRUE(Contains(r.output, "blockers (fewest bytes)"));
+  EXPECT_TRUE(Contains(r.output, "hole histogram"));
+  EXPECT_TRUE(Contains(r.output, "what the source could not tell"));
+}
+
+TEST_F(Cli, ReportKeepsNodesApartAcrossFiles) {
+  const std::string a = Ingest("circuit-oom");
+  const std::string b = Ingest("multiple-partitions-oom");
+  Result r = RunCli("report '" + a + "' '" + b + "'");
+  ASSERT_EQ(r.status, 0) << r.output;
+  // Same node and id in both files: both are shown, each under its file.
+  size_t first = r.output.find("node 0 memory 0x1e00000000000000");
+  ASSERT_NE(first, std::string::npos);
+  EXPECT_NE(r.output.find("node 0 memory 0x1e00000000000000", first + 1),
+            std::string::npos);
+  EXPECT_TRUE(Contains(r.output, "16 MiB (16777216 B)"));
+}
+
+TEST_F(Cli, HolesAndBlockers) {
+  const std::string dump = Ingest("realm-frag-deferred");
+  Result holes = RunCli("holes '" + dump + "' --memory 1e00000000000000 --top 2");
+  ASSERT_EQ(holes.status, 0) << holes.output;
+  EXPECT_TRUE(Contains(holes.output, "largest 2, largest first"));
+  EXPECT_TRUE(Contains(holes.output, "offset 4211264  end 6619136"));
+  EXPECT_FALSE(Contains(holes.output, "0x1e00000000000002"));
+
+  Result fits = RunCli("blockers '" + dump + "' --size 1MiB --memory 0x1e00000000000000");
+  ASSERT_EQ(fits.status, 0) << fits.output;
+  EXPECT_TRUE(Contains(fits.output, "fits now")) << fits.output;
+
+  Result frag = RunCli("blockers '" + dump +
+                    "' --size 4428672 --align 32 --memory 1e00000000000000");
+  ASSERT_EQ(frag.status, 0) << frag.output;
+  EXPECT_TRUE(Contains(frag.output, "does not fit: fragmentation")) << frag.output;
+  EXPECT_TRUE(Contains(frag.output, "instance 0x4000000000000005"));
+  Result count = RunCli("blockers '" + dump +
+                     "' --size 4428672 --objective count --memory 1e00000000000000");
+  EXPECT_EQ(count.status, 0);
+  EXPECT_TRUE(Contains(count.output, "fewest allocations"));
+
+  EXPECT_EQ(RunCli("blockers '" + dump + "'").status, 2);  // no --size
+  EXPECT_EQ(RunCli("blockers '" + dump + "' --size 1.5KiB").status, 2);
+  EXPECT_EQ(RunCli("blockers '" + dump + "' --size 1 --objective most").status, 2);
+  Result missing = RunCli("holes '" + dump + "' --memory 0x1e000000000000ff");
+  EXPECT_EQ(missing.status, 1);
+  EXPECT_TRUE(Contains(missing.output, "no memory 0x1e000000000000ff"));
+}
+
+TEST_F(Cli, JsonOneAndMany) {
+  const std::string a = Ingest("circuit-oom");
+  const std::string b = Ingest("circuit-normal");
+  Result one = RunCli("json '" + a + "'");
+  ASSERT_EQ(one.status, 0) << one.output;
+  EXPECT_EQ(one.output.front(), '{');
+  EXPECT_TRUE(Contains(one.output, "\"format\""));
+  EXPECT_TRUE(Contains(one.output, "0x1e00000000000000"));
+  Result many = RunCli("json '" + a + "' '" + b + "'");
+  ASSERT_EQ(many.status, 0);
+  EXPECT_EQ(many.output.front(), '[');
+}
+
+TEST_F(Cli, DiffBetweenTwoDumps) {
+  const std::string a = Ingest("circuit-oom");
+  const std::string b = Ingest("multiple-partitions-oom");
+  Result r = RunCli("diff '" + a + "' '" + b + "'");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(Contains(r.output, "removed 48")) << r.output;
+  EXPECT_TRUE(Contains(r.output, "holes opened"));
+  Result same = RunCli("diff '" + a + "' '" + a + "'");
+  EXPECT_EQ(same.status, 0);
+  EXPECT_TRUE(Contains(same.output, "no change")) << same.output;
+}
+
+TEST_F(Cli, Html) {
+  const std::string a = Ingest("circuit-oom");
+  const std::string page = dir_ + "/map.html";
+  Result r = RunCli("html '" + a + "' -o '" + page + "'");
+  if (Contains(r.output, "this build has no page"))
+    GTEST_SKIP() << "built without realm_shadow/faces/html";
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(std::ifstream(page).good());
+  const std::string b = Ingest("multiple-partitions-oom");
+  Result diff = RunCli("html '" + a + "' '" + b + "' --diff -o '" + dir_ +
+                    "/diff.html'");
+  EXPECT_EQ(diff.status, 0) << diff.output;
+  EXPECT_EQ(RunCli("html '" + a + "' --diff -o x.html").status, 2);
+  EXPECT_EQ(RunCli("html '" + a + "'").status, 2);
+}
+
+TEST_F(Cli, BadInputNamesTheFile) {
+  const std::string missing = dir_ + "/nope.dump";
+  Result r = RunCli("report '" + missing + "'");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_TRUE(Contains(r.output, missing)) << r.output;
+
+  const std::string foreign = dir_ + "/foreign.dump";
+  std::ofstream(foreign) << "this is not a dump file at all, just some text\n";
+  r = RunCli("report '" + foreign + "'");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_TRUE(Contains(r.output, foreign)) << r.output;
+
+  // A good dump cut in half.
+  const std::string whole = Ingest("circuit-oom");
+  std::ifstream in(whole, std::ios::binary);
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  const std::string content = bytes.str();
+  const std::string truncated = dir_ + "/truncated.dump";
+  std::ofstream(truncated, std::ios::binary)
+      << content.substr(0, content.size() / 2);
+  for (const char* c : {"report", "holes", "json"}) {
+    r = RunCli(std::string(c) + " '" + truncated + "'");
+    EXPECT_EQ(r.status, 1) << c;
+    EXPECT_TRUE(Contains(r.output, truncated)) << r.output;
+  }
+  r = RunCli("diff '" + whole + "' '" + truncated + "'");
+  EXPECT_EQ(r.status, 1);
+
+  // Logs: empty, garbage, missing.
+  const std::string empty = dir_ + "/empty.log";
+  std::ofstream(empty).close();
+  r = RunCli("ingest-realm-log '" + empty + "' -o '" + dir_ + "/e.dump'");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_TRUE(Contains(r.output, empty));
+  EXPECT_TRUE(Contains(r.output, "not a Realm log"));
+  const std::string garbage = dir_ + "/garbage.log";
+  {
+    std::ofstream g(garbage, std::ios::binary);
+    g << "[0 - 1] 0.1 {2}{inst}: allocation completed: inst=?? offset=x\n";
+    for (int i = 0; i < 256; ++i) g << static_cast<char>(i);
+    g << "\n[0 - 1] 0.2 {1}{inst}: deallocation completed: inst=4000000000000009\n";
+  }
+  r = RunCli("ingest-realm-log '" + garbage + "' -o '" + dir_ + "/g.dump'");
+  EXPECT_EQ(r.status, 0) << r.output;
+  r = RunCli("report '" + dir_ + "/g.dump'");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_TRUE(Contains(r.output, "unrecognized lines skipped: 1")) << r.output;
+  EXPECT_TRUE(Contains(r.output, "unknown_instance: 1")) << r.output;
+  r = RunCli("ingest-realm-log '" + dir_ + "/none.log' -o '" + dir_ + "/n.dump'");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_TRUE(Contains(r.output, "none.log"));
+  EXPECT_EQ(RunCli("ingest-realm-log '" + garbage + "'").status, 2);  // no -o
+}
+
+}  // namespace
+}  // namespace realm_shadow

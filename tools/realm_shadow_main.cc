@@ -1,0 +1,485 @@
+// realm-shadow: what sits in each memory of a Legion/Realm program, where,
+// and why a new allocation does not fit, read from dump files (or rebuilt
+// from Realm's own log).  docs/cli.md describes every subcommand.
+//
+// Exit status: 0 success, 1 bad input (a file that cannot be read, a memory
+// that is not there), 2 usage (unknown subcommand or option, missing
+// argument).
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "realm_shadow/analysis/analysis.h"
+#include "realm_shadow/analysis/snapshot.h"
+#include "realm_shadow/dump/dump.h"
+#include "realm_shadow/faces/compare.h"
+#include "realm_shadow/faces/html_page.h"
+#include "realm_shadow/faces/human_size.h"
+#include "realm_shadow/faces/realm_log.h"
+#include "realm_shadow/faces/report.h"
+
+namespace realm_shadow {
+namespace {
+
+constexpr int kExitBadInput = 1;
+constexpr int kExitUsage = 2;
+
+const char kMainUsage[] =
+    "usage: realm-shadow <command> [arguments]\n"
+    "\n"
+    "commands:\n"
+    "  report FILE...                      every memory: use, holes, pending,\n"
+    "                                      failures with blockers, anomalies\n"
+    "  holes FILE... [--memory ID] [--top N]\n"
+    "  blockers FILE... --size BYTES [--align BYTES] [--memory ID]\n"
+    "                   [--objective bytes|count]\n"
+    "  json FILE...                        JSON on stdout\n"
+    "  diff A B                            offset-level changes from A to B\n"
+    "  ingest-realm-log LOG... -o FILE     rebuild a dump from a Realm log\n"
+    "                                      (-level inst=1[,machine=1])\n"
+    "  ingest-realm-log LOG --cut-at-dump D.rsd -o FILE\n"
+    "                                      the log up to dump D's marker\n"
+    "  compare SHADOW LOG [--run N] [--dump L] [--tsv]\n"
+    "                                      does a dump agree with the log's\n"
+    "  html FILE... -o PAGE.html           the memory map page\n"
+    "  html A B --diff -o PAGE.html        the page comparing two dumps\n"
+    "\n"
+    "FILE: a dump file (one per node of a run).  Sizes: bytes, or with a\n"
+    "unit: 4096, 64KiB, 512MiB, 4GiB (binary), 1MB (decimal).  Memory ids:\n"
+    "hex with or without 0x.  'realm-shadow <command> --help' for more.\n";
+
+struct Command {
+  const char* name;
+  const char* usage;
+};
+
+const Command kCommands[] = {
+    {"report",
+     "usage: realm-shadow report FILE... [--top N]\n"
+     "Per memory of every dump (memories kept apart by node and id):\n"
+     "capacity, use by kind, allocations, total free, the largest holes,\n"
+     "hole histogram, fragmentation, deferred requests, pending releases,\n"
+     "recent failures with their cause and blockers, anomalies; then what\n"
+     "each dump's source could not tell.\n"
+     "  --top N   how many holes to list (default 10)\n"},
+    {"holes",
+     "usage: realm-shadow holes FILE... [--memory ID] [--top N]\n"
+     "The largest holes of each memory (or of memory ID), largest first.\n"
+     "  --memory ID  hex memory id, with or without 0x\n"
+     "  --top N      how many (default 10)\n"},
+    {"blockers",
+     "usage: realm-shadow blockers FILE... --size BYTES [--align BYTES]\n"
+     "                             [--memory ID] [--objective bytes|count]\n"
+     "Whether a request fits each memory now; if not, whether that is\n"
+     "fragmentation or exhaustion, and the cheapest contiguous window of\n"
+     "collectable allocations whose release makes it fit.\n"
+     "  --size BYTES        request size (4096, 64KiB, 4GiB, ...)\n"
+     "  --align BYTES       alignment (default 1)\n"
+     "  --memory ID         only this memory\n"
+     "  --objective bytes   fewest bytes released (default)\n"
+     "  --objective count   fewest allocations released\n"},
+    {"json",
+     "usage: realm-shadow json FILE...\n"
+     "The dump as JSON on stdout (docs/json-schema.md).  One FILE: one JSON\n"
+     "object.  Several: a JSON array with one object per file, in argument\n"
+     "order (each keeps its node, source and notes).\n"},
+    {"diff",
+     "usage: realm-shadow diff A B\n"
+     "Offset-level changes from dump A to dump B, per memory (matched by\n"
+     "node and id): allocations added, removed, moved; holes opened and\n"
+     "closed; totals.\n"},
+    {"ingest-realm-log",
+     "usage: realm-shadow ingest-realm-log LOG... -o FILE\n"
+     "       realm-shadow ingest-realm-log LOG --cut-at-dump DUMP.rsd -o FILE\n"
+     "Rebuild the memory state at the end of an unmodified Legion/Realm\n"
+     "run from its log (made with -level inst=1, and machine=1 for\n"
+     "capacities; -logfile keeps the log whole when the run aborts) and\n"
+     "write it as a dump.  One LOG per node.  Unknown lines are counted and\n"
+     "skipped; the dump's notes say what the log could not tell.\n"
+     "  -o FILE               the dump to write\n"
+     "  --cut-at-dump D.rsd   for each memory of the tracked dump D, replay\n"
+     "                        the log only up to that memory's marker line\n"
+     "                        for D (\"{2}{realm_shadow}: dump memory=...\n"
+     "                        file=D\", logged with -level realm_shadow=2\n"
+     "                        when D was taken); one LOG\n"},
+    {"compare",
+     "usage: realm-shadow compare SHADOW.rsd LOG.rsd [--run NAME] [--dump LABEL]\n"
+     "                            [--tsv]\n"
+     "Does a tracked dump agree with the state rebuilt from Realm's log at\n"
+     "the same moment (ingest-realm-log --cut-at-dump)?  One row per memory:\n"
+     "live instances, same (instance, offset, size), free, largest hole,\n"
+     "pending requests, failures, the verdict and why.  Facts the log does\n"
+     "not state (a redistricted piece's size, capacity without machine=1)\n"
+     "are checked as far as the log goes and named.  Exit status 3 when a\n"
+     "fact the log states differs or a memory is in one dump only.\n"
+     "  --run NAME    label of the run in the first column\n"
+     "  --dump LABEL  label of the dump in the second column (default: SHADOW)\n"
+     "  --tsv         tab-separated rows without header, for scripts\n"},
+    {"html",
+     "usage: realm-shadow html FILE... -o PAGE.html\n"
+     "       realm-shadow html A B --diff -o PAGE.html\n"
+     "A self-contained page with every memory as a zoomable address map;\n"
+     "with --diff, B compared with A.\n"
+     "  -o PAGE.html  the page to write\n"},
+};
+
+const Command* FindCommand(const std::string& name) {
+  for (const Command& c : kCommands)
+    if (name == c.name) return &c;
+  return nullptr;
+}
+
+int Usage(const Command& c, const std::string& problem) {
+  std::cerr << "realm-shadow " << c.name << ": " << problem << "\n"
+            << c.usage;
+  return kExitUsage;
+}
+
+int BadInput(const std::string& message) {
+  std::cerr << "realm-shadow: " << message << "\n";
+  return kExitBadInput;
+}
+
+struct Args {
+  std::vector<std::string> files;
+  std::map<std::string, std::string> values;
+  bool help = false;
+  bool diff = false;
+  bool tsv = false;
+};
+
+// Options that take a value, per command; everything else starting with
+// '-' is a usage error.
+bool ParseArgs(const Command& c, int argc, char** argv, Args* out,
+               std::string* problem) {
+  const std::string name = c.name;
+  auto takes_value = [&](const std::string& opt) {
+    if (opt == "--memory") return name == "holes" || name == "blockers";
+    if (opt == "--top") return name == "holes" || name == "report";
+    if (opt == "--size" || opt == "--align" || opt == "--objective")
+      return name == "blockers";
+    if (opt == "-o" || opt == "--output")
+      return name == "ingest-realm-log" || name == "html";
+    if (opt == "--cut-at-dump") return name == "ingest-realm-log";
+    if (opt == "--run" || opt == "--dump") return name == "compare";
+    return false;
+  };
+  for (int i = 0; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      out->help = true;
+      continue;
+    }
+    if (arg == "--diff" && name == "html") {
+      out->diff = true;
+      continue;
+    }
+    if (arg == "--tsv" && name == "compare") {
+      out->tsv = true;
+      continue;
+    }
+    if (arg == "--") {
+      for (++i; i < argc; ++i) out->files.push_back(argv[i]);
+      break;
+    }
+    if (arg.size() > 1 && arg[0] == '-') {
+      std::string opt = arg, value;
+      bool inline_value = false;
+      const size_t eq = arg.find('=');
+      if (eq != std::string::npos && arg.rfind("--", 0) == 0) {
+        opt = arg.substr(0, eq);
+        value = arg.substr(eq + 1);
+        inline_value = true;
+      }
+      if (!takes_value(opt)) {
+        *problem = "unknown option '" + arg + "'";
+        return false;
+      }
+      if (!inline_value) {
+        if (i + 1 >= argc) {
+          *problem = "option " + opt + " needs a value";
+          return false;
+        }
+        value = argv[++i];
+      }
+      if (opt == "--output") opt = "-o";
+      out->values[opt] = value;
+      continue;
+    }
+    out->files.push_back(arg);
+  }
+  return true;
+}
+
+bool LoadDumps(const std::vector<std::string>& files,
+               std::vector<DumpFile>* dumps, std::string* error) {
+  dumps->clear();
+  for (const std::string& file : files) {
+    DumpFile dump;
+    if (!ReadDump(file, &dump, error)) return false;
+    dumps->push_back(std::move(dump));
+  }
+  return true;
+}
+
+// Memories of the loaded dumps, filtered by --memory when given.
+bool SelectMemories(const std::vector<DumpFile>& dumps,
+                    const std::vector<std::string>& files, const Args& args,
+                    std::vector<LoadedMemory>* out, std::string* error) {
+  *out = ListMemories(dumps, files);
+  auto it = args.values.find("--memory");
+  if (it == args.values.end()) return true;
+  uint64_t id = 0;
+  if (!ParseHexId(it->second, &id, error)) {
+    *error = "--memory " + *error;
+    return false;
+  }
+  std::vector<LoadedMemory> kept;
+  for (const LoadedMemory& m : *out)
+    if (m.snapshot->memory_id == id) kept.push_back(m);
+  if (kept.empty()) {
+    std::string have;
+    for (const LoadedMemory& m : *out)
+      have += " " + HexId(m.snapshot->memory_id);
+    *error = "no memory " + HexId(id) + " in the given dump(s)" +
+             (have.empty() ? std::string(" (they hold no memory)")
+                           : "; they hold:" + have);
+    return false;
+  }
+  *out = std::move(kept);
+  return true;
+}
+
+// The dumps named on the command line and, of their memories, those
+// --memory selects (all without it); `memories` points into `dumps`.
+bool LoadMemories(const Args& args, std::vector<DumpFile>* dumps,
+                  std::vector<LoadedMemory>* memories, std::string* error) {
+  return LoadDumps(args.files, dumps, error) &&
+         SelectMemories(*dumps, args.files, args, memories, error);
+}
+
+bool ParseCount(const std::string& text, size_t* value, std::string* error) {
+  uint64_t v = 0;
+  if (!ParseHumanSize(text, &v, error) || v > 1000000000) {
+    *error = "'" + text + "': expected a count";
+    return false;
+  }
+  *value = static_cast<size_t>(v);
+  return true;
+}
+
+int RunReport(const Command& c, const Args& args) {
+  if (args.files.empty()) return Usage(c, "no dump file given");
+  ReportOptions options;
+  std::string error;
+  if (auto it = args.values.find("--top"); it != args.values.end())
+    if (!ParseCount(it->second, &options.top_holes, &error))
+      return Usage(c, "--top " + error);
+  std::vector<DumpFile> dumps;
+  if (!LoadDumps(args.files, &dumps, &error)) return BadInput(error);
+  std::cout << FormatReport(dumps, args.files, options);
+  return 0;
+}
+
+int RunHoles(const Command& c, const Args& args) {
+  if (args.files.empty()) return Usage(c, "no dump file given");
+  size_t top = 10;
+  std::string error;
+  if (auto it = args.values.find("--top"); it != args.values.end())
+    if (!ParseCount(it->second, &top, &error)) return Usage(c, "--top " + error);
+  std::vector<DumpFile> dumps;
+  std::vector<LoadedMemory> memories;
+  if (!LoadMemories(args, &dumps, &memories, &error)) return BadInput(error);
+  for (const LoadedMemory& m : memories)
+    std::cout << FormatHoles(*m.snapshot, top);
+  return 0;
+}
+
+int RunBlockers(const Command& c, const Args& args) {
+  if (args.files.empty()) return Usage(c, "no dump file given");
+  auto size_it = args.values.find("--size");
+  if (size_it == args.values.end()) return Usage(c, "--size is required");
+  std::string error;
+  uint64_t size = 0, alignment = 1;
+  if (!ParseHumanSize(size_it->second, &size, &error))
+    return Usage(c, "--size " + error);
+  if (auto it = args.values.find("--align"); it != args.values.end()) {
+    if (!ParseHumanSize(it->second, &alignment, &error))
+      return Usage(c, "--align " + error);
+    if (alignment == 0) alignment = 1;
+  }
+  BlockerObjective objective = BlockerObjective::kFewestBytes;
+  if (auto it = args.values.find("--objective"); it != args.values.end()) {
+    if (it->second == "bytes") objective = BlockerObjective::kFewestBytes;
+    else if (it->second == "count")
+      objective = BlockerObjective::kFewestAllocations;
+    else
+      return Usage(c, "--objective '" + it->second +
+                          "': expected bytes or count");
+  }
+  std::vector<DumpFile> dumps;
+  std::vector<LoadedMemory> memories;
+  if (!LoadMemories(args, &dumps, &memories, &error)) return BadInput(error);
+  for (const LoadedMemory& m : memories)
+    std::cout << FormatBlockers(*m.snapshot, size, alignment, objective);
+  return 0;
+}
+
+int RunJson(const Command& c, const Args& args) {
+  if (args.files.empty()) return Usage(c, "no dump file given");
+  std::vector<DumpFile> dumps;
+  std::string error;
+  if (!LoadDumps(args.files, &dumps, &error)) return BadInput(error);
+  if (dumps.size() == 1) {
+    std::cout << DumpToJson(dumps[0]) << "\n";
+    return 0;
+  }
+  std::cout << "[\n";
+  for (size_t i = 0; i < dumps.size(); ++i)
+    std::cout << DumpToJson(dumps[i]) << (i + 1 < dumps.size() ? ",\n" : "\n");
+  std::cout << "]\n";
+  return 0;
+}
+
+int RunDiff(const Command& c, const Args& args) {
+  if (args.files.size() != 2)
+    return Usage(c, "expected two dump files (A B), got " +
+                        std::to_string(args.files.size()));
+  std::vector<DumpFile> dumps;
+  std::string error;
+  if (!LoadDumps(args.files, &dumps, &error)) return BadInput(error);
+  std::map<std::pair<uint32_t, uint64_t>, const Snapshot*> before, after;
+  for (const Snapshot& s : dumps[0].memories)
+    before[{s.node, s.memory_id}] = &s;
+  for (const Snapshot& s : dumps[1].memories)
+    after[{s.node, s.memory_id}] = &s;
+  std::cout << "diff " << args.files[0] << " -> " << args.files[1] << "\n";
+  for (const auto& [key, a] : after) {
+    auto it = before.find(key);
+    if (it == before.end()) {
+      std::cout << MemoryTitle(*a) << "\n  only in " << args.files[1]
+                << " (" << a->allocations.size() << " allocation(s))\n";
+      continue;
+    }
+    std::cout << FormatDiff(*it->second, *a);
+  }
+  for (const auto& [key, b] : before)
+    if (!after.count(key))
+      std::cout << MemoryTitle(*b) << "\n  only in " << args.files[0]
+                << " (" << b->allocations.size() << " allocation(s))\n";
+  return 0;
+}
+
+int RunIngest(const Command& c, const Args& args) {
+  if (args.files.empty()) return Usage(c, "no log file given");
+  auto out = args.values.find("-o");
+  if (out == args.values.end()) return Usage(c, "-o FILE is required");
+  DumpFile dump;
+  std::string error;
+  if (auto cut = args.values.find("--cut-at-dump"); cut != args.values.end()) {
+    if (args.files.size() != 1)
+      return Usage(c, "--cut-at-dump takes one LOG (the node the dump is "
+                      "from), got " + std::to_string(args.files.size()));
+    if (!IngestRealmLogAtDump(args.files[0], cut->second, &dump, &error))
+      return BadInput(error);
+  } else if (!IngestRealmLogs(args.files, &dump, &error)) {
+    return BadInput(error);
+  }
+  if (!WriteDump(out->second, dump, &error)) return BadInput(error);
+  size_t allocations = 0;
+  for (const Snapshot& s : dump.memories) allocations += s.allocations.size();
+  std::cerr << "realm-shadow: wrote " << out->second << ": "
+            << dump.memories.size() << " memory(ies), " << allocations
+            << " live allocation(s)\n";
+  return 0;
+}
+
+constexpr int kExitDiffer = 3;
+
+int RunCompare(const Command& c, const Args& args) {
+  if (args.files.size() != 2)
+    return Usage(c, "expected two dump files (SHADOW LOG), got " +
+                        std::to_string(args.files.size()));
+  std::vector<DumpFile> dumps;
+  std::string error;
+  if (!LoadDumps(args.files, &dumps, &error)) return BadInput(error);
+  const auto run = args.values.find("--run");
+  const auto label = args.values.find("--dump");
+  const std::string run_name = run == args.values.end() ? "-" : run->second;
+  const std::string dump_name =
+      label == args.values.end() ? args.files[0] : label->second;
+  const std::vector<MemoryComparison> rows = CompareDumps(dumps[0], dumps[1]);
+  std::cout << (args.tsv ? FormatComparisonTsv(rows, run_name, dump_name)
+                         : FormatComparisonTable(rows, run_name, dump_name));
+  for (const MemoryComparison& row : rows)
+    if (row.agreement == Agreement::kDiffer ||
+        row.agreement == Agreement::kMissing)
+      return kExitDiffer;
+  return 0;
+}
+
+int RunHtml(const Command& c, const Args& args) {
+  auto out = args.values.find("-o");
+  if (args.files.empty()) return Usage(c, "no dump file given");
+  if (out == args.values.end()) return Usage(c, "-o PAGE.html is required");
+  if (args.diff && args.files.size() != 2)
+    return Usage(c, "--diff needs exactly two dumps (A B)");
+  std::vector<DumpFile> dumps;
+  std::string error;
+  if (!LoadDumps(args.files, &dumps, &error)) return BadInput(error);
+  if (!args.diff && dumps.size() > 1) {
+    // Several nodes' dumps: one page of all their memories.
+    DumpFile merged = dumps[0];
+    for (size_t i = 1; i < dumps.size(); ++i) {
+      for (const Snapshot& s : dumps[i].memories) merged.memories.push_back(s);
+      for (const std::string& n : dumps[i].notes)
+        merged.notes.push_back(args.files[i] + ": " + n);
+    }
+    dumps = {std::move(merged)};
+  }
+  if (!WriteHtmlMap(dumps, out->second, &error)) return BadInput(error);
+  return 0;
+}
+
+int Main(int argc, char** argv) {
+  if (argc < 2) {
+    std::cerr << kMainUsage;
+    return kExitUsage;
+  }
+  const std::string name = argv[1];
+  if (name == "--help" || name == "-h" || name == "help") {
+    std::cout << kMainUsage;
+    return 0;
+  }
+  const Command* c = FindCommand(name);
+  if (c == nullptr) {
+    std::cerr << "realm-shadow: unknown command '" << name << "'\n"
+              << kMainUsage;
+    return kExitUsage;
+  }
+  Args args;
+  std::string problem;
+  if (!ParseArgs(*c, argc - 2, argv + 2, &args, &problem))
+    return Usage(*c, problem);
+  if (args.help) {
+    std::cout << c->usage;
+    return 0;
+  }
+  if (name == "report") return RunReport(*c, args);
+  if (name == "holes") return RunHoles(*c, args);
+  if (name == "blockers") return RunBlockers(*c, args);
+  if (name == "json") return RunJson(*c, args);
+  if (name == "diff") return RunDiff(*c, args);
+  if (name == "ingest-realm-log") return RunIngest(*c, args);
+  if (name == "compare") return RunCompare(*c, args);
+  return RunHtml(*c, args);
+}
+
+}  // namespace
+}  // namespace realm_shadow
+
+int main(int argc, char** argv) { return realm_shadow::Main(argc, argv); }
