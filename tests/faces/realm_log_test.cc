@@ -437,7 +437,7 @@ TEST(RealmLog, GarbageIsCountedNeverFatal) {
             1u);
 }
 
-TEST(RealmLog, IngestRefusesNonLogsAndRepeatedNodes) {
+TEST(RealmLog, IngestRefusesNonLogs) {
   const std::string dir = ::testing::TempDir();
   const std::string empty = dir + "/rs_empty.log";
   std::ofstream(empty).close();
@@ -448,11 +448,25 @@ TEST(RealmLog, IngestRefusesNonLogsAndRepeatedNodes) {
   EXPECT_NE(error.find("not a Realm log"), std::string::npos);
   EXPECT_FALSE(IngestRealmLogs({dir + "/rs_missing.log"}, &dump, &error));
   EXPECT_NE(error.find("cannot open"), std::string::npos);
-  if (HaveFixtures()) {
-    const std::string log = kFixtures + "/circuit-oom.log";
-    EXPECT_FALSE(IngestRealmLogs({log, log}, &dump, &error));
-    EXPECT_NE(error.find("also in"), std::string::npos) << error;
-  }
+}
+
+TEST(RealmLog, SecondLogOfANodeIsLeftOutWithANote) {
+  SKIP_WITHOUT_FIXTURES();
+  const std::string log = kFixtures + "/circuit-oom.log";
+  DumpFile dump;
+  IngestSummary summary;
+  std::string error;
+  ASSERT_TRUE(IngestRealmLogs({log, log}, IngestOptions{}, &dump, &summary,
+                              &error))
+      << error;
+  EXPECT_EQ(summary.duplicate_logs, 1u);
+  ASSERT_EQ(summary.warnings.size(), 1u);
+  EXPECT_NE(summary.warnings[0].find("a second log of node 0"),
+            std::string::npos)
+      << summary.warnings[0];
+  // The first log is rebuilt as it is alone.
+  ASSERT_EQ(dump.memories.size(), 1u);
+  EXPECT_EQ(dump.memories[0].allocations.size(), 48u);
 }
 
 }  // namespace
