@@ -44,7 +44,8 @@ const char kMainUsage[] =
     "  ingest-realm-log LOG... -o FILE     rebuild a dump from Realm logs,\n"
     "                                      one per rank (-level inst=1,\n"
     "                                      machine=1; -lg:spy for identity)\n"
-    "  html FILE... -o PAGE.html           the memory map page\n"
+    "  html FILE... -o PAGE.html [--color-by ATTR]\n"
+    "                                      the memory map page\n"
     "  html A B --diff -o PAGE.html        the page comparing two dumps\n"
     "\n"
     "FILE: a dump file (one per node of a run).  Sizes: bytes, or with a\n"
@@ -113,11 +114,16 @@ const Command kCommands[] = {
      "of different runs, a truncated log) are printed at once.\n"
      "  -o FILE   the dump to write\n"},
     {"html",
-     "usage: realm-shadow html FILE... -o PAGE.html\n"
+     "usage: realm-shadow html FILE... -o PAGE.html [--color-by ATTR]\n"
      "       realm-shadow html A B --diff -o PAGE.html\n"
-     "A self-contained page with every memory as a zoomable address map;\n"
-     "with --diff, B compared with A.\n"
-     "  -o PAGE.html  the page to write\n"},
+     "A self-contained page with every memory as a zoomable address map\n"
+     "(the rows of several nodes grouped by node); with --diff, B compared\n"
+     "with A.\n"
+     "  -o PAGE.html      the page to write\n"
+     "  --color-by ATTR   colour the blocks by kind (default) or by an\n"
+     "                    identity attribute (task, store, region, field,\n"
+     "                    ...): the top groups get a colour each, with a\n"
+     "                    legend; the page can change it\n"},
 };
 
 const Command* FindCommand(const std::string& name) {
@@ -154,6 +160,7 @@ bool ParseArgs(const Command& c, int argc, char** argv, Args* out,
     if (opt == "--memory") return name == "holes" || name == "blockers";
     if (opt == "--top") return name == "holes" || name == "report";
     if (opt == "--by" || opt == "--node") return name == "report";
+    if (opt == "--color-by") return name == "html";
     if (opt == "--size" || opt == "--align" || opt == "--objective")
       return name == "blockers";
     if (opt == "-o" || opt == "--output")
@@ -440,7 +447,10 @@ int RunHtml(const Command& c, const Args& args) {
     }
     dumps = {std::move(merged)};
   }
-  if (!WriteHtmlMap(dumps, out->second, &error)) return BadInput(error);
+  HtmlOptions options;
+  if (auto it = args.values.find("--color-by"); it != args.values.end())
+    options.color_by = GroupAttribute(it->second);
+  if (!WriteHtmlMap(dumps, out->second, &error, options)) return BadInput(error);
   return 0;
 }
 
