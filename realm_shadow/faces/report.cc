@@ -222,16 +222,20 @@ std::string GroupAttribute(const std::string& name) {
 }
 
 std::string MostTellingAttribute(const Snapshot& s) {
-  bool store = false, regions = false, task = false;
-  for (const Identity& id : s.identities)
-    for (const auto& kv : id.attributes) {
-      store |= kv.first == kStoreAttribute;
-      regions |= kv.first == kRegionsAttribute;
-      task |= kv.first == kTaskAttribute;
-    }
-  return store ? kStoreAttribute : regions ? kRegionsAttribute
-                               : task      ? kTaskAttribute
-                                           : "";
+  // In that order, the first attribute present that puts two allocations
+  // together (a region per tile groups nothing); failing that, the first
+  // present.
+  std::string first;
+  for (const char* key : {kStoreAttribute, kRegionsAttribute, kTaskAttribute}) {
+    bool present = false;
+    for (const Identity& id : s.identities)
+      for (const auto& kv : id.attributes) present |= kv.first == key;
+    if (!present) continue;
+    if (first.empty()) first = key;
+    for (const AllocationGroup& g : GroupAllocations(s, key))
+      if (g.count > 1 && g.value != "(unknown)") return key;
+  }
+  return first;
 }
 
 std::string AttributeValue(const Snapshot& s, uint32_t identity,

@@ -79,8 +79,9 @@ struct ReportOptions {
 // "region_instance (reduction)"); any other name is an attribute key.
 std::string GroupAttribute(const std::string& name);
 // What groups a memory's allocations best: the Legate store when any
-// allocation has one, else the region, else the creating task; "" when no
-// allocation has any of them.
+// allocation has one, else the region, else the creating task, taking the
+// first of them that puts at least two allocations in one group (a region
+// per tile groups nothing), else the first present; "" when none is.
 std::string MostTellingAttribute(const Snapshot& snapshot);
 
 struct AllocationGroup {

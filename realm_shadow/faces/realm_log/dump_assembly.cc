@@ -166,8 +166,9 @@ std::string LinesNote(const ReplayCounts& c, uint64_t leading_unknown) {
       ", unrecognized lines skipped: ", c.unknown_lines + leading_unknown);
   if (c.spy_lines > 0)
     absl::StrAppend(&note, ", Legion Spy lines: ", c.spy_lines,
-                    " of which of kinds Legion Spy does not print: ",
-                    c.spy_unknown_lines, ", malformed: ", c.spy_malformed_lines);
+                    " (of kinds legion_spy.h does not print, skipped: ",
+                    c.spy_unknown_lines, "; malformed, skipped: ",
+                    c.spy_malformed_lines, ")");
   if (c.legate_lines > 0)
     absl::StrAppend(&note, ", Legate mapper lines: ", c.legate_lines);
   note += ")";
@@ -467,9 +468,10 @@ DumpFile AssembleDump(const std::vector<ReplayedLog>& logs,
             mem + ": capacity unknown (the log never said; run with "
                   "-level inst=1,machine=1 to log it)");
 
+      const uint64_t memory_id = id;
       auto life_of = [&](uint64_t instance) -> const InstanceLife* {
         auto it = st.instances.find(instance);
-        return it != st.instances.end() && it->second.memory == id
+        return it != st.instances.end() && it->second.memory == memory_id
                    ? &it->second
                    : nullptr;
       };
