@@ -29,7 +29,8 @@ class LogStream {
     const LogLine line = realm_log::ParseLogLine(text);
     if (line.prefixed) {
       saw_realm_ = true;
-      current_ = &Replay(line.node);
+      if (current_ == nullptr || current_->state().node != line.node)
+        current_ = &Replay(line.node);
       current_->Feed(line, line_number_);
       return;
     }

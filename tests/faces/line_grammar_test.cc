@@ -20,7 +20,9 @@ TEST(LineGrammar, PrefixNodeTimeLevelLogger) {
   EXPECT_TRUE(l.prefixed);
   EXPECT_EQ(l.node, 3u);
   EXPECT_EQ(l.level, 3);
-  EXPECT_EQ(l.time_us, 5903834u);
+  EXPECT_EQ(LineTimeMicros(l), 5903834u);
+  EXPECT_EQ(LineTimeMicros(Parse("[3 - 7f] 12.5 {3}{app}: x")), 12500000u);
+  EXPECT_EQ(LineTimeMicros(Parse("[3 - 7f] {3}{app}: x")), 0u);
   EXPECT_EQ(l.logger, "legion_spy");
   EXPECT_EQ(l.message, "Legion Spy Logging");
   EXPECT_EQ(l.kind, LineKind::kSpyKnown);

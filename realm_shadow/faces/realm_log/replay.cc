@@ -50,7 +50,9 @@ void NodeReplay::Apply(MemoryState& m, const Event& e) {
   m.has_instances = true;
   m.map.Apply(e);
   if (options_ != nullptr && options_->observer)
-    options_->observer(AppliedEvent{state_.node, m.id, e, time_us_, line_});
+    options_->observer(AppliedEvent{state_.node, m.id, e,
+                                    time_ ? LineTimeMicros(*time_) : 0,
+                                    line_});
 }
 
 // Instances of other nodes never enter this node's maps.
@@ -576,9 +578,8 @@ void NodeReplay::OnLegateLine(const LogLine& line) {
 void NodeReplay::Feed(const LogLine& line, uint64_t line_number) {
   ReplayCounts& counts = state_.counts;
   ++counts.lines;
-  time_us_ = line.time_us;
+  time_ = &line;
   line_ = line_number;
-  state_.last_time_us = line.time_us;
   state_.last_line = line_number;
   const std::string_view logger = line.logger;
   if (logger == "inst") {
@@ -593,9 +594,11 @@ void NodeReplay::Feed(const LogLine& line, uint64_t line_number) {
       state_.machine_nodes.insert(line.ids[0]);
     ++counts.other_logger_lines;
   }
+  time_ = nullptr;  // `line` is the caller's
 }
 
 void NodeReplay::FeedContinuation(const LogLine& line, uint64_t line_number) {
+  time_ = nullptr;
   ++state_.counts.lines;
   line_ = line_number;
   state_.last_line = line_number;

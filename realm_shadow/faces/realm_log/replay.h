@@ -229,7 +229,6 @@ struct ReplayState {
   // The machine dump (written by node 0 for every node).
   std::map<uint64_t, ListedMemory> machine_memories;
   std::set<uint64_t> machine_nodes;  // "Node N:" entries
-  uint64_t last_time_us = 0;
   uint64_t last_line = 0;
 };
 
@@ -265,7 +264,7 @@ class NodeReplay {
 
   ReplayState state_;
   const ReplayOptions* options_;
-  uint64_t time_us_ = 0;
+  const LogLine* time_ = nullptr;  // the line being applied, for its time
   uint64_t line_ = 0;
 };
 
