@@ -185,6 +185,11 @@ def main():
     b = m.get("BM_IngestRealmLog")
     add(s, "ingest_lines_per_s", "ingest-realm-log reader (lines/s)", None if b is None else b.get("items_per_second"), "{:,.0f}")
     add(s, "ingest_mb_per_s", "  (MB/s)", None if b is None else b.get("bytes_per_second", 0) / 1e6, "{:.0f}")
+    for threads, label in (("0", "in parallel"), ("1", "one after the other")):
+        b = m.get("BM_IngestRankLogs/threads:" + threads)
+        add(s, "ingest_ranks_lines_per_s_t" + threads,
+            "ingest-realm-log, 4 rank logs with Legion Spy lines to a dump, " + label + " (lines/s)",
+            None if b is None else b.get("items_per_second"), "{:,.0f}")
 
     # targets
     def target(label, value, bound, fmt, ok):
@@ -203,6 +208,8 @@ def main():
         target(">= 20x cheaper than shared_mutex + std::map (100k live)", figures.get("cheaper_than_map_100k"), 20.0, "{:.0f}x", ge),
         target("snapshot of 100k live <= 2x memcpy of the same bytes", figures.get("snapshot_memcpy_ratio_100k"), 2.0, "{:.2f}x", le),
         target("writer p99.9 during snapshots <= 2x without", figures.get("latency_p999_ratio"), 2.0, "{:.2f}x", le),
+        target("ingest with Legion Spy lines, several rank logs in parallel >= 2M lines/s",
+               figures.get("ingest_ranks_lines_per_s_t0"), 2e6, "{:,.0f} lines/s", ge),
     ]
 
     lines = []

@@ -64,9 +64,12 @@ struct Stated {
   uint64_t created = 0, allocated = 0, failed = 0;
 };
 
-Stated ReadStated(const std::string& path, uint32_t rank) {
+// Reads lines before the 1-based line `stop` (0: all).
+Stated ReadStated(const std::string& path, uint32_t rank, uint64_t stop = 0) {
   Stated st;
+  uint64_t number = 0;
   for (const std::string& line : Lines(path)) {
+    if (stop != 0 && ++number >= stop) break;
     if (line.find("{inst}: instance layout: ") != std::string::npos) {
       st.sizes[HexAfter(line, "inst=")] = DecAfter(line, "bytes=");
     } else if (line.find("{inst}: allocation completed: ") != std::string::npos) {
@@ -97,6 +100,14 @@ Stated ReadStated(const std::string& path, uint32_t rank) {
     }
   }
   return st;
+}
+
+std::string WriteTemp(const std::string& name, const std::string& text);
+
+bool AnyNoteOf(const DumpFile& d, const std::string& part) {
+  for (const std::string& n : d.notes)
+    if (n.find(part) != std::string::npos) return true;
+  return false;
 }
 
 std::string Attribute(const Snapshot& s, const Allocation& a,
@@ -201,6 +212,86 @@ TEST(LegionSpyFixtures, EveryRunRebuildsWhatTheLogStatesWithIdentities) {
   }
 }
 
+// At each rank's peak (just before its first "instance destroyed": the
+// normal runs release everything by the end), every instance Legion Spy
+// named is live with its identity.  The ranks' logs are cut there and read
+// together (a slice on one rank may belong to an index task logged by
+// another); a log cut with stop_before_line, as a dump taken during the run
+// is matched with its log, reads the same as the file cut there.
+TEST(LegionSpyFixtures, AtThePeakEveryNamedInstanceHasItsIdentity) {
+  SKIP_WITHOUT_SPY_FIXTURES();
+  for (const SpyRun& run : kRuns) {
+    SCOPED_TRACE(run.name);
+    std::vector<std::string> cut;
+    std::vector<uint64_t> stops;
+    for (int r = 0; r < run.ranks; ++r) {
+      const std::vector<std::string> lines = Lines(RankLogs(run)[r]);
+      uint64_t stop = 0;  // 0: no release at all (rank 1 of the oom run)
+      for (size_t i = 0; i < lines.size() && stop == 0; ++i)
+        if (lines[i].find("{inst}: instance destroyed: ") != std::string::npos)
+          stop = i + 1;
+      std::string text;
+      for (size_t i = 0; i < lines.size() && (stop == 0 || i + 1 < stop); ++i)
+        text += lines[i] + "\n";
+      cut.push_back(WriteTemp(run.name + "_peak_" + std::to_string(r) + ".log",
+                              text));
+      stops.push_back(stop);
+    }
+    const DumpFile dump = Ingest(cut);
+    for (int r = 0; r < run.ranks; ++r) {
+      SCOPED_TRACE("rank " + std::to_string(r));
+      const Stated st = ReadStated(cut[r], r);
+      size_t live = 0, named = 0;
+      for (const Snapshot& s : dump.memories) {
+        if (s.node != static_cast<uint32_t>(r)) continue;
+        for (const Allocation& a : s.allocations) {
+          ++live;
+          ASSERT_TRUE(st.live.count(a.instance)) << HexId(a.instance);
+          EXPECT_EQ(st.live.at(a.instance).offset, a.offset);
+          EXPECT_EQ(st.live.at(a.instance).size, a.size);
+          if (!st.named_alive.count(a.instance)) continue;
+          ++named;
+          EXPECT_NE(Attribute(s, a, "task"), "(unknown)") << HexId(a.instance);
+          EXPECT_NE(Attribute(s, a, "fields"), "(unknown)");
+          EXPECT_NE(Attribute(s, a, "regions"), "(unknown)");
+        }
+      }
+      EXPECT_EQ(live, st.live.size());
+      EXPECT_EQ(named, st.named_alive.size());
+      EXPECT_GT(named, 0u);
+      std::cout << run.name << " rank " << r << " at its peak ("
+                << (stops[r] ? "before line " + std::to_string(stops[r])
+                             : std::string("the whole log"))
+                << "): " << live << " live, " << named
+                << " named by Legion Spy, all with regions, fields, task\n";
+      if (stops[r] == 0) continue;
+      // The same cut through IngestOptions::stop_before_line.
+      IngestOptions options;
+      options.stop_before_line = stops[r];
+      DumpFile stopped;
+      IngestSummary summary;
+      std::string error;
+      ASSERT_TRUE(IngestRealmLogs({RankLogs(run)[r]}, options, &stopped,
+                                  &summary, &error))
+          << error;
+      EXPECT_TRUE(AnyNoteOf(stopped, "read up to line " +
+                                         std::to_string(stops[r])));
+      const DumpFile alone = Ingest({cut[r]});
+      ASSERT_EQ(stopped.memories.size(), alone.memories.size());
+      for (size_t k = 0; k < alone.memories.size(); ++k) {
+        const auto& x = stopped.memories[k].allocations;
+        const auto& y = alone.memories[k].allocations;
+        ASSERT_EQ(x.size(), y.size());
+        for (size_t i = 0; i < x.size(); ++i) {
+          EXPECT_EQ(x[i].instance, y[i].instance);
+          EXPECT_EQ(x[i].offset, y[i].offset);
+          EXPECT_EQ(x[i].state, y[i].state);  // the destroy line not read
+        }
+      }
+    }
+  }
+}
+
 // A 2-rank run read together equals each rank read alone, node by node.
 TEST(LegionSpyFixtures, RanksTogetherEqualRanksAlone) {
   SKIP_WITHOUT_SPY_FIXTURES();
@@ -297,9 +388,7 @@ std::string Read(const std::string& path) {
 }
 
 bool AnyNote(const DumpFile& d, const std::string& part) {
-  for (const std::string& n : d.notes)
-    if (n.find(part) != std::string::npos) return true;
-  return false;
+  return AnyNoteOf(d, part);
 }
 
 TEST(LegionSpyBadInput, LogWithoutDebugLinesMarksPlacementsUnknown) {
@@ -373,14 +462,18 @@ TEST(LegionSpyBadInput, TwoLogsOfOneRank) {
   EXPECT_EQ(dump.memories.size(), 2u);
 }
 
+// Instance 0x4000000000000000 of node 0 placed: 64 bytes at offset 0.
+const std::string kPlaced64 =
+    "[0 - 1] 0.1 {2}{inst}: creating new local instance: 4000000000000000\n"
+    "[0 - 1] 0.1 {1}{inst}: instance layout: inst=4000000000000000 "
+    "layout=Layout(bytes=64, align=32)\n"
+    "[0 - 1] 0.1 {1}{inst}: allocation completed: inst=4000000000000000 "
+    "offset=0\n";
+
 TEST(LegionSpyBadInput, SpyLinesForInstancesRealmNeverLogged) {
   RealmLogReader reader;
   reader.FeedText(
-      "[0 - 1] 0.1 {2}{inst}: creating new local instance: 4000000000000000\n"
-      "[0 - 1] 0.1 {1}{inst}: instance layout: inst=4000000000000000 "
-      "layout=Layout(bytes=64, align=32)\n"
-      "[0 - 1] 0.1 {1}{inst}: allocation completed: inst=4000000000000000 "
-      "offset=0\n"
+      kPlaced64 +
       "[0 - 1] 0.2 {3}{legion_spy}: Physical Instance 8000000000000001 "
       "4000000000000000 1e00000000000000 0 1 1 1\n"
       "[0 - 1] 0.2 {3}{legion_spy}: Physical Instance 8000000000000002 "
@@ -408,11 +501,7 @@ TEST(LegionSpyBadInput, SpyLinesForInstancesRealmNeverLogged) {
 TEST(LegionSpy, IdentityStaysWithItsInstanceLife) {
   RealmLogReader reader;
   reader.FeedText(
-      "[0 - 1] 0.1 {2}{inst}: creating new local instance: 4000000000000000\n"
-      "[0 - 1] 0.1 {1}{inst}: instance layout: inst=4000000000000000 "
-      "layout=Layout(bytes=64, align=32)\n"
-      "[0 - 1] 0.1 {1}{inst}: allocation completed: inst=4000000000000000 "
-      "offset=0\n"
+      kPlaced64 +
       "[0 - 1] 0.1 {3}{legion_spy}: Task ID Name 3 old_task\n"
       "[0 - 1] 0.1 {3}{legion_spy}: Individual Task 1 3 9 old_task\n"
       "[0 - 1] 0.2 {3}{legion_spy}: Physical Instance 8000000000000001 "

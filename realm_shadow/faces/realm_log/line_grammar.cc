@@ -495,6 +495,11 @@ void ParseSpy(std::string_view m, LogLine* out) {
   auto set = [&](bool ok, LineKind kind) {
     out->kind = ok ? kind : LineKind::kMalformed;
   };
+  // Ids, then a name: the rest of the line, which must not be empty.
+  auto named = [&](bool ok, LineKind kind) {
+    out->text = t.Rest();
+    set(ok && !out->text.empty(), kind);
+  };
   switch (s->form) {
     case SpyForm::kSkip:
       out->kind = LineKind::kSpyKnown;
@@ -522,8 +527,7 @@ void ParseSpy(std::string_view m, LogLine* out) {
           LineKind::kSpyMemory);
       return;
     case SpyForm::kTaskName:
-      set(t.Dec(&ids[0]) && !(out->text = t.Rest()).empty(),
-          LineKind::kSpyTaskName);
+      named(t.Dec(&ids[0]), LineKind::kSpyTaskName);
       return;
     case SpyForm::kTopTask:  // task id, context, uid
       set(t.Dec(&ids[1]) && t.Dec(&ids[0]) && t.Dec(&ids[2]),
@@ -561,16 +565,13 @@ void ParseSpy(std::string_view m, LogLine* out) {
       out->text = t.Rest();
       return;
     case SpyForm::kFieldSpaceName:
-      set(t.Dec(&ids[0]) && !(out->text = t.Rest()).empty(),
-          LineKind::kSpyFieldSpaceName);
+      named(t.Dec(&ids[0]), LineKind::kSpyFieldSpaceName);
       return;
     case SpyForm::kFieldName:
-      set(t.Dec(&ids[0]) && t.Dec(&ids[1]) && !(out->text = t.Rest()).empty(),
-          LineKind::kSpyFieldName);
+      named(t.Dec(&ids[0]) && t.Dec(&ids[1]), LineKind::kSpyFieldName);
       return;
     case SpyForm::kIndexSpaceName:
-      set(t.Hex(&ids[0]) && !(out->text = t.Rest()).empty(),
-          LineKind::kSpyIndexSpaceName);
+      named(t.Hex(&ids[0]), LineKind::kSpyIndexSpaceName);
       return;
     case SpyForm::kPartition: {
       uint64_t disjoint = 0, complete = 0;
@@ -580,8 +581,7 @@ void ParseSpy(std::string_view m, LogLine* out) {
       return;
     }
     case SpyForm::kPartitionName:
-      set(t.Hex(&ids[0]) && !(out->text = t.Rest()).empty(),
-          LineKind::kSpyPartitionName);
+      named(t.Hex(&ids[0]), LineKind::kSpyPartitionName);
       return;
     case SpyForm::kSubspace: {
       uint64_t owner = 0, dim = 0;
@@ -600,9 +600,8 @@ void ParseSpy(std::string_view m, LogLine* out) {
       return;
     }
     case SpyForm::kRegionName:
-      set(t.Hex(&ids[0]) && t.Dec(&ids[1]) && t.Dec(&ids[2]) &&
-              !(out->text = t.Rest()).empty(),
-          LineKind::kSpyRegionName);
+      named(t.Hex(&ids[0]) && t.Dec(&ids[1]) && t.Dec(&ids[2]),
+            LineKind::kSpyRegionName);
       return;
   }
 }
