@@ -1,5 +1,6 @@
 #include "realm_shadow/faces/realm_log/line_grammar.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstring>
 
@@ -736,12 +737,12 @@ LogLine ParseLogLine(std::string_view line) {
 uint64_t LineTimeMicros(const LogLine& line) {
   // Seconds with up to 6 decimals ("%11.6f"), in microseconds.
   const std::string_view time = line.time;
-  const size_t dot = time.find('.');
+  const size_t dot = std::min(time.find('.'), time.size());
   uint64_t whole = 0, micros = 0;
-  if (dot == std::string_view::npos ||
-      !Tokens::Whole(time.substr(0, dot), &whole, 10) || whole >= (1ull << 40))
+  if (!Tokens::Whole(time.substr(0, dot), &whole, 10) || whole >= (1ull << 40))
     return 0;
-  const std::string_view frac = time.substr(dot + 1, 6);
+  const std::string_view frac =
+      dot < time.size() ? time.substr(dot + 1, 6) : std::string_view();
   if (!frac.empty() && !Tokens::Whole(frac, &micros, 10)) return 0;
   for (size_t i = frac.size(); i < 6; ++i) micros *= 10;
   return whole * 1000000 + micros;
