@@ -313,6 +313,10 @@ void WriteMemory(JsonWriter& w, const Snapshot& s) {
     w.Uint(p.sequence);
     w.Key("identity");
     WriteIdentity(w, s, p.identity);
+    if (p.placement_unknown()) {
+      w.Key("placement_unknown");
+      w.Bool(true);
+    }
     w.EndObject();
   }
   w.EndArray();

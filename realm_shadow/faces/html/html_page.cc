@@ -455,13 +455,16 @@ void AppendMemory(std::string* out, const Snapshot& s,
   out->append("}");
 }
 
-std::string DataBlock(const std::vector<DumpFile>& dumps) {
+std::string DataBlock(const std::vector<DumpFile>& dumps,
+                      const HtmlOptions& options) {
   std::string out;
   size_t total = 0;
   for (const DumpFile& d : dumps)
     for (const Snapshot& s : d.memories) total += s.allocations.size();
   out.reserve(total * 40 + (1 << 16));
-  out.append("{\"format\":1,\"dumps\":[");
+  out.append("{\"format\":1,\"color_by\":");
+  AppendJsonString(&out, options.color_by);
+  out.append(",\"dumps\":[");
   for (size_t di = 0; di < dumps.size(); ++di) {
     const DumpFile& dump = dumps[di];
     if (di) out.push_back(',');
@@ -506,24 +509,26 @@ void Fill(std::string* page, const char* marker, const std::string& text) {
 
 }  // namespace
 
-std::string RenderHtmlMap(const std::vector<DumpFile>& dumps) {
+std::string RenderHtmlMap(const std::vector<DumpFile>& dumps,
+                          const HtmlOptions& options) {
   std::string page = html::kMapHtml;
   // The data go in last: the script and styles are markers-free, and
   // the data are the bulk of the page.
   Fill(&page, "/*@MAP_CSS@*/", html::kMapCss);
   Fill(&page, "/*@MAP_JS@*/", html::kMapJs);
-  Fill(&page, "@MAP_DATA@", DataBlock(dumps));
+  Fill(&page, "@MAP_DATA@", DataBlock(dumps, options));
   return page;
 }
 
 bool WriteHtmlMap(const std::vector<DumpFile>& dumps,
-                  const std::string& out_path, std::string* error) {
+                  const std::string& out_path, std::string* error,
+                  const HtmlOptions& options) {
   if (dumps.empty() || dumps.size() > 2) {
     *error = "html: give one dump, or two to compare (got " +
              std::to_string(dumps.size()) + ")";
     return false;
   }
-  const std::string page = RenderHtmlMap(dumps);
+  const std::string page = RenderHtmlMap(dumps, options);
   const std::string tmp = out_path + ".tmp";
   FILE* f = std::fopen(tmp.c_str(), "wb");
   if (!f) {
