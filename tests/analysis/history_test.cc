@@ -86,8 +86,9 @@ void CheckMoments(const RecordedRun& run, size_t k) {
     ASSERT_EQ(CompareSnapshots(got, run.reference[s], SnapshotFields::kState), "")
         << "moment " << s << " (window " << h.first_sequence() << ".."
         << h.end_sequence() << ")";
-    for (const Allocation& a : got.allocations)
+    for (const Allocation& a : got.allocations) {
       if (a.identity) ASSERT_NE(got.FindIdentity(a.identity), nullptr);
+    }
   }
   if (h.first_sequence() > 0) {
     Snapshot got;

@@ -59,7 +59,7 @@ inline void Report(realm_shadow_memory* m, const Event& e,
                                    static_cast<uint32_t>(e.offset),
                                    static_cast<int>(e.size));
       break;
-    case EventType::kRedistrictPiece:
+    default:  // pieces come with their header; heap events: ReportHeap
       break;
   }
 }
