@@ -87,7 +87,9 @@ void CheckMoments(const RecordedRun& run, size_t k) {
         << "moment " << s << " (window " << h.first_sequence() << ".."
         << h.end_sequence() << ")";
     for (const Allocation& a : got.allocations) {
-      if (a.identity) ASSERT_NE(got.FindIdentity(a.identity), nullptr);
+      if (a.identity) {
+        ASSERT_NE(got.FindIdentity(a.identity), nullptr);
+      }
     }
   }
   if (h.first_sequence() > 0) {
