@@ -118,6 +118,9 @@ bool CheckHistory(const MemoryHistory& h, std::string* error) {
                   std::to_string(s) + " is out of order or outside events " +
                   std::to_string(first) + " to " + std::to_string(end));
   }
+  for (size_t i = 1; i < h.identities.size(); ++i)
+    if (h.identities[i].id <= h.identities[i - 1].id)
+      return fail("identities are not in ascending id order");
   if (!h.lines.empty() && h.lines.size() != h.marks.size())
     return fail(std::to_string(h.lines.size()) + " line numbers for " +
                 std::to_string(h.marks.size()) + " time marks");
