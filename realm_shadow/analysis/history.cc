@@ -22,7 +22,7 @@ ptrdiff_t MarkOf(const MemoryHistory& h, uint64_t sequence) {
 
 std::string WindowText(const MemoryHistory& h) {
   std::string text = "the history of memory " + HexId(h.memory_id) +
-                     " holds moments " + std::to_string(h.first_sequence()) +
+                     ": it holds moments " + std::to_string(h.first_sequence()) +
                      " to " + std::to_string(h.end_sequence());
   if (h.first_sequence() > 0) {
     text += " (the " + std::to_string(h.first_sequence()) +
@@ -66,7 +66,10 @@ const char* HistoryClockName(HistoryClock clock) {
 }
 
 uint64_t HistoryClockOrigin() { return Origin().unix_ns; }
-int64_t HistoryClockNow() { return SteadyNs() - Origin().steady_ns; }
+int64_t HistoryClockNow() {
+  const int64_t origin = Origin().steady_ns;  // first: the first call sets it
+  return SteadyNs() - origin;
+}
 
 int64_t MemoryHistory::TimeOfEvent(uint64_t sequence) const {
   const ptrdiff_t m = MarkOf(*this, sequence);

@@ -20,6 +20,7 @@
 
 #include "realm_shadow/analysis/analysis.h"
 #include "realm_shadow/faces/html/html_template.h"
+#include "realm_shadow/faces/output_file.h"
 
 namespace realm_shadow {
 namespace {
@@ -524,25 +525,10 @@ bool WriteHtmlMap(const std::vector<DumpFile>& dumps,
     return false;
   }
   const std::string page = RenderHtmlMap(dumps);
-  const std::string tmp = out_path + ".tmp";
-  FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) {
-    *error = out_path + ": cannot write: " + std::strerror(errno);
-    return false;
-  }
-  const bool written = std::fwrite(page.data(), 1, page.size(), f) ==
-                       page.size();
-  const bool closed = std::fclose(f) == 0;
-  if (!written || !closed) {
-    *error = out_path + ": write failed: " + std::strerror(errno);
-    std::remove(tmp.c_str());
-    return false;
-  }
-  if (std::rename(tmp.c_str(), out_path.c_str()) != 0) {
-    *error = out_path + ": cannot rename: " + std::strerror(errno);
-    std::remove(tmp.c_str());
-    return false;
-  }
+  OutputFile file;
+  if (!file.Open(out_path, error)) return false;
+  file.Write(page);
+  if (!file.Commit(error)) return false;
   return true;
 }
 
