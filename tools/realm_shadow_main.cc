@@ -118,7 +118,8 @@ const Command kCommands[] = {
      "  --top N      hole drops and lives listed (default 5)\n"
      "  --lead N     events shown before each failure (default 10)\n"},
     {"at",
-     "usage: realm-shadow at FILE (--event N | --time T) [--memory ID] -o OUT\n"
+     "usage: realm-shadow at FILE (--event N | --time T) [--memory ID]\n"
+     "                       [--with-history] -o OUT\n"
      "The exact state at a moment of the history (the last checkpoint before\n"
      "it, then every event up to it), written as a dump that every other\n"
      "command reads: report, holes, blockers, html, diff (two moments of\n"
@@ -131,6 +132,8 @@ const Command kCommands[] = {
      "              in seconds of the history's clock (12.5, 350ms, 20us)\n"
      "  --memory ID only this memory (without it: every memory with a\n"
      "              history)\n"
+     "  --with-history  keep the history up to the moment in OUT (its\n"
+     "              timeline and time strip then end there)\n"
      "  -o OUT      the dump to write\n"},
     {"trace",
      "usage: realm-shadow trace FILE... -o TRACE.json\n"
@@ -170,6 +173,7 @@ struct Args {
   std::map<std::string, std::string> values;
   bool help = false;
   bool diff = false;
+  bool with_history = false;
 };
 
 // Options that take a value, per command; everything else starting with
@@ -200,6 +204,10 @@ bool ParseArgs(const Command& c, int argc, char** argv, Args* out,
     }
     if (arg == "--diff" && name == "html") {
       out->diff = true;
+      continue;
+    }
+    if (arg == "--with-history" && name == "at") {
+      out->with_history = true;
       continue;
     }
     if (arg == "--") {
@@ -450,6 +458,7 @@ int RunAt(const Command& c, const Args& args) {
   if ((event == args.values.end()) == (time == args.values.end()))
     return Usage(c, "give exactly one of --event N and --time T");
   MomentChoice moment;
+  moment.with_history = args.with_history;
   std::string error;
   if (event != args.values.end()) {
     uint64_t n = 0;

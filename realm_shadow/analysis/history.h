@@ -5,7 +5,7 @@
 // Layer 3.  A MemoryHistory is a value, like a Snapshot: it owns copies of
 // everything in it and nothing live refers to it.  The tracker's consumer
 // records one per memory (TakeHistory in snapshots.h), ingest-realm-log
-// builds one per memory from a log, dumps carry them (the optional HIST
+// builds one per memory from a log, dumps carry them (the optional hist
 // section, docs/dump-format.md), and the timeline, `at`, the trace and the
 // page's time strip read them.
 //

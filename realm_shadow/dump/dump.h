@@ -35,7 +35,7 @@ struct DumpFile {
   std::vector<std::string> notes;  // what the source could not know, etc.
   std::vector<Snapshot> memories;  // by ascending memory id
   // Optional: at most one per memory, matched to it by (node, memory id),
-  // ending at the memory's snapshot (the HIST section; history.h).
+  // ending at the memory's snapshot (the hist section; history.h).
   std::vector<MemoryHistory> histories;
 };
 

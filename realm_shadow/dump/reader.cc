@@ -532,14 +532,12 @@ bool Parser::History(Cursor& c, const std::string& name, const DumpFile& dump,
 
 // The optional sections between the last memory and the trailer.  A
 // section of a tag this reader does not know is skipped whole (a later
-// version's optional data); bytes that do not even make a section header
-// with a tag of capital letters are left for the trailer check to refuse.
+// version's optional data); bytes that do not make the header of an
+// optional section (a tag starting with a lowercase letter) are left for
+// the trailer check to refuse.
 bool Parser::Optional(Cursor& file, DumpFile* out) {
   while (file.left() >= kSectionHeaderBytes + kTrailerBytes) {
-    bool tag_like = true;
-    for (int i = 0; i < 4; ++i)
-      tag_like = tag_like && file.here()[i] >= 'A' && file.here()[i] <= 'Z';
-    if (!tag_like) return true;
+    if (!IsOptionalTag(file.here())) return true;
     Cursor payload(nullptr, 0);
     if (std::memcmp(file.here(), kTagHistory, 4) == 0) {
       const std::string name = "history " + std::to_string(out->histories.size());

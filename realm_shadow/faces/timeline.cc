@@ -170,6 +170,27 @@ std::string FiguresText(const MemoryFigures& f) {
          FormatHumanSize(f.largest_hole);
 }
 
+// The part of a history up to moment `sequence` (inside its window).
+MemoryHistory HistoryUpTo(const MemoryHistory& h, uint64_t sequence) {
+  MemoryHistory cut;
+  cut.memory_id = h.memory_id;
+  cut.node = h.node;
+  cut.clock = h.clock;
+  cut.clock_origin_unix_ns = h.clock_origin_unix_ns;
+  cut.window_events = h.window_events;
+  cut.identities = h.identities;
+  for (const HistoryCheckpoint& c : h.checkpoints)
+    if (cut.checkpoints.empty() || c.state.sequence <= sequence)
+      cut.checkpoints.push_back(c);
+  cut.events.assign(h.events.begin(),
+                    h.events.begin() + (sequence - h.first_sequence()));
+  for (size_t i = 0; i < h.marks.size() && h.marks[i].sequence < sequence; ++i) {
+    cut.marks.push_back(h.marks[i]);
+    if (!h.lines.empty()) cut.lines.push_back(h.lines[i]);
+  }
+  return cut;
+}
+
 }  // namespace
 
 std::string FormatTimeline(const Snapshot& memory, const MemoryHistory& h,
@@ -302,17 +323,7 @@ bool DumpAtMoment(const DumpFile& in, const std::string& file,
       return false;
     }
     out->memories.push_back(std::move(state));
-    // The history up to the moment.
-    MemoryHistory cut = h;
-    cut.events.resize(sequence - h.first_sequence());
-    while (cut.checkpoints.size() > 1 &&
-           cut.checkpoints.back().state.sequence > sequence)
-      cut.checkpoints.pop_back();
-    size_t marks = 0;
-    while (marks < cut.marks.size() && cut.marks[marks].sequence < sequence) ++marks;
-    cut.marks.resize(marks);
-    if (!cut.lines.empty()) cut.lines.resize(marks);
-    out->histories.push_back(std::move(cut));
+    if (moment.with_history) out->histories.push_back(HistoryUpTo(h, sequence));
     out->notes.push_back(
         "memory " + HexId(s->memory_id) + ": the state after " +
         (sequence == 0 ? std::string("no event")

@@ -39,11 +39,13 @@ std::string FormatTimeline(const Snapshot& memory, const MemoryHistory& history,
 struct MomentChoice {
   std::optional<uint64_t> event;
   std::optional<int64_t> time_ns;
+  bool with_history = false;  // keep the history up to the moment
 };
 
 // The dump of `in` at that moment: every memory with a history (or only
-// `memory_id`), each at its state then (StateAt), with its history cut at
-// the moment so that the result has a timeline too.  `file` names `in` in
+// `memory_id`), each at its state then (StateAt); with_history keeps each
+// history up to the moment (a copy of it), so that the result has a
+// timeline and a time strip too.  `file` names `in` in
 // the notes.  False with a one-line *error when a memory has no history,
 // when the moment is outside a window (the error names it), or when an
 // event number is given for several memories.

@@ -543,7 +543,7 @@ TEST(DumpWrite, ConcurrentWritersOfOnePathNeverCollide) {
   EXPECT_EQ(files, 1u);
 }
 
-// ---- the optional history section (HIST) ---------------------------------
+// ---- the optional history section (hist) ---------------------------------
 
 TEST(DumpHistory, RoundTripKeepsEveryFieldAndEveryMoment) {
   const DumpFile dump = testing_dump::SampleHistoryDump();
@@ -594,13 +594,13 @@ TEST(DumpHistory, TruncatedAndFlippedAreCaught) {
   }
 }
 
-// Every byte of the HIST section changed, with the checksum made right
+// Every byte of the hist section changed, with the checksum made right
 // again: a clean refusal or a dump that still passes CheckHistory, never a
 // crash (ASan builds of this test catch reads out of bounds).
 TEST(DumpHistory, EveryEditedByteOfTheSectionWithAValidChecksum) {
   const std::string bytes = SerializeDump(testing_dump::SampleHistoryDump());
   const size_t hist = SectionPayload(bytes, 3) - 16;  // header, strings, 1 memory
-  ASSERT_EQ(bytes.substr(hist, 4), "HIST");
+  ASSERT_EQ(bytes.substr(hist, 4), "hist");
   for (size_t i = hist; i + 16 < bytes.size(); ++i) {
     for (uint8_t flip : {0x01, 0x80, 0xff}) {
       std::string bad = bytes;
@@ -661,7 +661,7 @@ TEST(DumpHistory, HostileCountsGetCleanErrors) {
 TEST(DumpHistory, UnknownOptionalSectionsAreSkipped) {
   const DumpFile dump = testing_dump::SampleHistoryDump();
   std::string bytes = SerializeDump(dump);
-  std::string extra = "ZZZZ";
+  std::string extra = "zzzz";
   extra.append(4, '\0');
   const uint64_t length = 5;
   extra.append(reinterpret_cast<const char*>(&length), 8);

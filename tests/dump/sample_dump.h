@@ -147,7 +147,7 @@ inline DumpFile SampleDump() {
 }
 
 // A dump of one heap-observed framebuffer with a history that sets every
-// field of the HIST section: a 6-event window over 24 events, so that the
+// field of the hist section: a 6-event window over 24 events, so that the
 // base moved and the checkpoints fall every 1-2 events, one of them inside
 // a heap_replaced group; failed, early-released and released ids in the
 // checkpoints; two identities; times that go back once (a log's threads).

@@ -102,7 +102,7 @@ TEST_F(HistoryCli, TimelineOfAHandCountedRun) {
 TEST_F(HistoryCli, AtGivesTheExactStateAsADumpOtherCommandsRead) {
   const std::string at3 = dir_ + "/at3.rsd", at5 = dir_ + "/at5.rsd";
   ASSERT_EQ(RunCli("at '" + dump_ + "' --event 3 -o '" + at3 + "'").status, 0);
-  ASSERT_EQ(RunCli("at '" + dump_ + "' --event 5 -o '" + at5 + "'").status, 0);
+  ASSERT_EQ(RunCli("at '" + dump_ + "' --event 5 --with-history -o '" + at5 + "'").status, 0);
   Result r = RunCli("report '" + at3 + "'");
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_TRUE(Contains(r.output, "768 KiB (786432 B) in 3 allocation(s)")) << r.output;
