@@ -89,9 +89,23 @@ std::string_view Trim(std::string_view text) {
 // "[0 - 7feafe037bc0]    0.117453 {1}{inst}: msg"
 struct PrefixedLine {
   uint32_t node = 0;
+  int64_t time_ns = -1;  // the line's seconds, in ns; -1 when not a number
   std::string_view logger;
   std::string_view message;
 };
+
+// "12.345678" (seconds, the line's time) in ns, exactly; -1 when it is not
+// a plain decimal.
+int64_t SecondsToNs(std::string_view text) {
+  const size_t dot = text.find('.');
+  uint64_t whole = 0, fraction = 0;
+  std::string_view digits = dot == std::string_view::npos ? std::string_view() : text.substr(dot + 1);
+  if (!ParseDecimal(text.substr(0, dot), &whole) || whole > 9000000000ull ||
+      digits.size() > 9 || (!digits.empty() && !ParseDecimal(digits, &fraction)))
+    return -1;
+  for (size_t i = digits.size(); i < 9; ++i) fraction *= 10;
+  return static_cast<int64_t>(whole * 1000000000ull + fraction);
+}
 
 bool SplitPrefix(std::string_view line, PrefixedLine* out) {
   if (line.empty() || line[0] != '[') return false;
@@ -112,6 +126,7 @@ bool SplitPrefix(std::string_view line, PrefixedLine* out) {
   const size_t logger_close = line.find('}', logger_open);
   if (logger_close == std::string_view::npos) return false;
   out->node = static_cast<uint32_t>(node);
+  out->time_ns = SecondsToNs(Trim(line.substr(close + 1, level_open - close - 1)));
   out->logger = line.substr(logger_open + 1, logger_close - logger_open - 1);
   std::string_view rest = line.substr(logger_close + 1);
   if (StartsWith(rest, ":")) rest.remove_prefix(1);
@@ -151,6 +166,9 @@ struct MemoryState {
   bool capacity_known = false;
   bool has_instances = false;
   ShadowMap map{0, false, false};
+  // Every event applied, with its line's time and number (clock kLogTime):
+  // the base is the empty memory before the first event, nothing dropped.
+  MemoryHistory history;
   // Live ranges by (offset, instance): finds the pending destroys a new
   // allocation lands on, and the bounded pieces it narrows.
   std::set<std::pair<uint64_t, uint64_t>> live;
@@ -191,6 +209,7 @@ struct RealmLogReader::State {
   uint32_t next_identity = 1;
   uint32_t bound_identity = 0;
   uint32_t unknown_identity = 0;
+  int64_t line_time_ns = 0;  // of the prefixed line being read
 
   MemoryState& Memory(uint64_t id) {
     auto it = memories.find(id);
@@ -225,6 +244,18 @@ struct RealmLogReader::State {
 
   void Apply(MemoryState& m, const Event& e) {
     m.has_instances = true;
+    MemoryHistory& h = m.history;
+    if (h.checkpoints.empty()) {
+      h.checkpoints.emplace_back();
+      m.map.SaveCheckpoint(&h.checkpoints.back());
+    }
+    // One mark per line that made events (a line makes one or a few).
+    const uint64_t sequence = h.end_sequence();
+    if (h.lines.empty() || h.lines.back() != counts.lines) {
+      h.marks.push_back(HistoryMark{sequence, line_time_ns});
+      h.lines.push_back(counts.lines);
+    }
+    h.events.push_back(HistoryRecordOf(e));
     m.map.Apply(e);
   }
 
@@ -604,6 +635,8 @@ struct RealmLogReader::State {
         node_known = true;
       }
       in_multiline = true;
+      // A line without a readable time keeps the last one: times ascend.
+      if (p.time_ns >= line_time_ns) line_time_ns = p.time_ns;
       if (p.logger == "inst") {
         OnInstanceLine(p.message);
       } else if (p.logger == "app" && StartsWith(p.message, "CHECKPOINT ")) {
@@ -765,6 +798,29 @@ DumpFile RealmLogReader::Dump() {
       auto it = s.identities.find(identity);
       if (it != s.identities.end()) snap.identities.push_back(it->second);
     }
+    if (!m.history.checkpoints.empty()) {
+      MemoryHistory h = m.history;
+      h.memory_id = id;
+      h.node = m.node;
+      h.clock = HistoryClock::kLogTime;
+      h.window_events = 0;
+      for (HistoryCheckpoint& c : h.checkpoints) {
+        const uint64_t sequence = c.state.sequence;
+        c.state.memory_id = id;
+        c.state.kind = snap.kind;
+        c.state.name = snap.name;
+        c.state.node = snap.node;
+        c.state.capacity = snap.capacity;
+        c.state.capacity_known = snap.capacity_known;
+        c.state.addressed = snap.addressed;
+        c.state.sequence = sequence;
+      }
+      for (const auto& [identity_id, identity] : s.identities)
+        h.identities.push_back(identity);
+      std::sort(h.identities.begin(), h.identities.end(),
+                [](const Identity& a, const Identity& b) { return a.id < b.id; });
+      dump.histories.push_back(std::move(h));
+    }
     dump.memories.push_back(std::move(snap));
   }
   return dump;
@@ -813,6 +869,7 @@ bool IngestRealmLogs(const std::vector<std::string>& paths, DumpFile* out,
       }
       merged.memories.push_back(std::move(snap));
     }
+    for (MemoryHistory& h : dump.histories) merged.histories.push_back(std::move(h));
   }
   std::sort(merged.memories.begin(), merged.memories.end(),
             [](const Snapshot& a, const Snapshot& b) {
