@@ -34,6 +34,7 @@
 #include "realm_shadow/hooks.h"
 #include "realm_shadow/analysis/snapshots.h"
 #include "realm_shadow/faces/html_page.h"
+#include "realm_shadow/recorder/recorder.h"
 
 namespace rs = realm_shadow;
 
@@ -218,7 +219,9 @@ int Perf(uint64_t n, const std::string& out) {
 // 4 KiB), then release + allocate of random slots among the first `churn`
 // (all of them when churn is 0) until `events`; every 7th placement gets an
 // identity, every 13th a release request first, every 500th event a failed
-// request.  Drained every 256 events, so batches (and drain times) differ.
+// request.  Drained every 256 events, so batches (and drain times) differ
+// (DrainAll, not a snapshot: a snapshot of a million allocations every 256
+// events would be most of the run).
 rs::DumpFile HistoryWorkload(uint64_t events, uint64_t live, uint64_t churn) {
   realm_shadow_memory* m = rs::RegisterMemory(
       kFb, rs::MemoryKind::kFramebuffer, std::max<uint64_t>(live * 4096 * 2, 64 * kMiB),
@@ -229,7 +232,7 @@ rs::DumpFile HistoryWorkload(uint64_t events, uint64_t live, uint64_t churn) {
   uint64_t next = 0x4000000000000000ull, done = 0;
   const auto step = [&](auto&& hook) {
     hook();
-    if (++done % 256 == 0) rs::TakeSnapshot(m);
+    if (++done % 256 == 0) rs::DrainAll();
   };
   const auto place = [&](uint64_t slot) {
     const uint64_t instance = next++;
@@ -288,6 +291,12 @@ int HistoryPerf(uint64_t events, uint64_t live, const std::string& out) {
   return 0;
 }
 
+int Usage() {
+  std::fprintf(stderr, "usage: make_map_fixture --out-dir DIR | --perf N --out PAGE.html | "
+                       "--history DIR | --history-perf EVENTS LIVE --out PAGE.html\n");
+  return 2;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -303,15 +312,11 @@ int main(int argc, char** argv) {
     }
     else if (arg == "--out" && i + 1 < argc) out = argv[++i];
     else if (arg == "--perf" && i + 1 < argc) perf = std::strtoull(argv[++i], nullptr, 10);
-    else {
-      std::fprintf(stderr, "usage: make_map_fixture --out-dir DIR | --perf N --out PAGE.html\n");
-      return 2;
-    }
+    else return Usage();
   }
   if (perf && !out.empty()) return Perf(perf, out);
   if (!history_dir.empty()) return History(history_dir);
   if (history_events && !out.empty()) return HistoryPerf(history_events, history_live, out);
   if (!dir.empty()) return Fixture(dir);
-  std::fprintf(stderr, "usage: make_map_fixture --out-dir DIR | --perf N --out PAGE.html\n");
-  return 2;
+  return Usage();
 }
