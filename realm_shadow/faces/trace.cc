@@ -284,8 +284,10 @@ class TraceVisitor : public HistoryVisitor {
   absl::flat_hash_map<std::pair<uint64_t, uint64_t>, int64_t> began_ns_;
 };
 
-void Metadata(JsonWriter& w, const char* name, uint64_t pid, uint64_t tid,
-              const std::string& value) {
+// A metadata ("M") event: the process or thread `name` event with one arg.
+template <typename WriteArg>
+void MetadataEvent(JsonWriter& w, const char* name, uint64_t pid, uint64_t tid,
+                   const char* arg, WriteArg write_arg) {
   w.BeginObject();
   w.Key("ph");
   w.String("M");
@@ -297,29 +299,20 @@ void Metadata(JsonWriter& w, const char* name, uint64_t pid, uint64_t tid,
   w.Uint(tid);
   w.Key("args");
   w.BeginObject();
-  w.Key("name");
-  w.String(value);
+  w.Key(arg);
+  write_arg();
   w.EndObject();
   w.EndObject();
 }
 
+void Metadata(JsonWriter& w, const char* name, uint64_t pid, uint64_t tid,
+              const std::string& value) {
+  MetadataEvent(w, name, pid, tid, "name", [&] { w.String(value); });
+}
+
 void SortIndex(JsonWriter& w, const char* name, uint64_t pid, uint64_t tid,
                uint64_t index) {
-  w.BeginObject();
-  w.Key("ph");
-  w.String("M");
-  w.Key("name");
-  w.String(name);
-  w.Key("pid");
-  w.Uint(pid);
-  w.Key("tid");
-  w.Uint(tid);
-  w.Key("args");
-  w.BeginObject();
-  w.Key("sort_index");
-  w.Uint(index);
-  w.EndObject();
-  w.EndObject();
+  MetadataEvent(w, name, pid, tid, "sort_index", [&] { w.Uint(index); });
 }
 
 }  // namespace

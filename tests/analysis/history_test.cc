@@ -23,19 +23,11 @@ namespace realm_shadow {
 namespace {
 
 using testing::CompareSnapshots;
+using testing::InternTestIdentities;
 using testing::ReferenceMemory;
 using testing::SnapshotFields;
 
 constexpr uint64_t kCapacity = 1 << 16;
-
-void InternTestIdentities() {
-  for (int k = 1; k <= 5; ++k) {
-    Identity identity;
-    identity.kind = static_cast<AllocationKind>(k);
-    identity.attributes = {{"name", "identity" + std::to_string(k)}};
-    ASSERT_EQ(InternIdentity(identity), static_cast<uint32_t>(k));
-  }
-}
 
 // The reference's picture after every event (moment s at index s).
 struct RecordedRun {

@@ -16,6 +16,7 @@ namespace realm_shadow {
 namespace {
 
 using testing::CompareSnapshots;
+using testing::InternTestIdentities;
 using testing::EventGenerator;
 using testing::ReferenceMemory;
 using testing::Report;
@@ -23,16 +24,6 @@ using testing::ReportHeap;
 using testing::SnapshotFields;
 
 constexpr uint64_t kCapacity = 1 << 16;
-
-// Identities 1..5, kind = id: the hook path looks the kind up itself.
-void InternTestIdentities() {
-  for (int k = 1; k <= 5; ++k) {
-    Identity identity;
-    identity.kind = static_cast<AllocationKind>(k);
-    identity.attributes = {{"name", "identity" + std::to_string(k)}};
-    ASSERT_EQ(InternIdentity(identity), static_cast<uint32_t>(k));
-  }
-}
 
 // Runs `events` events of one seed through the hooks and compares snapshots
 // taken at random points with the reference.

@@ -4,11 +4,15 @@
 #ifndef REALM_SHADOW_TESTS_RECORDER_REPORT_EVENTS_H_
 #define REALM_SHADOW_TESTS_RECORDER_REPORT_EVENTS_H_
 
+#include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "realm_shadow/heap_observer.h"
 #include "realm_shadow/hooks.h"
 #include "realm_shadow/recorder/event.h"
+#include "realm_shadow/recorder/identity.h"
 
 namespace realm_shadow::testing {
 
@@ -117,6 +121,17 @@ inline void ReportHeap(realm_shadow_memory* m, const Event& e,
     default:
       Report(m, e, records);
       break;
+  }
+}
+
+// Identities 1..5, kind = id, interned in a fresh process: the events the
+// generators make attach them, and the hook path looks the kind up itself.
+inline void InternTestIdentities() {
+  for (int k = 1; k <= 5; ++k) {
+    Identity identity;
+    identity.kind = static_cast<AllocationKind>(k);
+    identity.attributes = {{"name", "identity" + std::to_string(k)}};
+    ASSERT_EQ(InternIdentity(identity), static_cast<uint32_t>(k));
   }
 }
 
