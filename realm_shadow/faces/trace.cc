@@ -175,13 +175,18 @@ class TraceVisitor : public HistoryVisitor {
     w.String(label_);
     w.Key("id");
     w.String(id_prefix_ + HexId(instance) + "/" + std::to_string(life));
+    Where(w, ns);
+    return w;
+  }
+  // The event's process (node), thread (memory) and time (us, 3 decimals:
+  // the ns exactly).
+  void Where(JsonWriter& w, int64_t ns) {
     w.Key("pid");
     w.Uint(pid_);
     w.Key("tid");
     w.Uint(tid_);
     w.Key("ts");
     w.Decimal(ns, 3);
-    return w;
   }
   void Identity(JsonWriter& w, uint32_t id) {
     const realm_shadow::Identity* identity = FindIn(h_, id);
@@ -199,12 +204,7 @@ class TraceVisitor : public HistoryVisitor {
     w.String("C");
     w.Key("name");
     w.String(counter_names_[which]);
-    w.Key("pid");
-    w.Uint(pid_);
-    w.Key("tid");
-    w.Uint(tid_);
-    w.Key("ts");
-    w.Decimal(pending_ns_, 3);
+    Where(w, pending_ns_);
     w.Key("args");
     w.BeginObject();
     w.Key(arg);
@@ -240,12 +240,7 @@ class TraceVisitor : public HistoryVisitor {
     w.Key("name");
     w.String("allocation failed " + HexId(f.instance) + " " +
              FormatHumanSize(f.size));
-    w.Key("pid");
-    w.Uint(pid_);
-    w.Key("tid");
-    w.Uint(tid_);
-    w.Key("ts");
-    w.Decimal(ns, 3);
+    Where(w, ns);
     w.Key("args");
     w.BeginObject();
     w.Key("instance");
