@@ -251,7 +251,9 @@ TEST(History, CheckpointRestoresTheMapExactly) {
 }
 
 // The replay's figures are Summarize's, at every moment, overlaps,
-// zero-byte and out-of-capacity ranges included (the generator makes them).
+// zero-byte and out-of-capacity ranges included (the generator makes them);
+// and stepping forward (what the timeline, the trace and the page do) gives
+// the state StateAt rebuilds, at every 7th moment.
 TEST(History, ReplayFiguresEqualSummarizeAtEveryMoment) {
   for (uint64_t seed = 40; seed < 46; ++seed) {
     for (bool capacity_known : {true, false}) {
@@ -278,6 +280,15 @@ TEST(History, ReplayFiguresEqualSummarizeAtEveryMoment) {
         ASSERT_EQ(got.largest_hole, want.largest_hole) << "moment " << replay.sequence();
         ASSERT_EQ(got.hole_count, want.hole_count) << "moment " << replay.sequence();
         ASSERT_EQ(got.allocation_count, want.allocation_count);
+        if (replay.sequence() % 7 != 0) continue;
+        Snapshot at;
+        ASSERT_TRUE(StateAt(h, replay.sequence(), &at, &error)) << error;
+        ASSERT_EQ(s.allocations.size(), at.allocations.size()) << "moment " << replay.sequence();
+        for (size_t i = 0; i < at.allocations.size(); ++i) {
+          ASSERT_EQ(s.allocations[i].instance, at.allocations[i].instance) << "moment " << replay.sequence();
+          ASSERT_EQ(s.allocations[i].offset, at.allocations[i].offset) << "moment " << replay.sequence();
+          ASSERT_EQ(s.allocations[i].size, at.allocations[i].size) << "moment " << replay.sequence();
+        }
       } while (replay.Step());
     }
   }
