@@ -15,171 +15,10 @@
 
 #include "realm_shadow/analysis/analysis.h"
 #include "realm_shadow/dump/dump.h"
+#include "realm_shadow/dump/internal/json_writer.h"
 
 namespace realm_shadow {
 namespace {
-
-class JsonWriter {
- public:
-  explicit JsonWriter(std::string* out) : out_(*out) {}
-
-  void Raw(const char* s) { out_ += s; }
-  void Key(const char* key) { Key(key, std::char_traits<char>::length(key)); }
-  void Key(const std::string& key) { Key(key.data(), key.size()); }
-  void Key(const char* key, size_t n) {
-    Comma();
-    Escape(key, n);
-    out_ += ':';
-    after_key_ = true;
-  }
-  void BeginObject() { Open('{'); }
-  void EndObject() { Close('}'); }
-  void BeginArray() { Open('['); }
-  void EndArray() { Close(']'); }
-
-  void Uint(uint64_t v) {
-    Comma();
-    char buf[24];
-    std::snprintf(buf, sizeof buf, "%" PRIu64, v);
-    out_ += buf;
-  }
-  // An offset that may be "none" (kNoOffset): null then.
-  void Offset(uint64_t v) {
-    if (v == kNoOffset) {
-      Null();
-    } else {
-      Uint(v);
-    }
-  }
-  void HexId(uint64_t v) { String(realm_shadow::HexId(v)); }
-  void Bool(bool b) {
-    Comma();
-    out_ += b ? "true" : "false";
-  }
-  void Null() {
-    Comma();
-    out_ += "null";
-  }
-  void Double(double d) {
-    Comma();
-    if (!std::isfinite(d)) {
-      out_ += "null";
-      return;
-    }
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.6g", d);
-    out_ += buf;
-  }
-  void String(const std::string& s) { String(s.data(), s.size()); }
-  void String(const char* s) { String(s, std::char_traits<char>::length(s)); }
-  void String(const char* s, size_t n) {
-    Comma();
-    Escape(s, n);
-  }
-
- private:
-  void Escape(const char* s, size_t n) {
-    out_ += '"';
-    size_t i = 0;
-    while (i < n) {
-      const unsigned char c = static_cast<unsigned char>(s[i]);
-      if (c < 0x80) {
-        switch (c) {
-          case '"':
-            out_ += "\\\"";
-            break;
-          case '\\':
-            out_ += "\\\\";
-            break;
-          case '\b':
-            out_ += "\\b";
-            break;
-          case '\f':
-            out_ += "\\f";
-            break;
-          case '\n':
-            out_ += "\\n";
-            break;
-          case '\r':
-            out_ += "\\r";
-            break;
-          case '\t':
-            out_ += "\\t";
-            break;
-          default:
-            if (c < 0x20 || c == 0x7f) {
-              char buf[8];
-              std::snprintf(buf, sizeof buf, "\\u%04x", c);
-              out_ += buf;
-            } else {
-              out_ += static_cast<char>(c);
-            }
-        }
-        ++i;
-        continue;
-      }
-      const size_t len = Utf8SequenceLength(s + i, n - i);
-      if (len == 0) {
-        out_ += "\\ufffd";
-        ++i;
-      } else {
-        out_.append(s + i, len);
-        i += len;
-      }
-    }
-    out_ += '"';
-  }
-
-  // Length of a well-formed UTF-8 sequence at p (RFC 3629: no overlongs, no
-  // surrogates, nothing above U+10FFFF), or 0.
-  static size_t Utf8SequenceLength(const char* p, size_t left) {
-    const auto b = [p](size_t i) { return static_cast<unsigned char>(p[i]); };
-    const unsigned char c = b(0);
-    size_t len;
-    unsigned char lo = 0x80, hi = 0xBF;
-    if (c >= 0xC2 && c <= 0xDF) {
-      len = 2;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-      len = 3;
-      if (c == 0xE0) lo = 0xA0;
-      if (c == 0xED) hi = 0x9F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      len = 4;
-      if (c == 0xF0) lo = 0x90;
-      if (c == 0xF4) hi = 0x8F;
-    } else {
-      return 0;
-    }
-    if (left < len) return 0;
-    if (b(1) < lo || b(1) > hi) return 0;
-    for (size_t i = 2; i < len; ++i) {
-      if (b(i) < 0x80 || b(i) > 0xBF) return 0;
-    }
-    return len;
-  }
-
-  void Comma() {
-    if (after_key_) {
-      after_key_ = false;
-      return;
-    }
-    if (need_comma_) out_ += ',';
-    need_comma_ = true;
-  }
-  void Open(char c) {
-    Comma();
-    out_ += c;
-    need_comma_ = false;
-  }
-  void Close(char c) {
-    out_ += c;
-    need_comma_ = true;
-  }
-
-  std::string& out_;
-  bool need_comma_ = false;
-  bool after_key_ = false;
-};
 
 void WriteIdentity(JsonWriter& w, const Snapshot& s, uint32_t id) {
   const Identity* identity = id ? s.FindIdentity(id) : nullptr;
@@ -229,7 +68,33 @@ void WriteBlockers(JsonWriter& w, const Snapshot& s, const BlockerWindow& b) {
   w.EndObject();
 }
 
-void WriteMemory(JsonWriter& w, const Snapshot& s) {
+// What a memory's history holds (the events themselves stay in the dump:
+// `realm-shadow at`, `timeline` and `trace` read them).
+void WriteHistorySummary(JsonWriter& w, const MemoryHistory* h) {
+  if (h == nullptr) {
+    w.Null();
+    return;
+  }
+  w.BeginObject();
+  w.Key("clock");
+  w.String(HistoryClockName(h->clock));
+  w.Key("first_sequence");
+  w.Uint(h->first_sequence());
+  w.Key("end_sequence");
+  w.Uint(h->end_sequence());
+  w.Key("window_events");
+  w.Uint(h->window_events);
+  w.Key("checkpoints");
+  w.Uint(h->checkpoints.size());
+  w.Key("first_time_ns");
+  w.Double(static_cast<double>(h->TimeOfEvent(h->first_sequence())));
+  w.Key("last_time_ns");
+  w.Double(static_cast<double>(
+      h->events.empty() ? 0 : h->TimeOfEvent(h->end_sequence() - 1)));
+  w.EndObject();
+}
+
+void WriteMemory(JsonWriter& w, const Snapshot& s, const MemoryHistory* h) {
   const std::vector<Hole> holes = FindHoles(s);
   const FreeSummary summary = SummarizeHoles(s, holes);
 
@@ -254,6 +119,8 @@ void WriteMemory(JsonWriter& w, const Snapshot& s) {
   w.Uint(s.sequence);
   w.Key("exact");
   w.Bool(s.exact);
+  w.Key("history");
+  WriteHistorySummary(w, h);
 
   w.Key("allocations");
   w.BeginArray();
@@ -475,7 +342,7 @@ std::string DumpToJson(const DumpFile& dump) {
   w.EndArray();
   w.Key("memories");
   w.BeginArray();
-  for (const Snapshot& s : dump.memories) WriteMemory(w, s);
+  for (const Snapshot& s : dump.memories) WriteMemory(w, s, FindHistory(dump, s));
   w.EndArray();
   w.EndObject();
   out += '\n';

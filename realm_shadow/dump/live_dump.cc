@@ -46,12 +46,15 @@ bool DumpMemories(const std::vector<uint64_t>& ids, const std::string& path,
   dump.source = "tracker";
   dump.memories.reserve(ids.size());
   for (uint64_t id : ids) {
+    realm_shadow_memory* memory = FindMemory(id);
+    if (memory == nullptr) continue;
     Snapshot s;
-    if (FindMemory(id) == nullptr) continue;
     // Bracketed by two lines in the host's log (log_sink.h): what the host
     // logs between them may be on either side of the snapshot.
     AnnounceDumpBegin(path, id, dump.node, reason);
-    if (!TakeSnapshot(id, &s)) continue;
+    MemoryHistory history;
+    if (TakeSnapshotAndHistory(memory, &s, &history))
+      dump.histories.push_back(std::move(history));
     AnnounceDump(path, s, reason);
     dump.memories.push_back(std::move(s));
   }
