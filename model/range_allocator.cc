@@ -64,6 +64,37 @@ bool RangeAllocator::AddRange(uint64_t first, uint64_t last) {
   return true;
 }
 
+bool RangeAllocator::Seed(const std::vector<std::pair<Tag, Range>>& allocations) {
+  std::vector<std::pair<Tag, Range>> sorted = allocations;
+  std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
+    return a.second.first < b.second.first;
+  });
+  absl::flat_hash_map<Tag, Range> placed;
+  uint64_t cursor = 0, used = 0;
+  for (const auto& [tag, r] : sorted) {
+    if (r.last < r.first || !placed.emplace(tag, r).second) return false;
+    if (r.size() == 0) {
+      placed[tag] = Range{0, 0};
+      continue;
+    }
+    if (r.first < cursor || r.last > capacity_) return false;
+    cursor = r.last;
+    used += r.size();
+  }
+  allocated_ = std::move(placed);
+  placement_->Clear();
+  free_bytes_ = capacity_ - used;
+  cursor = 0;
+  for (const auto& [tag, r] : sorted) {
+    (void)tag;
+    if (r.size() == 0) continue;
+    placement_->Give(cursor, r.first);
+    cursor = r.last;
+  }
+  placement_->Give(cursor, capacity_);
+  return true;
+}
+
 bool RangeAllocator::Allocate(Tag tag, uint64_t size, uint64_t alignment,
                               uint64_t* offset) {
   if (allocated_.contains(tag)) return false;

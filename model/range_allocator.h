@@ -53,6 +53,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include <memory>
@@ -94,6 +95,13 @@ class RangeAllocator {
   // Adds [first, last) as free; false (and no change) if it is empty or
   // overlaps a range already known.
   bool AddRange(uint64_t first, uint64_t last);
+
+  // Makes the heap hold exactly `allocations` (tag, range), the rest of
+  // [0, capacity) free: a heap as a snapshot shows it, with no history.
+  // The free ranges reach the placement in address order.  False, and no
+  // change, when two ranges overlap, one passes the capacity or a tag
+  // repeats.  Not observed (the memory has not been reported yet).
+  bool Seed(const std::vector<std::pair<Tag, Range>>& allocations);
 
   // Placement by the policy.  False if no free range fits or the tag is
   // already allocated (the heap is left unchanged).
