@@ -1,21 +1,11 @@
 // Names and small helpers of the Snapshot value types.
 #include "realm_shadow/analysis/snapshot.h"
 
-#include <cctype>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
 
 namespace realm_shadow {
-namespace {
-
-std::string Lower(const std::string& s) {
-  std::string out = s;
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-}  // namespace
 
 const char* AllocationStateName(AllocationState state) {
   switch (state) {
