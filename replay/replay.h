@@ -37,6 +37,8 @@
 
 #include "model/placement.h"
 #include "realm_shadow/recorder/event.h"
+#include "realm_shadow/recorder/identity.h"
+#include "realm_shadow/recorder/memory_kind.h"
 
 namespace realm_shadow {
 namespace replay {
@@ -102,6 +104,7 @@ struct ReplayTimeMark {
 struct ReplayScript {
   uint64_t memory_id = 0;
   uint32_t node = 0;
+  MemoryKind kind = MemoryKind::kOther;
   std::string memory_name;
   uint64_t capacity = 0;
   bool capacity_known = true;
@@ -118,6 +121,8 @@ struct ReplayScript {
   bool log_times = false;  // times are the log's (per node), else drain times
   // What the compile could not tell, one line each (notes of the replay).
   std::vector<std::string> notes;
+  // The identities the lives refer to (ReplayLife::identity), by id.
+  std::vector<Identity> identities;
 
   // The time of event number `sequence` (0 when the history has none).
   int64_t TimeOf(uint64_t sequence) const;

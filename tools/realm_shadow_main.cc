@@ -20,6 +20,8 @@
 #include "realm_shadow/faces/human_size.h"
 #include "realm_shadow/faces/realm_log.h"
 #include "realm_shadow/faces/report.h"
+#include "replay/from_dump.h"
+#include "replay/report.h"
 
 namespace realm_shadow {
 namespace {
@@ -42,6 +44,10 @@ const char kMainUsage[] =
     "                                      (-level inst=1[,machine=1])\n"
     "  html FILE... -o PAGE.html           the memory map page\n"
     "  html A B --diff -o PAGE.html        the page comparing two dumps\n"
+    "  replay FILE... [--memory ID] [--policy P]... [--capacity SIZE]\n"
+    "                 [--min-capacity] [--json]\n"
+    "                                      the run again under another placement\n"
+    "                                      policy or capacity (dumps with history)\n"
     "\n"
     "FILE: a dump file (one per node of a run).  Sizes: bytes, or with a\n"
     "unit: 4096, 64KiB, 512MiB, 4GiB (binary), 1MB (decimal).  Memory ids:\n"
@@ -96,11 +102,32 @@ const Command kCommands[] = {
      "skipped; the dump's notes say what the log could not tell.\n"
      "  -o FILE   the dump to write\n"},
     {"html",
-     "usage: realm-shadow html FILE... -o PAGE.html\n"
+     "usage: realm-shadow html FILE... -o PAGE.html [--no-replay]\n"
      "       realm-shadow html A B --diff -o PAGE.html\n"
      "A self-contained page with every memory as a zoomable address map;\n"
-     "with --diff, B compared with A.\n"
-     "  -o PAGE.html  the page to write\n"},
+     "with --diff, B compared with A.  A memory whose dump holds its history\n"
+     "gets the replay table in its side panel (every policy, its smallest\n"
+     "capacity, and its map at the run's first failure).\n"
+     "  -o PAGE.html  the page to write\n"
+     "  --no-replay   leave the replay tables out (they cost a replay search\n"
+     "                per policy and memory)\n"},
+    {"replay",
+     "usage: realm-shadow replay FILE... [--memory ID] [--policy P]...\n"
+     "                           [--capacity SIZE] [--min-capacity] [--json]\n"
+     "The requests and releases of each memory's run (from the history its\n"
+     "dump holds), run again through Realm's deferral rules under another\n"
+     "placement policy or capacity: per policy whether the run's failures are\n"
+     "avoided, the first failure, peak used, the largest-hole deficit,\n"
+     "fragmentation at the run's failure; always the self-check (realm at the\n"
+     "run's capacity against the recorded placements) and the lower bound\n"
+     "(peak live bytes).\n"
+     "  --memory ID      only this memory\n"
+     "  --policy P       realm, best-fit, worst-fit, next-fit, size-classes,\n"
+     "                   compacting; repeat for several (default: all)\n"
+     "  --capacity SIZE  replay at this capacity (default: the run's)\n"
+     "  --min-capacity   also search the smallest capacity with no failure\n"
+     "                   (to one alignment unit) per policy\n"
+     "  --json           one JSON array, an object per memory\n"},
 };
 
 const Command* FindCommand(const std::string& name) {
@@ -123,8 +150,12 @@ int BadInput(const std::string& message) {
 struct Args {
   std::vector<std::string> files;
   std::map<std::string, std::string> values;
+  std::vector<std::string> policies;  // replay --policy, in order
   bool help = false;
   bool diff = false;
+  bool min_capacity = false;
+  bool json = false;
+  bool no_replay = false;
 };
 
 // Options that take a value, per command; everything else starting with
@@ -133,7 +164,9 @@ bool ParseArgs(const Command& c, int argc, char** argv, Args* out,
                std::string* problem) {
   const std::string name = c.name;
   auto takes_value = [&](const std::string& opt) {
-    if (opt == "--memory") return name == "holes" || name == "blockers";
+    if (opt == "--memory")
+      return name == "holes" || name == "blockers" || name == "replay";
+    if (opt == "--policy" || opt == "--capacity") return name == "replay";
     if (opt == "--top") return name == "holes" || name == "report";
     if (opt == "--size" || opt == "--align" || opt == "--objective")
       return name == "blockers";
@@ -149,6 +182,18 @@ bool ParseArgs(const Command& c, int argc, char** argv, Args* out,
     }
     if (arg == "--diff" && name == "html") {
       out->diff = true;
+      continue;
+    }
+    if (arg == "--no-replay" && name == "html") {
+      out->no_replay = true;
+      continue;
+    }
+    if (arg == "--min-capacity" && name == "replay") {
+      out->min_capacity = true;
+      continue;
+    }
+    if (arg == "--json" && name == "replay") {
+      out->json = true;
       continue;
     }
     if (arg == "--") {
@@ -176,6 +221,7 @@ bool ParseArgs(const Command& c, int argc, char** argv, Args* out,
         value = argv[++i];
       }
       if (opt == "--output") opt = "-o";
+      if (opt == "--policy") out->policies.push_back(value);
       out->values[opt] = value;
       continue;
     }
@@ -378,7 +424,66 @@ int RunHtml(const Command& c, const Args& args) {
     }
     dumps = {std::move(merged)};
   }
-  if (!WriteHtmlMap(dumps, out->second, &error)) return BadInput(error);
+  std::vector<PageReplay> replays;
+  if (!args.diff && !args.no_replay) {
+    // Memories with a history get the replay table; the others none.
+    for (const Snapshot& s : dumps[0].memories) {
+      replay::ReplayScript script;
+      std::string why;
+      if (!replay::ScriptOfDumpMemory(dumps[0], s, &script, &why)) continue;
+      replay::ReplayQuestion question;
+      question.min_capacity = true;
+      question.maps = true;
+      replay::MemoryAnswer answer;
+      if (!replay::ReplayMemory(std::move(script), question, &answer, &why)) continue;
+      replays.push_back(replay::ToPageReplay(answer));
+    }
+  }
+  if (!WriteHtmlMap(dumps, out->second, &error, replays)) return BadInput(error);
+  return 0;
+}
+
+int RunReplay(const Command& c, const Args& args) {
+  if (args.files.empty()) return Usage(c, "no dump file given");
+  replay::ReplayQuestion question;
+  std::string error;
+  for (const std::string& name : args.policies) {
+    model::PlacementPolicy p;
+    if (!model::ParsePlacementPolicy(name, &p))
+      return Usage(c, "--policy '" + name +
+                          "': expected realm, best-fit, worst-fit, next-fit, "
+                          "size-classes or compacting");
+    question.policies.push_back(p);
+  }
+  if (auto it = args.values.find("--capacity"); it != args.values.end()) {
+    if (!ParseHumanSize(it->second, &question.capacity, &error))
+      return Usage(c, "--capacity " + error);
+    if (question.capacity == 0) return Usage(c, "--capacity must be more than 0");
+  }
+  question.min_capacity = args.min_capacity;
+  std::vector<DumpFile> dumps;
+  std::vector<LoadedMemory> memories;
+  if (!LoadMemories(args, &dumps, &memories, &error)) return BadInput(error);
+  std::vector<replay::MemoryAnswer> answers;
+  for (const LoadedMemory& m : memories) {
+    replay::ReplayScript script;
+    if (!replay::ScriptOfDumpMemory(*m.dump, *m.snapshot, &script, &error))
+      return BadInput(m.file + ": " + error);
+    replay::MemoryAnswer answer;
+    if (!replay::ReplayMemory(std::move(script), question, &answer, &error))
+      return BadInput(m.file + ": " + error);
+    answers.push_back(std::move(answer));
+  }
+  if (args.json) {
+    std::cout << "[\n";
+    for (size_t i = 0; i < answers.size(); ++i)
+      std::cout << replay::MemoryAnswerJson(answers[i])
+                << (i + 1 < answers.size() ? ",\n" : "\n");
+    std::cout << "]\n";
+    return 0;
+  }
+  for (const replay::MemoryAnswer& a : answers)
+    std::cout << replay::FormatMemoryAnswer(a);
   return 0;
 }
 
@@ -412,6 +517,7 @@ int Main(int argc, char** argv) {
   if (name == "json") return RunJson(*c, args);
   if (name == "diff") return RunDiff(*c, args);
   if (name == "ingest-realm-log") return RunIngest(*c, args);
+  if (name == "replay") return RunReplay(*c, args);
   return RunHtml(*c, args);
 }
 

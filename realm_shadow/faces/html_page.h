@@ -32,14 +32,37 @@
 
 namespace realm_shadow {
 
-// Writes the page for one dump, or two (before, after: a diff).  False with
-// *error set when there is nothing to show (no dump, more than two) or the
-// file cannot be written.
+// What-if replay of one memory (replay/report.h computes it; the page only
+// shows it): in the side panel a table of the policies, and per policy the
+// map as it would have been at `moment`, which a click on the row draws in
+// place of the dump's.
+struct PageReplayRow {
+  std::string policy;
+  bool fails = false;
+  std::string first_failure;  // "-" when none
+  std::string min_capacity;   // "" when not searched
+  std::string moment;         // when `map` is taken, in words
+  std::vector<Allocation> map;  // by offset
+};
+struct PageReplay {
+  uint32_t node = 0;
+  uint64_t memory_id = 0;
+  std::string summary;  // the self-check and the lower bound, one line each
+  std::string moment;   // what the maps show, in words
+  std::vector<PageReplayRow> rows;
+};
+
+// Writes the page for one dump, or two (before, after: a diff), with the
+// replay tables of the memories `replays` names (matched by node and id).
+// False with *error set when there is nothing to show (no dump, more than
+// two) or the file cannot be written.
 bool WriteHtmlMap(const std::vector<DumpFile>& dumps,
-                  const std::string& out_path, std::string* error);
+                  const std::string& out_path, std::string* error,
+                  const std::vector<PageReplay>& replays = {});
 
 // The page as a string (what WriteHtmlMap writes); tests use it.
-std::string RenderHtmlMap(const std::vector<DumpFile>& dumps);
+std::string RenderHtmlMap(const std::vector<DumpFile>& dumps,
+                          const std::vector<PageReplay>& replays = {});
 
 }  // namespace realm_shadow
 

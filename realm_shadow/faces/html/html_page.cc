@@ -283,8 +283,34 @@ void AppendDiff(std::string* out, const Snapshot& before,
   out->append("\"}");
 }
 
+void AppendReplay(std::string* out, const PageReplay& r) {
+  out->append(",\"replay\":{\"summary\":");
+  AppendJsonString(out, r.summary);
+  out->append(",\"moment\":");
+  AppendJsonString(out, r.moment);
+  out->append(",\"rows\":[");
+  for (size_t i = 0; i < r.rows.size(); ++i) {
+    const PageReplayRow& row = r.rows[i];
+    if (i) out->push_back(',');
+    out->append("{\"policy\":");
+    AppendJsonString(out, row.policy);
+    out->append(",\"fails\":");
+    out->append(row.fails ? "true" : "false");
+    out->append(",\"first_failure\":");
+    AppendJsonString(out, row.first_failure);
+    out->append(",\"min_capacity\":");
+    AppendJsonString(out, row.min_capacity);
+    out->append(",\"moment\":");
+    AppendJsonString(out, row.moment);
+    out->append(",\"count\":" + std::to_string(row.map.size()) + ",");
+    AppendAllocationArrays(out, row.map);
+    out->append("}");
+  }
+  out->append("]}");
+}
+
 void AppendMemory(std::string* out, const Snapshot& s,
-                  const Snapshot* before) {
+                  const Snapshot* before, const PageReplay* replay) {
   const std::vector<Hole> holes = FindHoles(s);
   const FreeSummary summary = SummarizeHoles(s, holes);
   out->append("{\"id\":");
@@ -452,10 +478,12 @@ void AppendMemory(std::string* out, const Snapshot& s,
     out->push_back(',');
     AppendDiff(out, *before, s);
   }
+  if (replay) AppendReplay(out, *replay);
   out->append("}");
 }
 
-std::string DataBlock(const std::vector<DumpFile>& dumps) {
+std::string DataBlock(const std::vector<DumpFile>& dumps,
+                      const std::vector<PageReplay>& replays) {
   std::string out;
   size_t total = 0;
   for (const DumpFile& d : dumps)
@@ -489,8 +517,12 @@ std::string DataBlock(const std::vector<DumpFile>& dumps) {
         for (const Snapshot& b : dumps[0].memories)
           if (b.memory_id == s.memory_id && b.node == s.node) before = &b;
       }
+      const PageReplay* replay = nullptr;
+      if (di + 1 == dumps.size())  // the dump shown last (after, with two)
+        for (const PageReplay& r : replays)
+          if (r.memory_id == s.memory_id && r.node == s.node) replay = &r;
       if (mi) out.push_back(',');
-      AppendMemory(&out, s, before);
+      AppendMemory(&out, s, before, replay);
     }
     out.append("]}");
   }
@@ -506,24 +538,26 @@ void Fill(std::string* page, const char* marker, const std::string& text) {
 
 }  // namespace
 
-std::string RenderHtmlMap(const std::vector<DumpFile>& dumps) {
+std::string RenderHtmlMap(const std::vector<DumpFile>& dumps,
+                          const std::vector<PageReplay>& replays) {
   std::string page = html::kMapHtml;
   // The data go in last: the script and styles are markers-free, and
   // the data are the bulk of the page.
   Fill(&page, "/*@MAP_CSS@*/", html::kMapCss);
   Fill(&page, "/*@MAP_JS@*/", html::kMapJs);
-  Fill(&page, "@MAP_DATA@", DataBlock(dumps));
+  Fill(&page, "@MAP_DATA@", DataBlock(dumps, replays));
   return page;
 }
 
 bool WriteHtmlMap(const std::vector<DumpFile>& dumps,
-                  const std::string& out_path, std::string* error) {
+                  const std::string& out_path, std::string* error,
+                  const std::vector<PageReplay>& replays) {
   if (dumps.empty() || dumps.size() > 2) {
     *error = "html: give one dump, or two to compare (got " +
              std::to_string(dumps.size()) + ")";
     return false;
   }
-  const std::string page = RenderHtmlMap(dumps);
+  const std::string page = RenderHtmlMap(dumps, replays);
   const std::string tmp = out_path + ".tmp";
   FILE* f = std::fopen(tmp.c_str(), "wb");
   if (!f) {

@@ -13,11 +13,28 @@
   const LITTLE = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
   function decodeMemory(m) {
-    const n = m.count;
-    const bytes = b64bytes(m.allocations);
-    delete m.allocations;
+    decodeAllocations(m, m.id);
+    m.cap = m.capacity_known && m.capacity ? m.capacity : m.extent;
+    if (m.diff) {
+      m.diffStatus = b64bytes(m.diff.status);
+      const rb = b64bytes(m.diff.removed_list);
+      const k = m.diff.removed_drawn;
+      m.rmOff = new Float64Array(rb.buffer, rb.byteOffset, k);
+      m.rmSize = new Float64Array(rb.buffer, rb.byteOffset + 8 * k, k);
+      m.rmInst = new Uint32Array(rb.buffer, rb.byteOffset + 16 * k, 2 * k);
+    }
+    m.view = [0, m.extent];
+  }
+
+  // o.allocations (base64, o.count of them) into o.off, o.size, o.inst,
+  // o.ident, o.bits and the prefix sums: a memory's, or a replay map's.
+  function decodeAllocations(o, what) {
+    const n = o.count;
+    const bytes = b64bytes(o.allocations);
+    delete o.allocations;
     if (!LITTLE) throw new Error('big-endian browser: cannot read the data');
-    if (bytes.length !== n * 29) throw new Error('memory ' + m.id + ': data length ' + bytes.length + ' != ' + n * 29);
+    if (bytes.length !== n * 29) throw new Error('memory ' + what + ': data length ' + bytes.length + ' != ' + n * 29);
+    const m = o;
     const buf = bytes.buffer, base = bytes.byteOffset;
     m.off = new Float64Array(buf, base, n);
     m.size = new Float64Array(buf, base + 8 * n, n);
@@ -34,15 +51,5 @@
       m.pre[i + 1] = s;
       m.preRel[i + 1] = r;
     }
-    m.cap = m.capacity_known && m.capacity ? m.capacity : m.extent;
-    if (m.diff) {
-      m.diffStatus = b64bytes(m.diff.status);
-      const rb = b64bytes(m.diff.removed_list);
-      const k = m.diff.removed_drawn;
-      m.rmOff = new Float64Array(rb.buffer, rb.byteOffset, k);
-      m.rmSize = new Float64Array(rb.buffer, rb.byteOffset + 8 * k, k);
-      m.rmInst = new Uint32Array(rb.buffer, rb.byteOffset + 16 * k, 2 * k);
-    }
-    m.view = [0, m.extent];
   }
 

@@ -25,6 +25,7 @@
         hover: st.hover, pinned: st.pinned, failure: st.failure,
         whatIf: st.whatIf && { size: st.whatIf.size, align: st.whatIf.align, fits: st.whatIf.result.fits, offset: st.whatIf.result.offset },
         hits: st.hits ? st.hits.indices.length : 0,
+        replayShown: mems().map((m) => (m.replayShown == null ? null : m.replay.rows[m.replayShown].policy)),
       };
     },
     rowGeometry,
@@ -56,5 +57,6 @@
     findBlockers(mi, size, align) { const w = findBlockers(mems()[mi], size, align); return w && { ...w }; },
     firstFit(mi, size, align) { return firstFit(mems()[mi], size, align); },
     parseBytes,
+    showReplay(mi, k) { if (k == null) showDumpMap(mi); else showReplayMap(mi, k); return draw(); },
   };
 })();

@@ -250,6 +250,7 @@
       [instHex(m.inst[2 * i], m.inst[2 * i + 1]) + ' <span class="note">' + esc(kindNames[m.bits[i] & 7]) + '</span>', human(m.size[i]), human(m.off[i])]),
       (k) => { const i = m.top_allocations[k]; zoomToRange(mi, m.off[i], m.off[i] + m.size[i], 0.25); });
 
+    renderReplay(mi);
     const fl = $('failures');
     $('failureSection').hidden = !m.failures.length;
     fl.innerHTML = m.failures.map((f, k) => {
