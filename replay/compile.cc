@@ -267,10 +267,23 @@ class Compiler {
   }
 
   bool GroupRecord(const Event& e, std::string* error) {
+    // A redistrict's pieces may have other events between them (a log
+    // attaches each piece's identity right after it): those apply once the
+    // split is made.
+    if (group_type_ == EventType::kRedistrict && e.type != EventType::kRedistrictPiece) {
+      between_.push_back(e);
+      return true;
+    }
     --group_left_;
     if (group_type_ == EventType::kRedistrict || group_type_ == EventType::kHeapSplit) {
       group_.push_back(e);
-      return group_left_ == 0 ? FlushSplit(error) : true;
+      if (group_left_ > 0) return true;
+      if (!FlushSplit(error)) return false;
+      std::vector<Event> between;
+      between.swap(between_);
+      for (const Event& b : between)
+        if (!Apply(b, error)) return false;
+      return true;
     }
     // heap_swapped / heap_replaced records.
     if (e.type == EventType::kHeapRemoved) return Released(e, error);
@@ -587,6 +600,7 @@ class Compiler {
   uint64_t group_old_ = 0;
   uint32_t group_left_ = 0;
   std::vector<Event> group_;
+  std::vector<Event> between_;
   // Pieces announced right after a release request.
   uint32_t candidate_old_ = kNoLife;
   uint64_t last_wait_or_release_ = UINT64_MAX - 1;

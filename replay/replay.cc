@@ -87,6 +87,7 @@ class Runner {
       out_->placed_at[life] = script_.lives[life].recorded_offset;
     }
     Observe();
+    out_->peak_used = memory_->capacity() - memory_->free_bytes();
     return true;
   }
 
@@ -384,35 +385,15 @@ bool RunReplay(const ReplayScript& script, const ReplayOptions& options,
 }
 
 uint64_t PeakLiveBytes(const ReplayScript& script) {
-  // Placed from the outcome's event to the release step's event.
-  std::vector<std::pair<uint64_t, int64_t>> deltas;  // sequence, +/- bytes
-  uint64_t base = 0;
-  for (uint32_t life : script.base_lives) base += script.lives[life].size;
-  std::vector<bool> released(script.lives.size(), false);
-  for (const ReplayStep& step : script.steps) {
-    if (step.kind != StepKind::kRelease && step.kind != StepKind::kRedistrict) continue;
-    const ReplayLife& l = script.lives[step.life];
-    const bool held = l.recorded == RecordedOutcome::kPlaced ||
-                      l.recorded == RecordedOutcome::kLiveAtBase;
-    if (!held || released[step.life]) continue;
-    released[step.life] = true;
-    deltas.emplace_back(step.sequence, -static_cast<int64_t>(l.size));
-  }
-  for (const ReplayLife& l : script.lives)
-    if (l.recorded == RecordedOutcome::kPlaced)
-      deltas.emplace_back(l.recorded_sequence, static_cast<int64_t>(l.size));
-  // At one event, the placement before the release (a redistrict's pieces
-  // replace the old range, the old one counts until then).
-  std::sort(deltas.begin(), deltas.end(), [](const auto& a, const auto& b) {
-    return a.first < b.first || (a.first == b.first && a.second > b.second);
-  });
-  int64_t live = static_cast<int64_t>(base), peak = live;
-  for (const auto& [seq, d] : deltas) {
-    (void)seq;
-    live += d;
-    peak = std::max(peak, live);
-  }
-  return static_cast<uint64_t>(peak);
+  // Compacting with room for everything: every request placed when it is
+  // made, every range given back when its release is ready.
+  ReplayOptions o;
+  o.policy = PlacementPolicy::kCompacting;
+  o.capacity = uint64_t{1} << 62;
+  ReplayResult r;
+  std::string error;
+  if (!RunReplay(script, o, &r, &error)) return 0;
+  return r.peak_used;
 }
 
 uint64_t AlignmentUnit(const ReplayScript& script) {

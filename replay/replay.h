@@ -216,9 +216,11 @@ struct ReplayResult {
 bool RunReplay(const ReplayScript& script, const ReplayOptions& options,
                ReplayResult* out, std::string* error);
 
-// The peak of the bytes the run held at once (sizes of the lives placed
-// and not yet released, as the run recorded them): no policy and no
-// capacity below it keeps every request placed when the run had it.
+// The most bytes the run asked to hold at once: every request counted from
+// when it was made (placed or not) until its release was ready, by a
+// compacting replay with room for everything.  Below it, some request must
+// wait longer than it did in the run, or fail: the lower bound no policy
+// reaches without changing when requests are served.
 uint64_t PeakLiveBytes(const ReplayScript& script);
 
 // The largest alignment any request of the script asks for (at least 1):
