@@ -2,22 +2,10 @@
 // placement_*.cc.
 #include "model/placement.h"
 
-#include <limits>
-
 #include "model/internal/placements.h"
 
 namespace realm_shadow {
 namespace model {
-
-uint64_t AlignUp(uint64_t offset, uint64_t alignment) {
-  if (alignment <= 1) return offset;
-  const uint64_t rem = offset % alignment;
-  if (rem == 0) return offset;
-  const uint64_t add = alignment - rem;
-  if (offset > std::numeric_limits<uint64_t>::max() - add)
-    return std::numeric_limits<uint64_t>::max();
-  return offset + add;
-}
 
 const char* PlacementPolicyName(PlacementPolicy policy) {
   switch (policy) {

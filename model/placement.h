@@ -64,7 +64,14 @@ namespace model {
 
 // Offset aligned up; alignment 0 or 1 means none.  Saturates at UINT64_MAX
 // so that a huge alignment is a request that does not fit, not a wrap.
-uint64_t AlignUp(uint64_t offset, uint64_t alignment);
+// Inline: every placement decision calls it.
+inline uint64_t AlignUp(uint64_t offset, uint64_t alignment) {
+  if (alignment <= 1) return offset;
+  const uint64_t rem = offset % alignment;
+  if (rem == 0) return offset;
+  const uint64_t add = alignment - rem;
+  return offset > UINT64_MAX - add ? UINT64_MAX : offset + add;
+}
 
 // [first, last): last is one past the end.
 struct AddressRange {

@@ -84,6 +84,7 @@ void FreeRangeIndex::Resized(size_t i, uint32_t slot, uint64_t old_length) {
 }
 
 size_t FreeRangeIndex::ChunkFor(uint64_t address) const {
+  if (lead_.size() <= 1) return 0;  // the common small heap: one chunk
   const auto it = std::upper_bound(lead_.begin(), lead_.end(), address);
   return it == lead_.begin() ? 0 : static_cast<size_t>(it - lead_.begin()) - 1;
 }
@@ -117,8 +118,9 @@ void FreeRangeIndex::InsertAt(size_t i, uint32_t slot, AddressRange r) {
     rebuild = true;
   }
   Chunk& c = chunk(i);
-  std::memmove(c.ranges + slot + 1, c.ranges + slot,
-               (c.count - slot) * sizeof(AddressRange));
+  // A few ranges move at most 63 places; a loop beats a memmove call for
+  // the short moves that are the common case.
+  for (uint32_t k = c.count; k > slot; --k) c.ranges[k] = c.ranges[k - 1];
   c.ranges[slot] = r;
   ++c.count;
   if (rebuild) {
@@ -140,8 +142,7 @@ void FreeRangeIndex::EraseAt(size_t i, uint32_t slot) {
   --count_;
   Chunk& c = chunk(i);
   const uint64_t length = c.ranges[slot].size();
-  std::memmove(c.ranges + slot, c.ranges + slot + 1,
-               (c.count - slot - 1) * sizeof(AddressRange));
+  for (uint32_t k = slot; k + 1 < c.count; ++k) c.ranges[k] = c.ranges[k + 1];
   --c.count;
   if (c.count == 0) {
     spare_.push_back(order_[i]);
@@ -256,12 +257,16 @@ size_t FreeRangeIndex::ChunkWithLength(size_t i, uint64_t need) const {
 bool FreeRangeIndex::FirstFit(uint64_t size, uint64_t alignment, uint64_t from,
                               Position* p, uint64_t* start) const {
   if (order_.empty() || tree_[1] < size) return false;
-  size_t i = ChunkFor(from);
-  const Chunk& c = chunk(i);
-  uint32_t s = static_cast<uint32_t>(
-      std::lower_bound(c.ranges, c.ranges + c.count, from,
-                       [](const AddressRange& r, uint64_t a) { return r.first < a; }) -
-      c.ranges);
+  size_t i = 0;
+  uint32_t s = 0;
+  if (from > 0) {  // realm's search starts at 0: no lookup
+    i = ChunkFor(from);
+    const Chunk& c = chunk(i);
+    s = static_cast<uint32_t>(
+        std::lower_bound(c.ranges, c.ranges + c.count, from,
+                         [](const AddressRange& r, uint64_t a) { return r.first < a; }) -
+        c.ranges);
+  }
   for (;;) {
     const Chunk& h = chunk(i);
     if (h.longest >= size) {
