@@ -6,7 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "realm_shadow/analysis/snapshot.h"
-#include "realm_shadow/dump/json_writer.h"
+#include "realm_shadow/dump/internal/json_writer.h"
 #include "realm_shadow/faces/report.h"
 
 namespace realm_shadow {

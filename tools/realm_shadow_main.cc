@@ -9,17 +9,22 @@
 #include <cstdlib>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "realm_shadow/analysis/analysis.h"
 #include "realm_shadow/analysis/snapshot.h"
 #include "realm_shadow/dump/dump.h"
 #include "realm_shadow/faces/html_page.h"
 #include "realm_shadow/faces/human_size.h"
 #include "realm_shadow/faces/realm_log.h"
+#include "realm_shadow/faces/history_walk.h"
 #include "realm_shadow/faces/report.h"
+#include "realm_shadow/faces/timeline.h"
+#include "realm_shadow/faces/trace.h"
 #include "replay/from_dump.h"
 #include "replay/report.h"
 
@@ -44,6 +49,12 @@ const char kMainUsage[] =
     "                                      (-level inst=1[,machine=1])\n"
     "  html FILE... -o PAGE.html           the memory map page\n"
     "  html A B --diff -o PAGE.html        the page comparing two dumps\n"
+    "  timeline FILE... [--memory ID]      how each memory got there: peak,\n"
+    "                                      hole drops, longest lives, the\n"
+    "                                      lead-up to each failure\n"
+    "  at FILE --event N | --time T -o OUT the exact state at that moment,\n"
+    "                                      as a dump\n"
+    "  trace FILE... -o TRACE.json         the history for ui.perfetto.dev\n"
     "  replay FILE... [--memory ID] [--policy P]... [--capacity SIZE]\n"
     "                 [--min-capacity] [--json]\n"
     "                                      the run again under another placement\n"
@@ -101,6 +112,43 @@ const Command kCommands[] = {
      "write it as a dump.  One LOG per node.  Unknown lines are counted and\n"
      "skipped; the dump's notes say what the log could not tell.\n"
      "  -o FILE   the dump to write\n"},
+    {"timeline",
+     "usage: realm-shadow timeline FILE... [--memory ID] [--top N] [--lead N]\n"
+     "From each memory's history in the dump(s) (every event replayed, none\n"
+     "sampled): peak used and when, the moments where the largest hole\n"
+     "shrank the most and the event that did it, the allocations alive the\n"
+     "longest (with identity), and each failure with the events before it.\n"
+     "Events are numbered from 1; times are the history's clock (the\n"
+     "tracker's drain time, or each node's own log time).\n"
+     "  --memory ID  only this memory\n"
+     "  --top N      hole drops and lives listed (default 5)\n"
+     "  --lead N     events shown before each failure (default 10)\n"},
+    {"at",
+     "usage: realm-shadow at FILE (--event N | --time T) [--memory ID]\n"
+     "                       [--with-history] -o OUT\n"
+     "The exact state at a moment of the history (the last checkpoint before\n"
+     "it, then every event up to it), written as a dump that every other\n"
+     "command reads: report, holes, blockers, html, diff (two moments of\n"
+     "one run diff like two dumps).  A moment outside the history's window\n"
+     "is an error (exit 1) that names the window.\n"
+     "  --event N   the state after the first N events of the memory\n"
+     "              (event numbers are per memory: give --memory when\n"
+     "              several have a history)\n"
+     "  --time T    the latest moment whose events are all at or before T,\n"
+     "              in seconds of the history's clock (12.5, 350ms, 20us)\n"
+     "  --memory ID only this memory (without it: every memory with a\n"
+     "              history)\n"
+     "  --with-history  keep the history up to the moment in OUT (its\n"
+     "              timeline and time strip then end there)\n"
+     "  -o OUT      the dump to write\n"},
+    {"trace",
+     "usage: realm-shadow trace FILE... -o TRACE.json\n"
+     "Chrome / Perfetto trace-event JSON of every memory's history (open it\n"
+     "in ui.perfetto.dev or chrome://tracing): per memory, counter tracks of\n"
+     "used, total free, largest hole and fragmentation; each allocation's\n"
+     "life as a slice with its size, offset and identity; failures as\n"
+     "instants.  One process per node, each on its own clock.\n"
+     "  -o TRACE.json  the file to write\n"},
     {"html",
      "usage: realm-shadow html FILE... -o PAGE.html [--no-replay]\n"
      "       realm-shadow html A B --diff -o PAGE.html\n"
@@ -156,6 +204,7 @@ struct Args {
   bool min_capacity = false;
   bool json = false;
   bool no_replay = false;
+  bool with_history = false;
 };
 
 // Options that take a value, per command; everything else starting with
@@ -165,13 +214,18 @@ bool ParseArgs(const Command& c, int argc, char** argv, Args* out,
   const std::string name = c.name;
   auto takes_value = [&](const std::string& opt) {
     if (opt == "--memory")
-      return name == "holes" || name == "blockers" || name == "replay";
+      return name == "holes" || name == "blockers" || name == "timeline" ||
+             name == "at" || name == "replay";
     if (opt == "--policy" || opt == "--capacity") return name == "replay";
-    if (opt == "--top") return name == "holes" || name == "report";
+    if (opt == "--top")
+      return name == "holes" || name == "report" || name == "timeline";
+    if (opt == "--lead") return name == "timeline";
+    if (opt == "--event" || opt == "--time") return name == "at";
     if (opt == "--size" || opt == "--align" || opt == "--objective")
       return name == "blockers";
     if (opt == "-o" || opt == "--output")
-      return name == "ingest-realm-log" || name == "html";
+      return name == "ingest-realm-log" || name == "html" || name == "at" ||
+             name == "trace";
     return false;
   };
   for (int i = 0; i < argc; ++i) {
@@ -194,6 +248,10 @@ bool ParseArgs(const Command& c, int argc, char** argv, Args* out,
     }
     if (arg == "--json" && name == "replay") {
       out->json = true;
+      continue;
+    }
+    if (arg == "--with-history" && name == "at") {
+      out->with_history = true;
       continue;
     }
     if (arg == "--") {
@@ -405,6 +463,96 @@ int RunIngest(const Command& c, const Args& args) {
   return 0;
 }
 
+int RunTimeline(const Command& c, const Args& args) {
+  if (args.files.empty()) return Usage(c, "no dump file given");
+  TimelineOptions options;
+  std::string error;
+  if (auto it = args.values.find("--top"); it != args.values.end())
+    if (!ParseCount(it->second, &options.top, &error))
+      return Usage(c, "--top " + error);
+  if (auto it = args.values.find("--lead"); it != args.values.end())
+    if (!ParseCount(it->second, &options.lead, &error))
+      return Usage(c, "--lead " + error);
+  std::vector<DumpFile> dumps;
+  std::vector<LoadedMemory> memories;
+  if (!LoadMemories(args, &dumps, &memories, &error)) return BadInput(error);
+  bool any = false;
+  for (const LoadedMemory& m : memories) {
+    const MemoryHistory* h = FindHistory(*m.dump, *m.snapshot);
+    if (h == nullptr) {
+      std::cout << MemoryTitle(*m.snapshot) << "\n  no history in " << m.file
+                << " (written with REALM_SHADOW_HISTORY=0, or before dumps "
+                   "carried one)\n";
+      continue;
+    }
+    any = true;
+    std::cout << FormatTimeline(*m.snapshot, *h, options);
+  }
+  if (!any) return BadInput("no memory of the given dump(s) has a history");
+  return 0;
+}
+
+int RunAt(const Command& c, const Args& args) {
+  if (args.files.size() != 1)
+    return Usage(c, "expected one dump file, got " +
+                        std::to_string(args.files.size()));
+  auto out = args.values.find("-o");
+  if (out == args.values.end()) return Usage(c, "-o OUT is required");
+  auto event = args.values.find("--event");
+  auto time = args.values.find("--time");
+  if ((event == args.values.end()) == (time == args.values.end()))
+    return Usage(c, "give exactly one of --event N and --time T");
+  MomentChoice moment;
+  moment.with_history = args.with_history;
+  std::string error;
+  if (event != args.values.end()) {
+    uint64_t n = 0;
+    if (!absl::SimpleAtoi(event->second, &n))
+      return Usage(c, "--event '" + event->second + "': expected an event count");
+    moment.event = n;
+  } else {
+    int64_t ns = 0;
+    if (!ParseHistoryTime(time->second, &ns, &error))
+      return Usage(c, "--time " + error);
+    moment.time_ns = ns;
+  }
+  std::optional<uint64_t> memory;
+  if (auto it = args.values.find("--memory"); it != args.values.end()) {
+    uint64_t id = 0;
+    if (!ParseHexId(it->second, &id, &error)) return Usage(c, "--memory " + error);
+    memory = id;
+  }
+  DumpFile in, at;
+  if (!ReadDump(args.files[0], &in, &error)) return BadInput(error);
+  if (!DumpAtMoment(in, args.files[0], memory, moment, &at, &error))
+    return BadInput(error);
+  if (!WriteDump(out->second, at, &error)) return BadInput(error);
+  for (const Snapshot& s : at.memories)
+    std::cerr << "realm-shadow: " << MemoryTitle(s) << " after " << s.sequence
+              << " event(s): " << s.allocations.size() << " live allocation(s)\n";
+  return 0;
+}
+
+int RunTrace(const Command& c, const Args& args) {
+  if (args.files.empty()) return Usage(c, "no dump file given");
+  auto out = args.values.find("-o");
+  if (out == args.values.end()) return Usage(c, "-o TRACE.json is required");
+  std::vector<DumpFile> dumps;
+  std::string error;
+  if (!LoadDumps(args.files, &dumps, &error)) return BadInput(error);
+  TraceSummary summary;
+  if (!WriteTrace(dumps, args.files, out->second, &summary, &error))
+    return BadInput(error);
+  std::cerr << "realm-shadow: wrote " << out->second << ": " << summary.memories
+            << " memory(ies), " << summary.lives << " allocation lives, "
+            << summary.counter_samples << " counter samples, "
+            << summary.failures << " failure(s)";
+  if (summary.skipped)
+    std::cerr << "; " << summary.skipped << " memory(ies) without a history";
+  std::cerr << "\n";
+  return 0;
+}
+
 int RunHtml(const Command& c, const Args& args) {
   auto out = args.values.find("-o");
   if (args.files.empty()) return Usage(c, "no dump file given");
@@ -518,6 +666,9 @@ int Main(int argc, char** argv) {
   if (name == "diff") return RunDiff(*c, args);
   if (name == "ingest-realm-log") return RunIngest(*c, args);
   if (name == "replay") return RunReplay(*c, args);
+  if (name == "timeline") return RunTimeline(*c, args);
+  if (name == "at") return RunAt(*c, args);
+  if (name == "trace") return RunTrace(*c, args);
   return RunHtml(*c, args);
 }
 

@@ -3,24 +3,41 @@
 #include "realm_shadow/analysis/snapshots.h"
 
 #include <algorithm>
+#include <memory>
 #include <vector>
 
+#include "realm_shadow/analysis/internal/history_recorder.h"
 #include "realm_shadow/analysis/internal/shadow_map.h"
 
 namespace realm_shadow {
 namespace {
 
+// What the analysis layer keeps per memory: its shadow map and, unless
+// REALM_SHADOW_HISTORY=0, the history of the events applied to it.
+struct ConsumerState {
+  explicit ConsumerState(const MemoryDescription& memory)
+      : map(memory.capacity, (memory.flags & REALM_SHADOW_ADDRESSED) != 0) {
+    map.set_heap_observed((memory.flags & REALM_SHADOW_HEAP_OBSERVED) != 0);
+    if (memory.history_events > 0)
+      history = std::make_unique<HistoryRecorder>(memory.history_events, map);
+  }
+  ShadowMap map;
+  std::unique_ptr<HistoryRecorder> history;
+};
+
 void* CreateShadowMap(const MemoryDescription& memory) {
-  auto* map = new ShadowMap(memory.capacity,
-                            (memory.flags & REALM_SHADOW_ADDRESSED) != 0);
-  map->set_heap_observed((memory.flags & REALM_SHADOW_HEAP_OBSERVED) != 0);
-  return map;
+  return new ConsumerState(memory);
 }
 void ApplyToShadowMap(void* state, const Event* events, size_t count) {
-  ShadowMap* map = static_cast<ShadowMap*>(state);
-  for (size_t i = 0; i < count; ++i) map->Apply(events[i]);
+  ConsumerState* c = static_cast<ConsumerState*>(state);
+  if (c->history) {
+    // One clock read per batch (history.h: the drain time).
+    c->history->Apply(&c->map, events, count, HistoryClockNow());
+    return;
+  }
+  for (size_t i = 0; i < count; ++i) c->map.Apply(events[i]);
 }
-void DestroyShadowMap(void* state) { delete static_cast<ShadowMap*>(state); }
+void DestroyShadowMap(void* state) { delete static_cast<ConsumerState*>(state); }
 
 constexpr JournalConsumer kShadowMapConsumer = {&CreateShadowMap,
                                                 &ApplyToShadowMap,
@@ -39,55 +56,134 @@ Snapshot TakeSnapshot(realm_shadow_memory* memory) {
   return s;
 }
 
+namespace {
+
+// Appends the identities that `ids` name (sorted, unique) to *out, from
+// the process's table.
+void LookupIdentities(std::vector<uint32_t>* ids, std::vector<Identity>* out) {
+  std::sort(ids->begin(), ids->end());
+  ids->erase(std::unique(ids->begin(), ids->end()), ids->end());
+  for (uint32_t id : *ids) {
+    Identity identity;
+    if (LookupIdentity(id, &identity)) out->push_back(identity);
+  }
+}
+
+// The memory's description on a picture of it.
+void Describe(const MemoryDescription& d, Snapshot* s) {
+  s->memory_id = d.id;
+  s->kind = d.kind;
+  s->name = d.name;
+  s->node = Options().node;
+  s->exact = d.exact;
+}
+
+void AppendReferencedIdentities(const Snapshot& s, std::vector<uint32_t>* ids) {
+  for (const PendingRequest& p : s.pending)
+    if (p.identity) ids->push_back(p.identity);
+  for (const Failure& f : s.failures)
+    if (f.identity) ids->push_back(f.identity);
+}
+
+// What one visit of the consumer state copies, under the consumer mutex.
+struct Capture {
+  Snapshot* snapshot = nullptr;     // may be null
+  MemoryHistory* history = nullptr; // may be null
+  bool history_kept = false;
+  std::vector<uint32_t> ids;        // identities of the live allocations
+};
+
+void CaptureState(realm_shadow_memory* memory, Capture* capture) {
+  VisitConsumerState(
+      memory,
+      [](void* context, void* state) {
+        auto* c = static_cast<Capture*>(context);
+        const ConsumerState* consumer = static_cast<const ConsumerState*>(state);
+        if (consumer == nullptr) return;  // no consumer installed
+        if (c->snapshot != nullptr) {
+          consumer->map.CopyTo(c->snapshot);
+          consumer->map.AppendIdentities(&c->ids);
+        }
+        if (c->history != nullptr && consumer->history) {
+          consumer->history->Export(c->history);
+          c->history_kept = true;
+        }
+      },
+      capture);
+}
+
+// Fills what a history needs beyond the recorder's window: the memory's
+// description on every checkpoint, the clock origin, and a copy of every
+// identity its checkpoints and events refer to.
+void CompleteHistory(const MemoryDescription& d, MemoryHistory* h) {
+  h->memory_id = d.id;
+  h->node = Options().node;
+  h->clock_origin_unix_ns = HistoryClockOrigin();
+  std::vector<uint32_t> ids;
+  for (HistoryCheckpoint& c : h->checkpoints) {
+    Describe(d, &c.state);
+    c.state.counters.journal_overflows = d.journal_overflows;
+    for (const Allocation& a : c.state.allocations)
+      if (a.identity) ids.push_back(a.identity);
+    AppendReferencedIdentities(c.state, &ids);
+  }
+  for (const EventRecord& r : h->events)
+    if ((r.stamp & 0xff) == static_cast<uint32_t>(EventType::kAttachIdentity) &&
+        r.offset != 0 && r.offset <= UINT32_MAX)
+      ids.push_back(static_cast<uint32_t>(r.offset));
+  h->identities.clear();
+  LookupIdentities(&ids, &h->identities);
+}
+
+}  // namespace
+
 void TakeSnapshotInto(realm_shadow_memory* memory, Snapshot* out) {
   if (memory == nullptr) {
     *out = Snapshot();
     return;
   }
-  Snapshot& s = *out;
-  s.identities.clear();
-  struct Copy {
-    Snapshot* snapshot;
-    std::vector<uint32_t> ids;
-  } copy{&s, {}};
+  TakeSnapshotAndHistory(memory, out, nullptr);
+}
+
+bool TakeSnapshotAndHistory(realm_shadow_memory* memory, Snapshot* snapshot,
+                            MemoryHistory* history) {
+  if (memory == nullptr) return false;
+  Capture capture;
+  capture.snapshot = snapshot;
+  capture.history = history;
+  if (snapshot != nullptr) snapshot->identities.clear();
+  CaptureState(memory, &capture);
+  const MemoryDescription d = DescribeMemory(memory);
+  if (snapshot != nullptr) {
+    Snapshot& s = *snapshot;
+    Describe(d, &s);
+    s.counters.journal_overflows = d.journal_overflows;
+    if (!d.exact) MarkNotExact(&s);
+    // Copy every identity the picture refers to, so it stands alone.  The
+    // live allocations' identities came from the map's use counts above; a
+    // walk of 100k allocations here cost a fifth of the copy.
+    AppendReferencedIdentities(s, &capture.ids);
+    LookupIdentities(&capture.ids, &s.identities);
+  }
+  if (capture.history_kept) CompleteHistory(d, history);
+  return capture.history_kept;
+}
+
+bool TakeHistory(realm_shadow_memory* memory, MemoryHistory* out) {
+  return TakeSnapshotAndHistory(memory, nullptr, out);
+}
+
+size_t HistoryBytes(realm_shadow_memory* memory) {
+  size_t bytes = 0;
   VisitConsumerState(
       memory,
       [](void* context, void* state) {
-        auto* c = static_cast<Copy*>(context);
-        const ShadowMap* map = static_cast<const ShadowMap*>(state);
-        if (map == nullptr) return;  // nothing recorded yet
-        map->CopyTo(c->snapshot);
-        map->AppendIdentities(&c->ids);
+        const ConsumerState* c = static_cast<const ConsumerState*>(state);
+        if (c != nullptr && c->history)
+          *static_cast<size_t*>(context) = c->history->bytes();
       },
-      &copy);
-  const MemoryDescription d = DescribeMemory(memory);
-  s.memory_id = d.id;
-  s.kind = d.kind;
-  s.name = d.name;
-  s.node = Options().node;
-  s.counters.journal_overflows = d.journal_overflows;
-  s.exact = d.exact;
-  if (!d.exact) {
-    Anomaly paused;
-    paused.kind = AnomalyKind::kTrackingPaused;
-    paused.sequence = s.sequence;
-    s.anomalies.push_back(paused);
-    ++s.counters.anomalies[static_cast<size_t>(AnomalyKind::kTrackingPaused)];
-  }
-  // Copy every identity the picture refers to, so it stands alone.  The
-  // live allocations' identities came from the map's use counts above; a
-  // walk of 100k allocations here cost a fifth of the copy.
-  std::vector<uint32_t>& ids = copy.ids;
-  for (const PendingRequest& p : s.pending)
-    if (p.identity) ids.push_back(p.identity);
-  for (const Failure& f : s.failures)
-    if (f.identity) ids.push_back(f.identity);
-  std::sort(ids.begin(), ids.end());
-  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-  for (uint32_t id : ids) {
-    Identity identity;
-    if (LookupIdentity(id, &identity)) s.identities.push_back(identity);
-  }
+      &bytes);
+  return bytes;
 }
 
 bool TakeSnapshot(uint64_t memory_id, Snapshot* out) {

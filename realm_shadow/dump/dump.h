@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "realm_shadow/analysis/history.h"
 #include "realm_shadow/analysis/snapshot.h"
 
 namespace realm_shadow {
@@ -33,7 +34,13 @@ struct DumpFile {
   std::string source;              // "tracker", "ingest-realm-log", ...
   std::vector<std::string> notes;  // what the source could not know, etc.
   std::vector<Snapshot> memories;  // by ascending memory id
+  // Optional: at most one per memory, matched to it by (node, memory id),
+  // ending at the memory's snapshot (the hist section; history.h).
+  std::vector<MemoryHistory> histories;
 };
+
+// The history of a memory of the dump, or null.
+const MemoryHistory* FindHistory(const DumpFile& dump, const Snapshot& memory);
 
 // Writes atomically; false with *error set on failure.
 bool WriteDump(const std::string& path, const DumpFile& dump,
@@ -49,7 +56,8 @@ std::string SerializeDump(const DumpFile& dump);
 // analysis.h.
 std::string DumpToJson(const DumpFile& dump);
 
-// Snapshots the tracked memory and writes it; false with *error on failure.
+// Snapshots the tracked memory, with its history when it keeps one, and
+// writes it; false with *error on failure.
 bool DumpMemoryState(uint64_t memory_id, const std::string& path,
                      std::string* error);
 // Every registered memory in one file.

@@ -15,7 +15,7 @@
 
 #include "realm_shadow/analysis/analysis.h"
 #include "realm_shadow/dump/dump.h"
-#include "realm_shadow/dump/json_writer.h"
+#include "realm_shadow/dump/internal/json_writer.h"
 
 namespace realm_shadow {
 namespace {
@@ -68,7 +68,33 @@ void WriteBlockers(JsonWriter& w, const Snapshot& s, const BlockerWindow& b) {
   w.EndObject();
 }
 
-void WriteMemory(JsonWriter& w, const Snapshot& s) {
+// What a memory's history holds (the events themselves stay in the dump:
+// `realm-shadow at`, `timeline` and `trace` read them).
+void WriteHistorySummary(JsonWriter& w, const MemoryHistory* h) {
+  if (h == nullptr) {
+    w.Null();
+    return;
+  }
+  w.BeginObject();
+  w.Key("clock");
+  w.String(HistoryClockName(h->clock));
+  w.Key("first_sequence");
+  w.Uint(h->first_sequence());
+  w.Key("end_sequence");
+  w.Uint(h->end_sequence());
+  w.Key("window_events");
+  w.Uint(h->window_events);
+  w.Key("checkpoints");
+  w.Uint(h->checkpoints.size());
+  w.Key("first_time_ns");
+  w.Double(static_cast<double>(h->TimeOfEvent(h->first_sequence())));
+  w.Key("last_time_ns");
+  w.Double(static_cast<double>(
+      h->events.empty() ? 0 : h->TimeOfEvent(h->end_sequence() - 1)));
+  w.EndObject();
+}
+
+void WriteMemory(JsonWriter& w, const Snapshot& s, const MemoryHistory* h) {
   const std::vector<Hole> holes = FindHoles(s);
   const FreeSummary summary = SummarizeHoles(s, holes);
 
@@ -93,6 +119,8 @@ void WriteMemory(JsonWriter& w, const Snapshot& s) {
   w.Uint(s.sequence);
   w.Key("exact");
   w.Bool(s.exact);
+  w.Key("history");
+  WriteHistorySummary(w, h);
 
   w.Key("allocations");
   w.BeginArray();
@@ -310,7 +338,7 @@ std::string DumpToJson(const DumpFile& dump) {
   w.EndArray();
   w.Key("memories");
   w.BeginArray();
-  for (const Snapshot& s : dump.memories) WriteMemory(w, s);
+  for (const Snapshot& s : dump.memories) WriteMemory(w, s, FindHistory(dump, s));
   w.EndArray();
   w.EndObject();
   out += '\n';

@@ -28,11 +28,15 @@ bool DumpMemoryState(uint64_t memory_id, const std::string& path,
   dump.node = Options().node;
   dump.created_unix_ns = NowUnixNs();
   dump.source = "tracker";
-  dump.memories.emplace_back();
-  if (!TakeSnapshot(memory_id, &dump.memories.back())) {
+  realm_shadow_memory* memory = FindMemory(memory_id);
+  if (memory == nullptr) {
     *error = path + ": memory " + HexId(memory_id) + " is not registered";
     return false;
   }
+  dump.memories.emplace_back();
+  MemoryHistory history;
+  if (TakeSnapshotAndHistory(memory, &dump.memories.back(), &history))
+    dump.histories.push_back(std::move(history));
   return WriteDump(path, dump, error);
 }
 
@@ -46,8 +50,13 @@ bool DumpAllMemories(const std::string& path, std::string* error) {
   const std::vector<uint64_t> ids = RegisteredMemoryIds();
   dump.memories.reserve(ids.size());
   for (uint64_t id : ids) {
+    realm_shadow_memory* memory = FindMemory(id);
+    if (memory == nullptr) continue;
     Snapshot s;
-    if (TakeSnapshot(id, &s)) dump.memories.push_back(std::move(s));
+    MemoryHistory history;
+    if (TakeSnapshotAndHistory(memory, &s, &history))
+      dump.histories.push_back(std::move(history));
+    dump.memories.push_back(std::move(s));
   }
   return WriteDump(path, dump, error);
 }

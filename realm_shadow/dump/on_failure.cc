@@ -3,9 +3,11 @@
 //
 // The observer runs on the thread whose allocation failed, possibly while
 // Realm holds the memory's allocator mutex, and possibly when the system
-// memory is the full one.  So it allocates only the snapshot and a few
-// short strings, writes through WriteDump's 64 KiB stack buffer, keeps its
-// per-memory counts in a fixed table, and never throws.
+// memory is the full one.  So it allocates only the snapshot, the copy of
+// the memory's history (at most 2.5 MiB of events and its checkpoints with
+// the default REALM_SHADOW_HISTORY) and a few short strings, writes through
+// WriteDump's 64 KiB stack buffer, keeps its per-memory counts in a fixed
+// table, and never throws.
 #include "realm_shadow/dump/on_failure.h"
 
 #include <sys/stat.h>
@@ -122,7 +124,11 @@ void OnFailure(realm_shadow_memory* memory, uint64_t instance) {
       uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
   dump.source = "tracker";
   dump.notes.push_back("written at the failure of instance " + HexId(instance));
-  dump.memories.push_back(TakeSnapshot(memory));
+  // The picture and the history that led to it, at the same moment.
+  dump.memories.emplace_back();
+  MemoryHistory history;
+  if (TakeSnapshotAndHistory(memory, &dump.memories.back(), &history))
+    dump.histories.push_back(std::move(history));
   const Snapshot& snapshot = dump.memories.back();
 
   std::string report = FormatFailureReport(snapshot, instance);

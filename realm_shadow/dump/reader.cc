@@ -70,6 +70,12 @@ class Parser {
   bool Header(Cursor& c, DumpFile* out, uint32_t* memory_count);
   bool Strings(Cursor& c);
   bool Memory(Cursor& c, const std::string& name, Snapshot* s);
+  bool Identities(Cursor& c, uint64_t count, const std::string& where,
+                  std::vector<Identity>* out);
+  bool Optional(Cursor& file, DumpFile* out);
+  bool History(Cursor& c, const std::string& name, const DumpFile& dump,
+               MemoryHistory* h);
+  bool Checkpoint(Cursor& c, const std::string& name, HistoryCheckpoint* cp);
   bool Trailer(Cursor& file);
 
   const uint8_t* data_;
@@ -332,9 +338,24 @@ bool Parser::Memory(Cursor& c, const std::string& name, Snapshot* s) {
     if (pad) return Fail(where + ": an anomaly has nonzero padding");
   }
 
+  if (!Identities(c, counts[5], where, &s->identities)) return false;
+  if (c.left() != 0) {
+    return Fail(where + ": " + std::to_string(c.left()) +
+                " bytes after its last record");
+  }
+  return true;
+}
+
+bool Parser::Identities(Cursor& c, uint64_t count, const std::string& where,
+                        std::vector<Identity>* out) {
+  if (count > c.left() / kIdentityFixedBytes) {
+    return Fail(where + ": " + std::to_string(count) +
+                " identities cannot fit in " + std::to_string(c.left()) +
+                " bytes");
+  }
   // Identities vary in size: each is checked as it comes.
-  s->identities.reserve(counts[5]);  // bounded above by left / 12
-  for (uint64_t i = 0; i < counts[5]; ++i) {
+  out->reserve(count);  // bounded above by left / 12
+  for (uint64_t i = 0; i < count; ++i) {
     const std::string at = where + ": identity " + std::to_string(i);
     if (!c.Has(kIdentityFixedBytes)) {
       return Fail(at + " needs " + std::to_string(kIdentityFixedBytes) +
@@ -363,11 +384,176 @@ bool Parser::Memory(Cursor& c, const std::string& name, Snapshot* s) {
         return false;
       }
     }
-    s->identities.push_back(std::move(id));
+    out->push_back(std::move(id));
   }
-  if (c.left() != 0) {
+  return true;
+}
+
+// n records of `bytes` each, checked against what is left before anything
+// is allocated.
+bool FitsRecords(const Cursor& c, uint64_t n, size_t bytes) {
+  return n <= c.left() / bytes;
+}
+
+bool Parser::Checkpoint(Cursor& c, const std::string& name,
+                        HistoryCheckpoint* cp) {
+  const std::string where = "section '" + name + "'";
+  if (!c.Has(8)) return Fail(where + " is truncated");
+  const uint64_t state_bytes = c.Get<uint64_t>();
+  if (!c.Has(state_bytes))
+    return Fail(where + ": its picture needs " + std::to_string(state_bytes) +
+                " bytes, " + std::to_string(c.left()) + " left");
+  Cursor state(c.here(), static_cast<size_t>(state_bytes));
+  c.Skip(static_cast<size_t>(state_bytes));
+  if (!Memory(state, name, &cp->state)) return false;
+  if (!c.Has(kCheckpointExtrasBytes)) return Fail(where + " is truncated");
+  uint64_t counts[5];
+  for (uint64_t& n : counts) n = c.Get<uint64_t>();
+  const uint8_t group_type = c.Get<uint8_t>();
+  const uint8_t heap_observed = c.Get<uint8_t>();
+  const uint16_t reserved = c.Get<uint16_t>();
+  cp->group_left = c.Get<uint32_t>();
+  if (heap_observed > 1 || reserved != 0 ||
+      group_type >= static_cast<uint8_t>(kEventTypeCount))
+    return Fail(where + ": bad group type or flag, or nonzero padding");
+  cp->group_type = static_cast<EventType>(group_type);
+  cp->heap_observed = heap_observed;
+  const size_t sizes[5] = {8, 8, kEarlyReleaseBytes, 1, kHistoryEventBytes};
+  uint64_t total = 0;
+  for (int i = 0; i < 5; ++i) {
+    if (!FitsRecords(c, counts[i], sizes[i]))
+      return Fail(where + ": " + std::to_string(counts[i]) + " records of " +
+                  std::to_string(sizes[i]) + " bytes need more than the " +
+                  std::to_string(c.left()) + " left");
+    total += counts[i] * sizes[i];
+  }
+  if (total > c.left()) return Fail(where + " is truncated in its arrays");
+  cp->released.resize(counts[0]);
+  for (uint64_t& id : cp->released) id = c.Get<uint64_t>();
+  cp->failed.resize(counts[1]);
+  for (uint64_t& id : cp->failed) id = c.Get<uint64_t>();
+  cp->early_releases.resize(counts[2]);
+  for (auto& [instance, ready] : cp->early_releases) {
+    instance = c.Get<uint64_t>();
+    ready = c.Get<uint8_t>();
+    uint8_t pad = 0;
+    for (int i = 0; i < 7; ++i) pad |= c.Get<uint8_t>();
+    if (ready > 1 || pad) return Fail(where + ": bad early release record");
+  }
+  cp->pending_flags.resize(counts[3]);
+  if (counts[3] > 0) {
+    std::memcpy(cp->pending_flags.data(), c.here(), counts[3]);
+    c.Skip(counts[3]);
+  }
+  for (uint8_t flags : cp->pending_flags)  // the kind is in the high nibble
+    if ((flags >> 4) >= kAllocationKindCount)
+      return Fail(where + ": a pending request has unknown kind " +
+                  std::to_string(flags >> 4));
+  cp->group_records.resize(counts[4]);
+  for (Event& e : cp->group_records) {
+    EventRecord r;
+    std::memcpy(&r, c.here(), kHistoryEventBytes);
+    c.Skip(kHistoryEventBytes);
+    if (r.stamp >> 8) return Fail(where + ": a group record has a bad type word");
+    e = DecodeEvent(r);
+  }
+  return true;
+}
+
+bool Parser::History(Cursor& c, const std::string& name, const DumpFile& dump,
+                     MemoryHistory* h) {
+  const std::string where = "section '" + name + "'";
+  if (!c.Has(kHistoryFixedBytes))
+    return Fail(where + " is " + std::to_string(c.left()) +
+                " bytes, less than its fixed " +
+                std::to_string(kHistoryFixedBytes));
+  const uint32_t memory_index = c.Get<uint32_t>();
+  const uint8_t clock = c.Get<uint8_t>();
+  const uint8_t pad = c.Get<uint8_t>() | c.Get<uint8_t>() | c.Get<uint8_t>();
+  h->clock_origin_unix_ns = c.Get<uint64_t>();
+  h->window_events = c.Get<uint64_t>();
+  uint64_t counts[5];  // checkpoints, events, marks, lines, identities
+  for (uint64_t& n : counts) n = c.Get<uint64_t>();
+  if (memory_index >= dump.memories.size())
+    return Fail(where + " is of memory " + std::to_string(memory_index) +
+                ", but the dump holds " + std::to_string(dump.memories.size()));
+  if (pad) return Fail(where + " has nonzero padding");
+  h->clock = static_cast<HistoryClock>(clock);
+  h->memory_id = dump.memories[memory_index].memory_id;
+  h->node = dump.memories[memory_index].node;
+  for (const MemoryHistory& other : dump.histories)
+    if (other.memory_id == h->memory_id && other.node == h->node)
+      return Fail(where + ": a second history of memory " +
+                  std::to_string(memory_index));
+  if (!FitsRecords(c, counts[1], kHistoryEventBytes) ||
+      !FitsRecords(c, counts[2], kHistoryMarkBytes) ||
+      !FitsRecords(c, counts[3], 8) ||
+      counts[1] * kHistoryEventBytes + counts[2] * kHistoryMarkBytes +
+              counts[3] * 8 > c.left())
+    return Fail(where + ": " + std::to_string(counts[1]) + " events, " +
+                std::to_string(counts[2]) + " marks and " +
+                std::to_string(counts[3]) + " lines need more than the " +
+                std::to_string(c.left()) + " bytes left");
+  h->events.resize(counts[1]);
+  if (counts[1] > 0) {
+    std::memcpy(h->events.data(), c.here(), counts[1] * kHistoryEventBytes);
+    c.Skip(counts[1] * kHistoryEventBytes);
+  }
+  for (size_t i = 0; i < h->events.size(); ++i)
+    if (h->events[i].stamp >> 8)
+      return Fail(where + ": event " + std::to_string(i) +
+                  " has a bad type word");
+  h->marks.resize(counts[2]);
+  if (counts[2] > 0) {
+    std::memcpy(h->marks.data(), c.here(), counts[2] * kHistoryMarkBytes);
+    c.Skip(counts[2] * kHistoryMarkBytes);
+  }
+  h->lines.resize(counts[3]);
+  for (uint64_t& line : h->lines) line = c.Get<uint64_t>();
+  // Each checkpoint needs at least its length and a memory's minimum.
+  if (!FitsRecords(c, counts[0], 8 + kMemoryMinBytes + kCheckpointExtrasBytes))
+    return Fail(where + ": " + std::to_string(counts[0]) +
+                " checkpoints cannot fit in " + std::to_string(c.left()) +
+                " bytes");
+  h->checkpoints.resize(counts[0]);
+  for (uint64_t i = 0; i < counts[0]; ++i) {
+    if (!Checkpoint(c, name + " checkpoint " + std::to_string(i),
+                    &h->checkpoints[i]))
+      return false;
+  }
+  if (!Identities(c, counts[4], where, &h->identities)) return false;
+  if (c.left() != 0)
     return Fail(where + ": " + std::to_string(c.left()) +
                 " bytes after its last record");
+  std::string problem;
+  if (!CheckHistory(*h, &problem)) return Fail(where + ": " + problem);
+  return true;
+}
+
+// The optional sections between the last memory and the trailer.  A
+// section of a tag this reader does not know is skipped whole (a later
+// version's optional data); bytes that do not make the header of an
+// optional section (a tag starting with a lowercase letter) are left for
+// the trailer check to refuse.
+bool Parser::Optional(Cursor& file, DumpFile* out) {
+  while (file.left() >= kSectionHeaderBytes + kTrailerBytes) {
+    if (!IsOptionalTag(file.here())) return true;
+    Cursor payload(nullptr, 0);
+    if (std::memcmp(file.here(), kTagHistory, 4) == 0) {
+      const std::string name = "history " + std::to_string(out->histories.size());
+      if (!Section(file, kTagHistory, name, &payload)) return false;
+      MemoryHistory h;
+      if (!History(payload, name, *out, &h)) return false;
+      out->histories.push_back(std::move(h));
+      continue;
+    }
+    const char tag[4] = {static_cast<char>(file.here()[0]),
+                         static_cast<char>(file.here()[1]),
+                         static_cast<char>(file.here()[2]),
+                         static_cast<char>(file.here()[3])};
+    if (!Section(file, tag, std::string("optional ") + std::string(tag, 4),
+                 &payload))
+      return false;
   }
   return true;
 }
@@ -460,6 +646,7 @@ bool Parser::Parse(DumpFile* out) {
     if (!Section(file, kTagMemory, name, &payload)) return false;
     if (!Memory(payload, name, &out->memories[m])) return false;
   }
+  if (!Optional(file, out)) return false;
   if (!Trailer(file)) return false;
   // The trailer matched, so the checksum was verified above.
   return true;
@@ -473,6 +660,12 @@ bool ParseDump(const uint8_t* data, size_t size, DumpFile* out,
   DumpFile local;
   Parser parser(data, size, error ? error : &scratch);
   return parser.Parse(out ? out : &local);
+}
+
+const MemoryHistory* FindHistory(const DumpFile& dump, const Snapshot& memory) {
+  for (const MemoryHistory& h : dump.histories)
+    if (h.memory_id == memory.memory_id && h.node == memory.node) return &h;
+  return nullptr;
 }
 
 bool ReadDump(const std::string& path, DumpFile* out, std::string* error) {

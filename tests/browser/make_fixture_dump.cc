@@ -12,6 +12,15 @@
 //   make_map_fixture --perf N --out PAGE.html
 //     One framebuffer with N allocations (sizes 256 B to 64 KiB, about one
 //     slot in eight left as a hole), through the hooks, a dump and back.
+//   make_map_fixture --history DIR
+//     A 64 MiB memory whose history (3000 events: fills, releases of
+//     random slots, identities, release requests, failures) the page's time
+//     strip shows: DIR/history.rsd and DIR/history.html.  The browser test
+//     moves the map to moments and compares it with `realm-shadow at`.
+//   make_map_fixture --history-perf EVENTS LIVE --out PAGE.html
+//     LIVE long-lived allocations, then EVENTS in all of release and
+//     allocate pairs on 1024 churned slots beside them, every event kept
+//     (REALM_SHADOW_HISTORY at least EVENTS), a dump and back, the page.
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -226,14 +235,93 @@ int Perf(uint64_t n, const std::string& out) {
   return 0;
 }
 
+// The history workload: `live` 4 KiB slots filled (allocation sizes 1 B to
+// 4 KiB), then release + allocate of random slots among the first `churn`
+// (all of them when churn is 0) until `events`; every 7th placement gets an
+// identity, every 13th a release request first, every 500th event a failed
+// request.  Drained every 256 events, so batches (and drain times) differ.
+rs::DumpFile HistoryWorkload(uint64_t events, uint64_t live, uint64_t churn) {
+  realm_shadow_memory* m = rs::RegisterMemory(
+      kFb, rs::MemoryKind::kFramebuffer, std::max<uint64_t>(live * 4096 * 2, 64 * kMiB),
+      "GPU 0 framebuffer", REALM_SHADOW_SERIALIZED, 0, events + 16);
+  const uint32_t ident = Intern(rs::AllocationKind::kRegionInstance, {{"fields", "x"}});
+  std::mt19937_64 rng(7);
+  std::vector<uint64_t> slot_instance(live, 0);
+  uint64_t next = 0x4000000000000000ull, done = 0;
+  const auto step = [&](auto&& hook) {
+    hook();
+    if (++done % 256 == 0) rs::TakeSnapshot(m);
+  };
+  const auto place = [&](uint64_t slot) {
+    const uint64_t instance = next++;
+    slot_instance[slot] = instance;
+    step([&] { realm_shadow_allocated(m, instance, slot * 4096, 1 + rng() % 4096, 64); });
+    if (instance % 7 == 0 && done < events)
+      step([&] { realm_shadow_attach_identity(m, instance, ident, 0); });
+  };
+  for (uint64_t slot = 0; slot < live && done < events; ++slot) place(slot);
+  const uint64_t churned = churn == 0 ? live : std::min(churn, live);
+  while (done + 2 <= events) {
+    const uint64_t slot = rng() % churned;
+    const uint64_t old = slot_instance[slot];
+    if (old % 13 == 0) step([&] { realm_shadow_release_requested(m, old, 1); });
+    step([&] { realm_shadow_released(m, old); });
+    if (done % 500 < 2) step([&] { realm_shadow_allocation_failed(m, next++, 1 << 30, 64); });
+    if (done < events) place(slot);
+  }
+  rs::DumpFile dump;
+  dump.source = "make_map_fixture";
+  dump.memories.emplace_back();
+  rs::MemoryHistory history;
+  rs::TakeSnapshotAndHistory(m, &dump.memories.back(), &history);
+  dump.histories.push_back(std::move(history));
+  return dump;
+}
+
+int History(const std::string& dir) {
+  rs::DumpFile back;
+  if (!WriteAndReadBack(dir + "/history.rsd", HistoryWorkload(3000, 2000, 0), &back))
+    return 1;
+  std::string error;
+  if (!rs::WriteHtmlMap({back}, dir + "/history.html", &error)) {
+    std::fprintf(stderr, "make_map_fixture: %s\n", error.c_str());
+    return 1;
+  }
+  return 0;
+}
+
+int HistoryPerf(uint64_t events, uint64_t live, const std::string& out) {
+  const auto t0 = std::chrono::steady_clock::now();
+  rs::DumpFile dump = HistoryWorkload(events, live, 1024), back;
+  const auto t1 = std::chrono::steady_clock::now();
+  if (!WriteAndReadBack(out + ".rsd", dump, &back)) return 1;
+  const auto t2 = std::chrono::steady_clock::now();
+  std::string error;
+  if (!rs::WriteHtmlMap({back}, out, &error)) {
+    std::fprintf(stderr, "make_map_fixture: %s\n", error.c_str());
+    return 1;
+  }
+  const auto t3 = std::chrono::steady_clock::now();
+  const auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
+  std::printf("history of %zu events, %zu live at the end: recorded %.0f ms, dump write+read %.0f ms, page %.0f ms\n",
+              back.histories[0].events.size(), back.memories[0].allocations.size(),
+              ms(t0, t1), ms(t1, t2), ms(t2, t3));
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string dir, out;
-  uint64_t perf = 0;
+  std::string dir, out, history_dir;
+  uint64_t perf = 0, history_events = 0, history_live = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--out-dir" && i + 1 < argc) dir = argv[++i];
+    else if (arg == "--history" && i + 1 < argc) history_dir = argv[++i];
+    else if (arg == "--history-perf" && i + 2 < argc) {
+      history_events = std::strtoull(argv[++i], nullptr, 10);
+      history_live = std::strtoull(argv[++i], nullptr, 10);
+    }
     else if (arg == "--out" && i + 1 < argc) out = argv[++i];
     else if (arg == "--perf" && i + 1 < argc) perf = std::strtoull(argv[++i], nullptr, 10);
     else {
@@ -242,6 +330,8 @@ int main(int argc, char** argv) {
     }
   }
   if (perf && !out.empty()) return Perf(perf, out);
+  if (!history_dir.empty()) return History(history_dir);
+  if (history_events && !out.empty()) return HistoryPerf(history_events, history_live, out);
   if (!dir.empty()) return Fixture(dir);
   std::fprintf(stderr, "usage: make_map_fixture --out-dir DIR | --perf N --out PAGE.html\n");
   return 2;

@@ -3,7 +3,8 @@
 // Whatever the bytes, ParseDump must return (never crash, never read out of
 // bounds, never allocate beyond a small multiple of the input).  When it
 // accepts the bytes, writing the result and reading it back must give the
-// same dump, field by field.
+// same dump, field by field, and every history it holds must replay (its
+// first, middle and last moments) without a crash.
 //
 // A mutated file almost never keeps a valid CRC-32C, so each input is also
 // tried with its trailer rewritten to describe it (length, checksum, end
@@ -30,6 +31,19 @@ void Check(const uint8_t* data, size_t size) {
       std::abort();
     }
     return;
+  }
+  // Every history replays: its first, middle and last moments.
+  for (const realm_shadow::MemoryHistory& h : dump.histories) {
+    for (uint64_t s : {h.first_sequence(),
+                       h.first_sequence() + h.events.size() / 2,
+                       h.end_sequence()}) {
+      realm_shadow::Snapshot state;
+      if (!realm_shadow::StateAt(h, s, &state, &error)) {
+        std::fprintf(stderr, "moment %llu of an accepted history: %s\n",
+                     static_cast<unsigned long long>(s), error.c_str());
+        std::abort();
+      }
+    }
   }
   const std::string bytes = realm_shadow::SerializeDump(dump);
   realm_shadow::DumpFile again;

@@ -19,7 +19,10 @@
 #include <vector>
 
 #include "realm_shadow/analysis/analysis.h"
+#include "realm_shadow/faces/history_walk.h"
 #include "realm_shadow/faces/html/html_template.h"
+#include "realm_shadow/faces/html/time_strip.h"
+#include "realm_shadow/faces/output_file.h"
 
 namespace realm_shadow {
 namespace {
@@ -30,6 +33,11 @@ constexpr size_t kTopAllocations = 100;
 // Diff: removed allocations are drawn as ghosts; past this many the page
 // shows the count and the first ones only (each costs 24 bytes of data).
 constexpr size_t kMaxRemovedDrawn = 1 << 20;
+// The time strip: pixel buckets, and the spans the page may hold for its
+// moments (37 bytes each, about 50 of text; time_strip.h thins the moments
+// past this).
+constexpr size_t kStripBuckets = 2048;
+constexpr size_t kMaxStripSpans = size_t{3} << 20;
 
 // ---- JSON and base64 writers -------------------------------------------
 
@@ -309,6 +317,76 @@ void AppendReplay(std::string* out, const PageReplay& r) {
   out->append("]}");
 }
 
+// The memory's time strip (time_strip.h): small arrays in the data block,
+// the spans of its moments in the history block under `key`, decoded only
+// when the strip is first used.
+void AppendHistory(std::string* out, std::string* spans_block,
+                   const std::string& key, const MemoryHistory& h) {
+  const TimeStrip t = BuildTimeStrip(h, kStripBuckets, kMaxStripSpans);
+  out->append(",\"history\":{\"key\":");
+  AppendJsonString(out, key);
+  out->append(",\"clock\":");
+  AppendJsonString(out, HistoryClockName(h.clock));
+  out->append(",\"clock_text\":");
+  AppendJsonString(out, HistoryClockText(h));
+  out->append(",\"first\":" + std::to_string(h.first_sequence()) +
+              ",\"end\":" + std::to_string(h.end_sequence()) +
+              ",\"window_events\":" + std::to_string(h.window_events) +
+              ",\"buckets\":" + std::to_string(t.buckets) +
+              ",\"stride\":" + std::to_string(t.stride) +
+              ",\"shown\":" + std::to_string(t.shown.size()) +
+              ",\"spans\":" + std::to_string(t.spans.size()));
+  // Per bucket: used min, used max, largest hole min, max (f64 each), then
+  // per boundary its moment and time (f64), then failures per bucket (u32).
+  out->append(",\"strip\":\"");
+  {
+    Base64Writer b64(out);
+    for (const auto* v : {&t.used_min, &t.used_max, &t.hole_min, &t.hole_max})
+      for (uint64_t x : *v) b64.F64(static_cast<double>(x));
+    for (uint64_t m : t.boundary) b64.F64(static_cast<double>(m));
+    for (int64_t ns : t.time_ns) b64.F64(static_cast<double>(ns));
+    for (uint32_t f : t.failures) b64.U32(f);
+  }
+  // Per shown moment: its boundary index (u32), then used, total free,
+  // largest hole, holes, allocations (f64 each, exact: Summarize's).
+  out->append("\",\"moments\":\"");
+  {
+    Base64Writer b64(out);
+    for (uint32_t j : t.shown) b64.U32(j);
+    for (uint32_t j : t.shown) b64.F64(static_cast<double>(t.figures[j].used));
+    for (uint32_t j : t.shown) b64.F64(static_cast<double>(t.figures[j].total_free));
+    for (uint32_t j : t.shown) b64.F64(static_cast<double>(t.figures[j].largest_hole));
+    for (uint32_t j : t.shown) b64.F64(static_cast<double>(t.figures[j].hole_count));
+    for (uint32_t j : t.shown) b64.F64(static_cast<double>(t.figures[j].allocation_count));
+  }
+  out->append("\",\"failure_events\":[");
+  for (size_t i = 0; i < t.failure_events.size() && i < 4096; ++i) {
+    if (i) out->push_back(',');
+    out->append("[" + std::to_string(t.failure_events[i].first) + "," +
+                std::to_string(t.failure_events[i].second) + "]");
+  }
+  out->append("]}");
+  // The spans: offset f64[n], size f64[n], instance u32[2n], identity
+  // u32[n], first u32[n], last u32[n] (indices of shown moments), bits u8[n].
+  if (!spans_block->empty()) spans_block->push_back(',');
+  AppendJsonString(spans_block, key);
+  spans_block->append(":\"");
+  {
+    Base64Writer b64(spans_block);
+    for (const auto& x : t.spans) b64.F64(static_cast<double>(x.allocation.offset));
+    for (const auto& x : t.spans) b64.F64(static_cast<double>(x.allocation.size));
+    for (const auto& x : t.spans) {
+      b64.U32(static_cast<uint32_t>(x.allocation.instance));
+      b64.U32(static_cast<uint32_t>(x.allocation.instance >> 32));
+    }
+    for (const auto& x : t.spans) b64.U32(x.allocation.identity);
+    for (const auto& x : t.spans) b64.U32(x.first);
+    for (const auto& x : t.spans) b64.U32(x.last);
+    for (const auto& x : t.spans) b64.Byte(PackBits(x.allocation));
+  }
+  spans_block->push_back('"');
+}
+
 void AppendMemory(std::string* out, const Snapshot& s,
                   const Snapshot* before, const PageReplay* replay) {
   const std::vector<Hole> holes = FindHoles(s);
@@ -483,7 +561,8 @@ void AppendMemory(std::string* out, const Snapshot& s,
 }
 
 std::string DataBlock(const std::vector<DumpFile>& dumps,
-                      const std::vector<PageReplay>& replays) {
+                      const std::vector<PageReplay>& replays,
+                      std::string* spans_block) {
   std::string out;
   size_t total = 0;
   for (const DumpFile& d : dumps)
@@ -523,6 +602,11 @@ std::string DataBlock(const std::vector<DumpFile>& dumps,
           if (r.memory_id == s.memory_id && r.node == s.node) replay = &r;
       if (mi) out.push_back(',');
       AppendMemory(&out, s, before, replay);
+      if (const MemoryHistory* h = FindHistory(dump, s)) {
+        out.pop_back();  // the memory's closing brace: the history joins it
+        AppendHistory(&out, spans_block, std::to_string(di) + ":" + std::to_string(mi), *h);
+        out.push_back('}');
+      }
     }
     out.append("]}");
   }
@@ -545,7 +629,13 @@ std::string RenderHtmlMap(const std::vector<DumpFile>& dumps,
   // the data are the bulk of the page.
   Fill(&page, "/*@MAP_CSS@*/", html::kMapCss);
   Fill(&page, "/*@MAP_JS@*/", html::kMapJs);
-  Fill(&page, "@MAP_DATA@", DataBlock(dumps, replays));
+  std::string spans;
+  const std::string data = DataBlock(dumps, replays, &spans);
+  spans = "{" + spans + "}";
+  // The history block first: it holds no marker (keys and base64), and the
+  // data block, which holds names from programs, goes in last.
+  Fill(&page, "@MAP_HISTORY@", spans);
+  Fill(&page, "@MAP_DATA@", data);
   return page;
 }
 
@@ -558,25 +648,10 @@ bool WriteHtmlMap(const std::vector<DumpFile>& dumps,
     return false;
   }
   const std::string page = RenderHtmlMap(dumps, replays);
-  const std::string tmp = out_path + ".tmp";
-  FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) {
-    *error = out_path + ": cannot write: " + std::strerror(errno);
-    return false;
-  }
-  const bool written = std::fwrite(page.data(), 1, page.size(), f) ==
-                       page.size();
-  const bool closed = std::fclose(f) == 0;
-  if (!written || !closed) {
-    *error = out_path + ": write failed: " + std::strerror(errno);
-    std::remove(tmp.c_str());
-    return false;
-  }
-  if (std::rename(tmp.c_str(), out_path.c_str()) != 0) {
-    *error = out_path + ": cannot rename: " + std::strerror(errno);
-    std::remove(tmp.c_str());
-    return false;
-  }
+  OutputFile file;
+  if (!file.Open(out_path, error)) return false;
+  file.Write(page);
+  if (!file.Commit(error)) return false;
   return true;
 }
 

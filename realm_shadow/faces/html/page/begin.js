@@ -15,15 +15,19 @@
 // This is part 1 of the page script (page/begin.js): it opens the page's
 // scope and holds its constants.  The parts are one script, concatenated in
 // the order faces/CMakeLists.txt lists them and sharing this scope; each
-// holds one concern (decode, format, view, draw, ui, whatif, replay), and only
+// holds one concern (decode, format, view, draw, strip, ui, whatif, replay),
+// and only
 // end.js runs the page.
 (function () {
   'use strict';
   const T0 = performance.now();
   const DETAIL_LIMIT_PER_PX = 3;   // individual drawing up to 3 per pixel
   const MIN_SPAN = 32;             // bytes: the deepest zoom
-  const ROW = { title: 18, ruler: 16, bar: 44, lane: 16, gap: 14 };
-  const ROW_H = ROW.title + ROW.ruler + ROW.bar + ROW.lane + ROW.gap;
+  // strip: the time strip's height when a memory has a history (view.js
+  // sets it once the data are read), else 0.
+  const ROW = { title: 18, strip: 0, ruler: 16, bar: 44, lane: 16, gap: 14 };
+  const STRIP_H = 46;
+  let ROW_H = ROW.title + ROW.ruler + ROW.bar + ROW.lane + ROW.gap;
   const MARGIN_L = 10, MARGIN_R = 14;
   const KIND_COLORS = ['#9aa5b1', '#3b82c4', '#14a38b', '#8bc34a',
                        '#e0a526', '#8e6cc2', '#c26cb0', '#a0522d'];

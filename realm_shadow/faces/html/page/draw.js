@@ -69,7 +69,8 @@
       (m.addressed ? 'addressed (no holes)' : s.hole_count + ' holes, largest ' + human(s.largest_hole) +
       ', fragmentation ' + s.fragmentation.toFixed(2)) +
       (m.pending.length ? '  |  ' + m.pending.length + ' pending' : '') +
-      (m.failures.length ? '  |  ' + m.failures.length + ' failures' : ''), X0 + tw + 12, g.top + 3);
+      (m.failures.length ? '  |  ' + m.failures.length + ' failures' : '') +
+      (m.history && m.history.moment != null ? '  |  after event ' + m.history.boundary[m.history.shownAt[m.history.moment]] : ''), X0 + tw + 12, g.top + 3);
 
     // ruler
     const step = niceStep(v1 - v0, W);
@@ -111,6 +112,7 @@
     else drawAggregate(m, g, lo, bpp, diffOn);
 
     if (diffOn && m.rmOff) drawRemoved(m, g);
+    if (ROW.strip) drawStrip(m, mi, g);
     drawLane(m, mi, g);
     drawOverlays(m, mi, g);
     ctx.restore();

@@ -30,6 +30,11 @@
     throw e;
   }
   const decodeMs = performance.now() - T0;
+  // Rows make room for a time strip when any memory has a history.
+  if (data.dumps.some((d) => d.memories.some((m) => m.history))) {
+    ROW.strip = STRIP_H;
+    ROW_H += STRIP_H;
+  }
   const kindNames = data.dumps[0].memories.length
     ? data.dumps[0].memories[0].usage.map((u) => u.kind)
     : ['unknown', 'region_instance', 'deferred_buffer', 'deferred_value', 'future', 'pool_backing', 'pool_sub_allocation', 'external'];
@@ -45,7 +50,7 @@
     hits: null,        // {mi: [indices]}
     lastBlocks: [],    // per row, what the last draw drew
   };
-  const timing = { scriptStartMs: T0, decodeMs, firstRenderMs: null, frames: [] };
+  const timing = { scriptStartMs: T0, decodeMs, firstRenderMs: null, frames: [], scrubs: [] };
   function dump() { return data.dumps[st.dump]; }
   function mems() { return dump().memories; }
 
@@ -57,9 +62,11 @@
   function rowTop(mi) { return mi * ROW_H; }
   function rowGeometry(mi) {
     const top = rowTop(mi);
+    const strip = top + ROW.title, ruler = strip + ROW.strip;
     return { top, left: MARGIN_L, width: barWidth(),
-             rulerTop: top + ROW.title, barTop: top + ROW.title + ROW.ruler,
-             barHeight: ROW.bar, laneTop: top + ROW.title + ROW.ruler + ROW.bar,
+             stripTop: strip, stripHeight: ROW.strip,
+             rulerTop: ruler, barTop: ruler + ROW.ruler,
+             barHeight: ROW.bar, laneTop: ruler + ROW.ruler + ROW.bar,
              laneHeight: ROW.lane, height: ROW_H };
   }
   function xOf(m, addr) { return MARGIN_L + (addr - m.view[0]) / (m.view[1] - m.view[0]) * barWidth(); }

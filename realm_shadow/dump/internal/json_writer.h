@@ -1,17 +1,20 @@
-// realm_shadow/dump/json_writer.h - the JSON writer of DumpToJson, for
-// every JSON the project writes (the dump's, the replay's).
+// realm_shadow/dump/internal/json_writer.h - the one JSON writer: the
+// dump's JSON rendering (json.cc) and the trace file (faces/trace.cc) write
+// through it.
 //
-// Layer 4.  Appends to a string; commas and key separators are placed by the
-// writer.  Every string is escaped and invalid UTF-8 becomes U+FFFD, so the
-// output is always valid JSON whatever a program or a log named things.
-// Numbers: unsigned integers exact, offsets that may be kNoOffset as null,
-// doubles with 6 significant digits (non-finite: null).  Ids go out as hex
-// strings (HexId): Realm ids exceed 2^53.
-#ifndef REALM_SHADOW_DUMP_JSON_WRITER_H_
-#define REALM_SHADOW_DUMP_JSON_WRITER_H_
+// Layer 4, internal.  Appends to a caller's string: commas and nesting are
+// the writer's, so a caller may move the text written so far elsewhere (a
+// file) and clear the string between two values to stream a large
+// document.  Strings are escaped and invalid UTF-8 becomes U+FFFD, so the
+// output is always valid JSON; non-finite doubles are null; integers are
+// written exactly (std::to_chars).
+#ifndef REALM_SHADOW_DUMP_INTERNAL_JSON_WRITER_H_
+#define REALM_SHADOW_DUMP_INTERNAL_JSON_WRITER_H_
 
+#include <charconv>
 #include <cinttypes>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 
@@ -43,8 +46,33 @@ class JsonWriter {
   void Uint(uint64_t v) {
     Comma();
     char buf[24];
-    std::snprintf(buf, sizeof buf, "%" PRIu64, v);
-    out_ += buf;
+    out_.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
+  }
+  void Int(int64_t v) {
+    Comma();
+    char buf[24];
+    out_.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
+  }
+  // value / 10^digits written exactly, without a float: Decimal(1234567, 3)
+  // is 1234.567 (nanoseconds as microseconds), Decimal(-5, 3) is -0.005.
+  void Decimal(int64_t value, int digits) {
+    Comma();
+    uint64_t scale = 1;
+    for (int i = 0; i < digits; ++i) scale *= 10;
+    const bool negative = value < 0;
+    const uint64_t magnitude =
+        negative ? 0 - static_cast<uint64_t>(value) : static_cast<uint64_t>(value);
+    if (negative) out_ += '-';
+    char buf[24];
+    out_.append(buf, std::to_chars(buf, buf + sizeof buf, magnitude / scale).ptr);
+    if (digits == 0) return;
+    out_ += '.';
+    const uint64_t fraction = magnitude % scale;
+    const size_t at = out_.size();
+    out_.append(static_cast<size_t>(digits), '0');
+    char* end = std::to_chars(buf, buf + sizeof buf, fraction).ptr;
+    const size_t n = static_cast<size_t>(end - buf);
+    out_.replace(at + digits - n, n, buf, n);
   }
   // An offset that may be "none" (kNoOffset): null then.
   void Offset(uint64_t v) {
@@ -186,4 +214,4 @@ class JsonWriter {
 
 }  // namespace realm_shadow
 
-#endif  // REALM_SHADOW_DUMP_JSON_WRITER_H_
+#endif  // REALM_SHADOW_DUMP_INTERNAL_JSON_WRITER_H_

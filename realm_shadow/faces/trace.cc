@@ -1,0 +1,395 @@
+// The trace-event JSON file of dumps' histories (trace.h).
+#include "realm_shadow/faces/trace.h"
+
+#include <algorithm>
+#include <map>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "realm_shadow/dump/internal/json_writer.h"
+#include "realm_shadow/faces/history_walk.h"
+#include "realm_shadow/faces/output_file.h"
+
+namespace realm_shadow {
+namespace {
+
+constexpr size_t kFlushBytes = 1 << 20;
+
+// The JSON text, streamed to the file between events.
+class TraceOut {
+ public:
+  explicit TraceOut(OutputFile* file) : file_(file), w_(&text_) {}
+  JsonWriter& w() { return w_; }
+  void MaybeFlush() {
+    if (text_.size() < kFlushBytes) return;
+    file_->Write(text_);
+    text_.clear();
+  }
+  void Finish() {
+    file_->Write(text_);
+    text_.clear();
+  }
+
+ private:
+  OutputFile* file_;
+  std::string text_;
+  JsonWriter w_;
+};
+
+const Identity* FindIn(const MemoryHistory& h, uint32_t id) {
+  if (id == 0) return nullptr;
+  auto it = std::lower_bound(
+      h.identities.begin(), h.identities.end(), id,
+      [](const Identity& i, uint32_t v) { return i.id < v; });
+  return it != h.identities.end() && it->id == id ? &*it : nullptr;
+}
+
+// One memory's events.
+class TraceVisitor : public HistoryVisitor {
+ public:
+  TraceVisitor(TraceOut* out, const MemoryHistory& h, const std::string& label,
+               uint64_t pid, uint64_t tid, TraceSummary* summary)
+      : out_(out), h_(h), label_(label), pid_(pid), tid_(tid),
+        summary_(summary) {
+    id_prefix_ = HexId(h.memory_id) + "/";
+    for (const char* suffix : {" used", " total free", " largest hole",
+                               " fragmentation"})
+      counter_names_.push_back(label + suffix);
+    start_ns_ = h.events.empty() ? 0 : h.TimeOfEvent(h.first_sequence());
+    end_ns_ = h.events.empty() ? 0 : h.TimeOfEvent(h.end_sequence() - 1);
+  }
+
+  void Start(uint64_t, const MemoryFigures& f) override {
+    pending_ = f;
+    pending_ns_ = start_ns_;
+  }
+  void Began(const Allocation& a, uint64_t life, uint64_t sequence,
+             bool at_start) override {
+    const int64_t ns = at_start ? start_ns_ : h_.TimeOfMoment(sequence);
+    began_ns_[Key(a.instance, life)] = ns;
+    JsonWriter& w = Head("b", ns, a.instance, life);
+    w.Key("args");
+    w.BeginObject();
+    w.Key("instance");
+    w.HexId(a.instance);
+    w.Key("life");
+    w.Uint(life);
+    w.Key("offset");
+    w.Uint(a.offset);
+    w.Key("size");
+    w.Uint(a.size);
+    w.Key("alignment");
+    w.Uint(a.alignment());
+    w.Key("kind");
+    w.String(AllocationKindName(a.kind));
+    if (a.pinned()) {
+      w.Key("pinned");
+      w.Bool(true);
+    }
+    Identity(w, a.identity);
+    if (at_start) {
+      w.Key("began");
+      w.String("live before the history's window");
+    }
+    w.EndObject();
+    w.EndObject();
+    ++summary_->lives;
+    out_->MaybeFlush();
+  }
+  void Ended(const Allocation& a, uint64_t life, uint64_t sequence,
+             bool at_end) override {
+    const auto key = Key(a.instance, life);
+    int64_t ns = at_end ? end_ns_ : h_.TimeOfMoment(sequence);
+    auto it = began_ns_.find(key);
+    if (it != began_ns_.end()) {
+      // A log's lines may step back a few microseconds (threads): a slice
+      // never ends before it began.
+      ns = std::max(ns, it->second);
+      began_ns_.erase(it);
+    }
+    JsonWriter& w = Head("e", ns, a.instance, life);
+    if (at_end) {
+      w.Key("args");
+      w.BeginObject();
+      w.Key("ended");
+      w.String("still live at the end of the history");
+      w.EndObject();
+    }
+    w.EndObject();
+    out_->MaybeFlush();
+  }
+  void Changed(const Allocation& before, const Allocation& after,
+               uint64_t life, uint64_t sequence) override {
+    JsonWriter& w = Head("n", std::max(h_.TimeOfMoment(sequence),
+                                       BeganAt(after.instance, life)),
+                         after.instance, life);
+    w.Key("args");
+    w.BeginObject();
+    if (before.state != after.state) {
+      w.Key("state");
+      w.String(AllocationStateName(after.state));
+    }
+    if (before.identity != after.identity || before.kind != after.kind) {
+      w.Key("kind");
+      w.String(AllocationKindName(after.kind));
+      Identity(w, after.identity);
+    }
+    if (before.pinned() != after.pinned()) {
+      w.Key("pinned");
+      w.Bool(after.pinned());
+    }
+    w.EndObject();
+    w.EndObject();
+  }
+  void Failed(const Failure& f) override { failures_.push_back(f); }
+  void Moment(uint64_t sequence, const Event&, const MemoryFigures& f) override {
+    const int64_t ns = h_.TimeOfMoment(sequence);
+    if (ns != pending_ns_) FlushCounters();
+    pending_ = f;
+    pending_ns_ = ns;
+    for (const Failure& failure : failures_) WriteFailure(failure, f, ns);
+    failures_.clear();
+  }
+  void Finish() { FlushCounters(); }
+
+ private:
+  static std::pair<uint64_t, uint64_t> Key(uint64_t instance, uint64_t life) {
+    return {instance, life};
+  }
+  int64_t BeganAt(uint64_t instance, uint64_t life) const {
+    auto it = began_ns_.find(Key(instance, life));
+    return it == began_ns_.end() ? INT64_MIN : it->second;
+  }
+
+  // {"ph":..,"cat":"allocation","name":label,"id":..,"pid","tid","ts", left
+  // open for args.
+  JsonWriter& Head(const char* ph, int64_t ns, uint64_t instance,
+                   uint64_t life) {
+    JsonWriter& w = out_->w();
+    w.BeginObject();
+    w.Key("ph");
+    w.String(ph);
+    w.Key("cat");
+    w.String("allocation");
+    w.Key("name");
+    w.String(label_);
+    w.Key("id");
+    w.String(id_prefix_ + HexId(instance) + "/" + std::to_string(life));
+    w.Key("pid");
+    w.Uint(pid_);
+    w.Key("tid");
+    w.Uint(tid_);
+    w.Key("ts");
+    w.Decimal(ns, 3);
+    return w;
+  }
+  void Identity(JsonWriter& w, uint32_t id) {
+    const realm_shadow::Identity* identity = FindIn(h_, id);
+    if (identity == nullptr) return;
+    for (const auto& [key, value] : identity->attributes) {
+      w.Key("identity." + key);
+      w.String(value);
+    }
+  }
+  void Counter(size_t which, const char* arg, double value, bool ratio,
+               uint64_t bytes) {
+    JsonWriter& w = out_->w();
+    w.BeginObject();
+    w.Key("ph");
+    w.String("C");
+    w.Key("name");
+    w.String(counter_names_[which]);
+    w.Key("pid");
+    w.Uint(pid_);
+    w.Key("tid");
+    w.Uint(tid_);
+    w.Key("ts");
+    w.Decimal(pending_ns_, 3);
+    w.Key("args");
+    w.BeginObject();
+    w.Key(arg);
+    if (ratio) w.Double(value);
+    else w.Uint(bytes);
+    w.EndObject();
+    w.EndObject();
+    ++summary_->counter_samples;
+  }
+  void FlushCounters() {
+    const MemoryFigures& f = pending_;
+    const bool first = !written_any_;
+    if (first || f.used != written_.used) Counter(0, "bytes", 0, false, f.used);
+    if (first || f.total_free != written_.total_free)
+      Counter(1, "bytes", 0, false, f.total_free);
+    if (first || f.largest_hole != written_.largest_hole)
+      Counter(2, "bytes", 0, false, f.largest_hole);
+    if (first || f.fragmentation != written_.fragmentation)
+      Counter(3, "ratio", f.fragmentation, true, 0);
+    written_ = f;
+    written_any_ = true;
+    out_->MaybeFlush();
+  }
+  void WriteFailure(const Failure& f, const MemoryFigures& after, int64_t ns) {
+    JsonWriter& w = out_->w();
+    w.BeginObject();
+    w.Key("ph");
+    w.String("i");
+    w.Key("s");
+    w.String("t");
+    w.Key("cat");
+    w.String("failure");
+    w.Key("name");
+    w.String("allocation failed " + HexId(f.instance) + " " +
+             FormatHumanSize(f.size));
+    w.Key("pid");
+    w.Uint(pid_);
+    w.Key("tid");
+    w.Uint(tid_);
+    w.Key("ts");
+    w.Decimal(ns, 3);
+    w.Key("args");
+    w.BeginObject();
+    w.Key("instance");
+    w.HexId(f.instance);
+    w.Key("size");
+    w.Uint(f.size);
+    w.Key("alignment");
+    w.Uint(f.alignment);
+    w.Key("eventual");
+    w.Bool(f.eventual);
+    w.Key("event");
+    w.Uint(f.sequence + 1);
+    w.Key("used");
+    w.Uint(after.used);
+    w.Key("total free");
+    w.Uint(after.total_free);
+    w.Key("largest hole");
+    w.Uint(after.largest_hole);
+    Identity(w, f.identity);
+    w.EndObject();
+    w.EndObject();
+    ++summary_->failures;
+  }
+
+  TraceOut* out_;
+  const MemoryHistory& h_;
+  std::string label_, id_prefix_;
+  std::vector<std::string> counter_names_;
+  uint64_t pid_, tid_;
+  TraceSummary* summary_;
+  int64_t start_ns_ = 0, end_ns_ = 0;
+  MemoryFigures pending_, written_;
+  int64_t pending_ns_ = 0;
+  bool written_any_ = false;
+  std::vector<Failure> failures_;
+  absl::flat_hash_map<std::pair<uint64_t, uint64_t>, int64_t> began_ns_;
+};
+
+void Metadata(JsonWriter& w, const char* name, uint64_t pid, uint64_t tid,
+              const std::string& value) {
+  w.BeginObject();
+  w.Key("ph");
+  w.String("M");
+  w.Key("name");
+  w.String(name);
+  w.Key("pid");
+  w.Uint(pid);
+  w.Key("tid");
+  w.Uint(tid);
+  w.Key("args");
+  w.BeginObject();
+  w.Key("name");
+  w.String(value);
+  w.EndObject();
+  w.EndObject();
+}
+
+void SortIndex(JsonWriter& w, const char* name, uint64_t pid, uint64_t tid,
+               uint64_t index) {
+  w.BeginObject();
+  w.Key("ph");
+  w.String("M");
+  w.Key("name");
+  w.String(name);
+  w.Key("pid");
+  w.Uint(pid);
+  w.Key("tid");
+  w.Uint(tid);
+  w.Key("args");
+  w.BeginObject();
+  w.Key("sort_index");
+  w.Uint(index);
+  w.EndObject();
+  w.EndObject();
+}
+
+}  // namespace
+
+bool WriteTrace(const std::vector<DumpFile>& dumps,
+                const std::vector<std::string>& files, const std::string& path,
+                TraceSummary* summary, std::string* error) {
+  *summary = TraceSummary();
+  bool any = false;
+  for (const DumpFile& d : dumps) any = any || !d.histories.empty();
+  if (!any) {
+    *error = "no memory of the given dump(s) has a history (dumps written "
+             "with REALM_SHADOW_HISTORY=0 or before dumps carried one)";
+    return false;
+  }
+  OutputFile file;
+  if (!file.Open(path, error)) return false;
+  TraceOut out(&file);
+  JsonWriter& w = out.w();
+  w.BeginObject();
+  w.Key("displayTimeUnit");
+  w.String("ms");
+  w.Key("otherData");
+  w.BeginObject();
+  w.Key("source");
+  w.String("realm-shadow trace");
+  w.Key("clocks");
+  w.String("each node (process) counts on its own clock; times of two nodes "
+           "are not aligned");
+  w.EndObject();
+  w.Key("traceEvents");
+  w.BeginArray();
+  std::map<uint32_t, uint64_t> threads_per_node;
+  std::map<uint32_t, bool> named;
+  for (size_t di = 0; di < dumps.size(); ++di) {
+    const DumpFile& dump = dumps[di];
+    for (const Snapshot& s : dump.memories) {
+      const MemoryHistory* h = FindHistory(dump, s);
+      if (h == nullptr) {
+        ++summary->skipped;
+        continue;
+      }
+      const uint64_t pid = uint64_t{s.node} + 1;
+      if (!named[s.node]) {
+        named[s.node] = true;
+        Metadata(w, "process_name", pid, 0,
+                 "node " + std::to_string(s.node) + " (" +
+                     HistoryClockName(h->clock) + ")");
+        SortIndex(w, "process_sort_index", pid, 0, s.node);
+      }
+      const uint64_t tid = ++threads_per_node[s.node];
+      const std::string label =
+          (s.name.empty() ? std::string(MemoryKindName(s.kind)) : s.name) + " " +
+          HexId(s.memory_id);
+      Metadata(w, "thread_name", pid, tid, label + " (" + files[di] + ")");
+      SortIndex(w, "thread_sort_index", pid, tid, tid);
+      TraceVisitor visitor(&out, *h, label, pid, tid, summary);
+      if (!WalkHistory(*h, h->first_sequence(), &visitor, error)) {
+        *error = files[di] + ": " + *error;
+        return false;
+      }
+      visitor.Finish();
+      ++summary->memories;
+    }
+  }
+  w.EndArray();
+  w.EndObject();
+  out.Finish();
+  file.Write("\n");
+  return file.Commit(error);
+}
+
+}  // namespace realm_shadow
