@@ -4,7 +4,10 @@
 // 192 MiB array deferred behind the releases of a task that then faults).
 // The failure writes its dump and prints the failure report (dump on
 // failure, REALM_SHADOW_DUMP_DIR); at the end every memory is dumped to one
-// file too.
+// file too.  Then, from the history the failure's dump carries: its trace
+// (OUT_DIR/demo-failure-trace.json, for ui.perfetto.dev), its page with
+// the time strip (OUT_DIR/demo-failure.html), and, last, the timeline of
+// the memory that failed: how it got there.
 //
 // Every instance the workload creates carries its Legion/Legate identity,
 // interned and attached through legion_glue (what Legion's
@@ -21,6 +24,9 @@
 #include "legion_glue/identity.h"
 #include "realm_shadow/dump/dump.h"
 #include "realm_shadow/dump/on_failure.h"
+#include "realm_shadow/faces/html_page.h"
+#include "realm_shadow/faces/timeline.h"
+#include "realm_shadow/faces/trace.h"
 #include "model/workload.h"
 #include "realm_shadow/analysis/snapshots.h"
 
@@ -66,6 +72,41 @@ void AttachDescription(const InstanceDescription& d) {
   legion::AttachIdentity(d.shadow, d.instance, id,
                          d.collectable ? legion::GcState::kCollectable
                                        : legion::GcState::kValid);
+}
+
+// The failure's dump (the first one dump on failure wrote for the memory),
+// its trace and page, and its timeline; 1 when any of it cannot be made.
+int ShowHistory(const std::string& out_dir, uint64_t memory_id) {
+  char name[96];
+  std::snprintf(name, sizeof name, "/realm-shadow-node%u-mem%llx-1.rsd",
+                realm_shadow::Options().node, (unsigned long long)memory_id);
+  const std::string path = out_dir + name;
+  realm_shadow::DumpFile dump;
+  std::string error;
+  if (!realm_shadow::ReadDump(path, &dump, &error)) {
+    std::fprintf(stderr, "realm_shadow_demo: %s\n", error.c_str());
+    return 1;
+  }
+  const std::string trace = out_dir + "/demo-failure-trace.json";
+  const std::string page = out_dir + "/demo-failure.html";
+  realm_shadow::TraceSummary summary;
+  if (!realm_shadow::WriteTrace({dump}, {path}, trace, &summary, &error) ||
+      !realm_shadow::WriteHtmlMap({dump}, page, &error)) {
+    std::fprintf(stderr, "realm_shadow_demo: %s\n", error.c_str());
+    return 1;
+  }
+  std::printf("trace of the failure's history (ui.perfetto.dev): %s\n", trace.c_str());
+  std::printf("page with the time strip: %s\n", page.c_str());
+  for (const realm_shadow::Snapshot& s : dump.memories) {
+    const realm_shadow::MemoryHistory* h = realm_shadow::FindHistory(dump, s);
+    if (s.memory_id != memory_id || h == nullptr) continue;
+    std::printf("\nhow it got there (realm-shadow timeline %s):\n%s", path.c_str(),
+                realm_shadow::FormatTimeline(s, *h, realm_shadow::TimelineOptions()).c_str());
+    return 0;
+  }
+  std::fprintf(stderr, "realm_shadow_demo: %s has no history of the memory that failed\n",
+               path.c_str());
+  return 1;
 }
 
 }  // namespace
@@ -121,5 +162,6 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::printf("all memories: %s\n", all.c_str());
-  return result.failed ? 0 : 3;
+  if (!result.failed) return 3;
+  return ShowHistory(out_dir, result.failed_memory);
 }
