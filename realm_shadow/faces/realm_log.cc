@@ -11,6 +11,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "realm_shadow/analysis/history.h"
 #include "realm_shadow/analysis/internal/shadow_map.h"
 #include "realm_shadow/analysis/snapshot.h"
 #include "realm_shadow/faces/human_size.h"
@@ -89,9 +90,27 @@ std::string_view Trim(std::string_view text) {
 // "[0 - 7feafe037bc0]    0.117453 {1}{inst}: msg"
 struct PrefixedLine {
   uint32_t node = 0;
+  int64_t time_ns = -1;  // the seconds on the line (-1: none readable)
   std::string_view logger;
   std::string_view message;
 };
+
+// "12.345678" seconds as nanoseconds, exactly (digits past the ninth
+// dropped); false when it is not a plain decimal number.
+bool ParseSecondsNs(std::string_view text, int64_t* ns) {
+  const size_t dot = text.find('.');
+  uint64_t whole = 0;
+  if (!ParseDecimal(text.substr(0, dot), &whole) || whole > 9'000'000'000)
+    return false;
+  uint64_t fraction = 0;
+  if (dot != std::string_view::npos) {
+    std::string digits(text.substr(dot + 1, 9));
+    if (!digits.empty() && !ParseDecimal(digits, &fraction)) return false;
+    for (size_t i = digits.size(); i < 9; ++i) fraction *= 10;
+  }
+  *ns = static_cast<int64_t>(whole * 1'000'000'000 + fraction);
+  return true;
+}
 
 bool SplitPrefix(std::string_view line, PrefixedLine* out) {
   if (line.empty() || line[0] != '[') return false;
@@ -112,6 +131,9 @@ bool SplitPrefix(std::string_view line, PrefixedLine* out) {
   const size_t logger_close = line.find('}', logger_open);
   if (logger_close == std::string_view::npos) return false;
   out->node = static_cast<uint32_t>(node);
+  if (!ParseSecondsNs(Trim(line.substr(close + 1, level_open - close - 1)),
+                      &out->time_ns))
+    out->time_ns = -1;
   out->logger = line.substr(logger_open + 1, logger_close - logger_open - 1);
   std::string_view rest = line.substr(logger_close + 1);
   if (StartsWith(rest, ":")) rest.remove_prefix(1);
@@ -151,6 +173,11 @@ struct MemoryState {
   bool capacity_known = false;
   bool has_instances = false;
   ShadowMap map{0, false, false};
+  // Every event applied, in order, with the line and time of each line
+  // that gave some (the memory's history, clock kLogTime).
+  std::vector<EventRecord> events;
+  std::vector<HistoryMark> marks;
+  std::vector<uint64_t> mark_lines;
   // Live ranges by (offset, instance): finds the pending destroys a new
   // allocation lands on, and the bounded pieces it narrows.
   std::set<std::pair<uint64_t, uint64_t>> live;
@@ -181,6 +208,7 @@ struct RealmLogReader::State {
   bool node_known = false;
   bool saw_realm = false;
   bool in_multiline = false;  // after a prefixed line, before the next
+  int64_t line_time_ns = 0;   // of the last prefixed line with a time
   uint64_t announce_counter = 0;
   std::map<uint64_t, MemoryState> memories;
   absl::flat_hash_map<uint64_t, InstanceLife> instances;
@@ -226,6 +254,36 @@ struct RealmLogReader::State {
   void Apply(MemoryState& m, const Event& e) {
     m.has_instances = true;
     m.map.Apply(e);
+    if (m.mark_lines.empty() || m.mark_lines.back() != counts.lines) {
+      m.marks.push_back(HistoryMark{m.events.size(), line_time_ns});
+      m.mark_lines.push_back(counts.lines);
+    }
+    m.events.push_back(HistoryRecordOf(e));
+  }
+
+  // Every event of the log for memory m, from the empty memory at the
+  // log's start: each line's own time, per node (history.h, kLogTime).
+  MemoryHistory HistoryOf(const MemoryState& m, const Snapshot& picture) const {
+    MemoryHistory h;
+    h.memory_id = m.id;
+    h.node = m.node;
+    h.clock = HistoryClock::kLogTime;
+    HistoryCheckpoint base;
+    base.state.memory_id = m.id;
+    base.state.node = m.node;
+    base.state.kind = picture.kind;
+    base.state.name = picture.name;
+    base.state.capacity = picture.capacity;
+    base.state.capacity_known = picture.capacity_known;
+    base.state.addressed = picture.addressed;
+    h.checkpoints.push_back(std::move(base));
+    h.events = m.events;
+    h.marks = m.marks;
+    h.lines = m.mark_lines;
+    for (const auto& [id, identity] : identities) h.identities.push_back(identity);
+    std::sort(h.identities.begin(), h.identities.end(),
+              [](const Identity& a, const Identity& b) { return a.id < b.id; });
+    return h;
   }
 
   void AddLive(MemoryState& m, uint64_t instance, uint64_t offset) {
@@ -599,6 +657,7 @@ struct RealmLogReader::State {
     PrefixedLine p;
     if (SplitPrefix(line, &p)) {
       saw_realm = true;
+      if (p.time_ns >= 0) line_time_ns = p.time_ns;
       if (!node_known) {
         node = p.node;
         node_known = true;
@@ -765,6 +824,7 @@ DumpFile RealmLogReader::Dump() {
       auto it = s.identities.find(identity);
       if (it != s.identities.end()) snap.identities.push_back(it->second);
     }
+    dump.histories.push_back(s.HistoryOf(m, snap));
     dump.memories.push_back(std::move(snap));
   }
   return dump;
@@ -813,6 +873,7 @@ bool IngestRealmLogs(const std::vector<std::string>& paths, DumpFile* out,
       }
       merged.memories.push_back(std::move(snap));
     }
+    for (MemoryHistory& h : dump.histories) merged.histories.push_back(std::move(h));
   }
   std::sort(merged.memories.begin(), merged.memories.end(),
             [](const Snapshot& a, const Snapshot& b) {

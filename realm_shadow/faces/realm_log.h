@@ -55,8 +55,16 @@
 // the reader does not know are counted and skipped, never fatal; the counts
 // go into the dump's notes.
 //
+// History: the dump keeps every event applied to each memory, from the
+// empty memory at the log's start, as that memory's history (history.h,
+// clock kLogTime: the line's own seconds, per node; marks per line with the
+// line's number), so `timeline`, `at`, `trace` and `replay` read the whole
+// run.  The pending requests of unknown size above are the picture's only,
+// not events.
+//
 // Cost: one hash lookup and one ordered-set step per instance line; memory
-// proportional to the instances alive in the log.
+// proportional to the instances alive in the log, plus 32 bytes per event
+// (and 24 per line that gave one) for the history.
 #ifndef REALM_SHADOW_FACES_REALM_LOG_H_
 #define REALM_SHADOW_FACES_REALM_LOG_H_
 
