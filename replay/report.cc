@@ -67,14 +67,36 @@ bool ReplayMemory(ReplayScript script, const ReplayQuestion& question,
   *out = MemoryAnswer{};
   out->script = std::move(script);
   const ReplayScript& s = out->script;
+  // Where the run's capacity is unknown (a log without machine=1), the
+  // highest end its placements reached stands for it.  Realm's first fit
+  // over the address-ordered free list places every request there as at
+  // the real capacity, which is at least that: the ranges below it are the
+  // same, a request the run placed still fits, and one that failed or
+  // waited (no room at the real capacity) has less room still.  So the
+  // self-check is exact at it.
+  if (!s.capacity_known || s.capacity == 0) {
+    uint64_t reached = 0;
+    for (const ReplayLife& l : s.lives)
+      if (l.recorded_offset != kNone64)
+        reached = std::max(reached, l.recorded_offset + l.size);
+    if (reached > 0) {
+      out->script.capacity = reached;
+      out->script.notes.push_back(
+          "the run's capacity is unknown (a log without machine=1): taken as " +
+          FormatSizeExact(reached) +
+          ", the highest end its placements reached, where Realm's first fit "
+          "places every request as at the real capacity (at least that)");
+    }
+  }
   out->capacity = question.capacity ? question.capacity : s.capacity;
-  if (out->capacity == 0 && !s.capacity_known) {
+  if (out->capacity == 0) {
     *error = HexId(s.memory_id) +
-             ": the memory's capacity is unknown (a log without machine=1): give --capacity";
+             ": the memory's capacity is unknown (a log without machine=1) and no "
+             "placement shows how much it had: give --capacity";
     return false;
   }
   out->lower_bound = PeakLiveBytes(s);
-  if (s.capacity_known && s.capacity > 0) {
+  if (s.capacity > 0) {
     ReplayOptions o;
     o.policy = PlacementPolicy::kRealm;
     o.capacity = s.capacity;
@@ -150,10 +172,14 @@ std::string FormatMemoryAnswer(const MemoryAnswer& a) {
                                         : " (from the base snapshot: the history does "
                                           "not reach back to the start of the run)",
                   ", ", requests, " request(s), at ", FormatSizeExact(a.capacity),
-                  a.capacity == s.capacity ? " (the run's capacity)" : "", "\n");
+                  a.capacity != s.capacity ? ""
+                  : s.capacity_known ? " (the run's capacity)"
+                                     : " (the highest end the run reached: its capacity is unknown)",
+                  "\n");
   if (a.self_checked)
     absl::StrAppend(&out, "  ", FormatSelfCheck(s, a.self_check.self_check),
-                    " (realm at the run's capacity)\n");
+                    s.capacity_known ? " (realm at the run's capacity)\n"
+                                     : " (realm at the highest end the run reached)\n");
   else
     out += "  self-check: not run (the run's capacity is unknown)\n";
   absl::StrAppend(&out, "  lower bound: ", FormatSizeExact(a.lower_bound),

@@ -612,16 +612,32 @@ int RunReplay(const Command& c, const Args& args) {
   std::vector<DumpFile> dumps;
   std::vector<LoadedMemory> memories;
   if (!LoadMemories(args, &dumps, &memories, &error)) return BadInput(error);
+  // Every memory named, or else every memory with a history that holds a
+  // request; a history that cannot be replayed is an error either way.
+  const bool named = args.values.count("--memory") > 0;
+  std::string skipped;
   std::vector<replay::MemoryAnswer> answers;
   for (const LoadedMemory& m : memories) {
     replay::ReplayScript script;
-    if (!replay::ScriptOfDumpMemory(*m.dump, *m.snapshot, &script, &error))
-      return BadInput(m.file + ": " + error);
+    const bool has_history = FindHistory(*m.dump, *m.snapshot) != nullptr;
+    if (!replay::ScriptOfDumpMemory(*m.dump, *m.snapshot, &script, &error)) {
+      if (named || has_history) return BadInput(m.file + ": " + error);
+      // No history: what the first such memory lacks is the error when no
+      // memory has one.
+      if (skipped.empty()) skipped = m.file + ": " + error;
+      continue;
+    }
+    if (!named && script.lives.empty()) continue;
     replay::MemoryAnswer answer;
     if (!replay::ReplayMemory(std::move(script), question, &answer, &error))
       return BadInput(m.file + ": " + error);
     answers.push_back(std::move(answer));
   }
+  if (answers.empty())
+    return BadInput(skipped.empty() ? args.files[0] +
+                                          ": no memory's history holds a request: "
+                                          "nothing to replay"
+                                    : skipped);
   if (args.json) {
     std::cout << "[\n";
     for (size_t i = 0; i < answers.size(); ++i)
