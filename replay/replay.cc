@@ -91,15 +91,19 @@ class Runner {
     return true;
   }
 
+  // Fragmentation of the current heap now, once: at the run's first failure.
+  void TakeFragmentation() {
+    if (frag_taken_) return;
+    frag_taken_ = true;
+    const uint64_t free = memory_->free_bytes();
+    out_->fragmentation_at_recorded_failure =
+        free == 0 ? 0.0 : 1.0 - static_cast<double>(memory_->largest_free()) /
+                                    static_cast<double>(free);
+  }
+
   void Run() {
     for (const ReplayStep& step : script_.steps) {
-      if (step.sequence >= first_failure_sequence_ && !frag_taken_) {
-        frag_taken_ = true;
-        const uint64_t free = memory_->free_bytes();
-        out_->fragmentation_at_recorded_failure =
-            free == 0 ? 0.0 : 1.0 - static_cast<double>(memory_->largest_free()) /
-                                        static_cast<double>(free);
-      }
+      if (step.sequence >= first_failure_sequence_) TakeFragmentation();
       if (step.sequence >= options_.map_before_sequence && !out_->map_taken) TakeMap();
       sequence_ = step.sequence;
       Apply(step);
@@ -113,10 +117,17 @@ class Runner {
       }
     }
     sequence_ = script_.end_sequence;
+    // The run's first failure came after the last step (an eventual
+    // failure has no step of its own): the state then is the end's.
+    if (first_failure_sequence_ != kNone64) TakeFragmentation();
     if (options_.map_before_sequence != kNone64 && !out_->map_taken) TakeMap();
-    // Placed in the run, still waiting here at the end.
+    // Placed or failed in the run, still waiting here at the end: never
+    // served, which is no success (a request the run left pending is not
+    // counted).
     for (uint32_t life = 0; life < script_.lives.size(); ++life) {
-      if (script_.lives[life].recorded != RecordedOutcome::kPlaced) continue;
+      if (script_.lives[life].recorded != RecordedOutcome::kPlaced &&
+          script_.lives[life].recorded != RecordedOutcome::kFailed)
+        continue;
       if (state_[life] == LifeState::kPending || state_[life] == LifeState::kWaiting)
         Fail(life, FailureKind::kNotPlaced);
     }

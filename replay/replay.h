@@ -23,7 +23,10 @@
 // nothing), and one the run failed and the replay places stays live until
 // the run's own destroy of it, if any.  A request the run had placed that is
 // still waiting when the run releases it, or at the end, is counted a
-// failure too (kStalled, kNotPlaced): the program was using it.
+// failure too (kStalled, kNotPlaced): the program was using it; so is one
+// the run failed that the replay still holds back at the end (never served
+// is no success: a compacting replay below the live bytes leaves a request
+// waiting on a plan that no poisoned release ends).
 //
 // Cost: the model memory's per step (a hash lookup or two and the
 // placement's O(log n) on the common path; a copy of a heap per step while
@@ -134,7 +137,7 @@ enum class FailureKind : uint8_t {
   kInstant,     // INSTANT_FAILURE
   kEventual,    // EVENTUAL_FAILURE (a poisoned release it counted on)
   kStalled,     // the run released it while the replay still had it waiting
-  kNotPlaced,   // the run placed it; the replay had not by the end
+  kNotPlaced,   // the run placed (or failed) it; the replay had not by the end
 };
 const char* FailureKindName(FailureKind kind);
 

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "model/workload.h"
 #include "realm_shadow/dump/dump.h"
 #include "realm_shadow/faces/realm_log.h"
 #include "realm_shadow/hooks.h"
@@ -152,6 +153,43 @@ TEST_F(ReplaySources, AHistoryWithAHoleInItIsAClearError) {
                                  "earlier event made and the base does not hold: the history "
                                  "has a hole in it"))
       << r.output;
+}
+
+// The demo's failure (model/workload.h): a 192 MiB request deferred behind
+// releases that a faulting task poisons.  Replayed from the tracker's dump:
+// realm as recorded; live bytes then exceed the capacity, so no policy,
+// compacting included, avoids it at the run's capacity, and no policy's
+// smallest capacity is below the lower bound.
+TEST(ReplayDemo, TheWorkloadsFailureNeedsMoreThanItsLiveBytes) {
+  ResetTrackerForTesting();
+  model::Workload workload;
+  const model::WorkloadResult& result = workload.Run();
+  ASSERT_TRUE(result.failed);
+  const std::string path = TestDir() + "/failure.rsd";
+  std::string error;
+  ASSERT_TRUE(DumpMemoryState(result.failed_memory, path, &error)) << error;
+  DumpFile dump;
+  ASSERT_TRUE(ReadDump(path, &dump, &error)) << error;
+  ASSERT_EQ(dump.memories.size(), 1u);
+  replay::ReplayScript s;
+  ASSERT_TRUE(replay::ScriptOfDumpMemory(dump, dump.memories[0], &s, &error)) << error;
+  EXPECT_EQ(s.first_sequence, 0u);
+  const uint64_t lower = replay::PeakLiveBytes(s);
+  ASSERT_GT(lower, s.capacity);
+  for (model::PlacementPolicy p : model::kAllPlacementPolicies) {
+    replay::ReplayOptions o;
+    o.policy = p;
+    replay::ReplayResult r;
+    ASSERT_TRUE(replay::RunReplay(s, o, &r, &error)) << error;
+    EXPECT_TRUE(r.failed()) << model::PlacementPolicyName(p);
+    if (p == model::PlacementPolicy::kRealm) {
+      EXPECT_GT(r.self_check.checked, 0u);
+      EXPECT_EQ(r.self_check.as_recorded, r.self_check.checked);
+    }
+    const replay::MinCapacity m = replay::FindMinCapacity(s, p);
+    ASSERT_TRUE(m.found) << m.method;
+    EXPECT_GE(m.capacity, lower) << model::PlacementPolicyName(p);
+  }
 }
 
 // ---- the fixture logs ---------------------------------------------------

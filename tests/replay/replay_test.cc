@@ -217,6 +217,23 @@ TEST(Replay, ARequestStillWaitingAtItsReleaseIsStalled) {
   EXPECT_FALSE(Replayed(b.script(), PlacementPolicy::kRealm).failed());
 }
 
+// A request the run failed that the replay still holds back at the end
+// was never served either: a failure, not an avoided one (compacting below
+// the live bytes leaves requests waiting so).
+TEST(Replay, ARequestTheRunFailedStillWaitingAtTheEndIsNotPlaced) {
+  Builder b(1000);
+  const uint32_t a = b.Placed(1000, 0);
+  b.Release(a, false);  // never ready
+  const uint32_t c = b.Failed(500);
+  for (PlacementPolicy p : model::kAllPlacementPolicies) {
+    const ReplayResult r = Replayed(b.script(), p);
+    ASSERT_EQ(r.failures.size(), 1u) << PlacementPolicyName(p);
+    EXPECT_EQ(r.failures[0].kind, FailureKind::kNotPlaced) << PlacementPolicyName(p);
+    EXPECT_EQ(r.failures[0].life, c);
+    EXPECT_EQ(r.recorded_failures_avoided, 0u);
+  }
+}
+
 TEST(Replay, StartsFromTheBaseSnapshot) {
   Builder b(1000);
   const uint32_t x = b.Base(300, 100);
