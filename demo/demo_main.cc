@@ -100,8 +100,9 @@ int ShowReplay(const realm_shadow::DumpFile& dump, const realm_shadow::Snapshot&
     if (p.result.policy == realm_shadow::model::PlacementPolicy::kBestFit)
       std::printf("best-fit would %s the failure%s\n",
                   p.result.failed() ? "not have avoided" : "have avoided",
-                  p.min.found ? (", with " + realm_shadow::FormatSizeExact(p.min.capacity) +
-                                 " at least").c_str()
+                  p.min.found ? ("; under it the run needs " +
+                                 realm_shadow::FormatSizeExact(p.min.capacity))
+                                    .c_str()
                               : "");
   return 0;
 }
