@@ -7,7 +7,9 @@
 // file too.  Then, from the history the failure's dump carries: its trace
 // (OUT_DIR/demo-failure-trace.json, for ui.perfetto.dev), its page with
 // the time strip (OUT_DIR/demo-failure.html), and, last, the timeline of
-// the memory that failed: how it got there.
+// the memory that failed: how it got there; and its replay: whether best
+// fit, or any other placement, would have avoided it, and the smallest
+// capacity under each.
 //
 // Every instance the workload creates carries its Legion/Legate identity,
 // interned and attached through legion_glue (what Legion's
@@ -29,6 +31,8 @@
 #include "realm_shadow/faces/trace.h"
 #include "model/workload.h"
 #include "realm_shadow/analysis/snapshots.h"
+#include "replay/from_dump.h"
+#include "replay/report.h"
 
 namespace {
 
@@ -74,6 +78,35 @@ void AttachDescription(const InstanceDescription& d) {
                                        : legion::GcState::kValid);
 }
 
+// The failed memory's run again under every placement policy, with the
+// smallest capacity under each: would another allocator have saved it?
+int ShowReplay(const realm_shadow::DumpFile& dump, const realm_shadow::Snapshot& memory,
+               const std::string& path) {
+  namespace replay = realm_shadow::replay;
+  replay::ReplayScript script;
+  replay::ReplayQuestion question;
+  question.min_capacity = true;
+  replay::MemoryAnswer answer;
+  std::string error;
+  if (!replay::ScriptOfDumpMemory(dump, memory, &script, &error) ||
+      !replay::ReplayMemory(std::move(script), question, &answer, &error)) {
+    std::fprintf(stderr, "realm_shadow_demo: replay: %s\n", error.c_str());
+    return 1;
+  }
+  std::printf("\nwould another placement, or more memory, have avoided it "
+              "(realm-shadow replay %s --min-capacity):\n%s",
+              path.c_str(), replay::FormatMemoryAnswer(answer).c_str());
+  for (const replay::PolicyAnswer& p : answer.policies)
+    if (p.result.policy == realm_shadow::model::PlacementPolicy::kBestFit)
+      std::printf("best-fit would %s the failure%s\n",
+                  p.result.failed() ? "not have avoided" : "have avoided",
+                  p.min.found ? ("; under it the run needs " +
+                                 realm_shadow::FormatSizeExact(p.min.capacity))
+                                    .c_str()
+                              : "");
+  return 0;
+}
+
 // The failure's dump (the first one dump on failure wrote for the memory),
 // its trace and page, and its timeline; 1 when any of it cannot be made.
 int ShowHistory(const std::string& out_dir, uint64_t memory_id) {
@@ -102,7 +135,7 @@ int ShowHistory(const std::string& out_dir, uint64_t memory_id) {
     if (s.memory_id != memory_id || h == nullptr) continue;
     std::printf("\nhow it got there (realm-shadow timeline %s):\n%s", path.c_str(),
                 realm_shadow::FormatTimeline(s, *h, realm_shadow::TimelineOptions()).c_str());
-    return 0;
+    return ShowReplay(dump, s, path);
   }
   std::fprintf(stderr, "realm_shadow_demo: %s has no history of the memory that failed\n",
                path.c_str());

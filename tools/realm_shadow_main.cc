@@ -27,6 +27,8 @@
 #include "realm_shadow/faces/report.h"
 #include "realm_shadow/faces/timeline.h"
 #include "realm_shadow/faces/trace.h"
+#include "replay/from_dump.h"
+#include "replay/report.h"
 
 namespace realm_shadow {
 namespace {
@@ -63,6 +65,10 @@ const char kMainUsage[] =
     "  at FILE --event N | --time T -o OUT the exact state at that moment,\n"
     "                                      as a dump\n"
     "  trace FILE... -o TRACE.json         the history for ui.perfetto.dev\n"
+    "  replay FILE... [--memory ID] [--policy P]... [--capacity SIZE]\n"
+    "                 [--min-capacity] [--json]\n"
+    "                                      the run again under another placement\n"
+    "                                      policy or capacity (dumps with history)\n"
     "\n"
     "FILE: a dump file (one per node of a run).  Sizes: bytes, or with a\n"
     "unit: 4096, 64KiB, 512MiB, 4GiB (binary), 1MB (decimal).  Memory ids:\n"
@@ -187,15 +193,37 @@ const Command kCommands[] = {
      "  -o TRACE.json  the file to write\n"},
     {"html",
      "usage: realm-shadow html FILE... -o PAGE.html [--color-by ATTR]\n"
+     "                         [--no-replay]\n"
      "       realm-shadow html A B --diff -o PAGE.html\n"
      "A self-contained page with every memory as a zoomable address map\n"
      "(the rows of several nodes grouped by node); with --diff, B compared\n"
-     "with A.\n"
+     "with A.  A memory whose dump holds its history gets the replay table\n"
+     "in its side panel (every policy, its smallest capacity, and its map at\n"
+     "the run's first failure).\n"
      "  -o PAGE.html      the page to write\n"
      "  --color-by ATTR   colour the blocks by kind (default) or by an\n"
      "                    identity attribute (task, store, region, field,\n"
      "                    ...): the top groups get a colour each, with a\n"
-     "                    legend; the page can change it\n"},
+     "                    legend; the page can change it\n"
+     "  --no-replay       leave the replay tables out (they cost a replay\n"
+     "                    search per policy and memory)\n"},
+    {"replay",
+     "usage: realm-shadow replay FILE... [--memory ID] [--policy P]...\n"
+     "                           [--capacity SIZE] [--min-capacity] [--json]\n"
+     "The requests and releases of each memory's run (from the history its\n"
+     "dump holds), run again through Realm's deferral rules under another\n"
+     "placement policy or capacity: per policy whether the run's failures are\n"
+     "avoided, the first failure, peak used, the largest-hole deficit,\n"
+     "fragmentation at the run's failure; always the self-check (realm at the\n"
+     "run's capacity against the recorded placements) and the lower bound\n"
+     "(peak live bytes).\n"
+     "  --memory ID      only this memory\n"
+     "  --policy P       realm, best-fit, worst-fit, next-fit, size-classes,\n"
+     "                   compacting; repeat for several (default: all)\n"
+     "  --capacity SIZE  replay at this capacity (default: the run's)\n"
+     "  --min-capacity   also search the smallest capacity with no failure\n"
+     "                   (to one alignment unit) per policy\n"
+     "  --json           one JSON array, an object per memory\n"},
 };
 
 const Command* FindCommand(const std::string& name) {
@@ -218,10 +246,14 @@ int BadInput(const std::string& message) {
 struct Args {
   std::vector<std::string> files;
   std::map<std::string, std::string> values;
+  std::vector<std::string> policies;  // replay --policy, in order
   bool help = false;
   bool diff = false;
   bool tsv = false;
   bool all = false;
+  bool min_capacity = false;
+  bool json = false;
+  bool no_replay = false;
   bool with_history = false;
 };
 
@@ -233,7 +265,8 @@ bool ParseArgs(const Command& c, int argc, char** argv, Args* out,
   auto takes_value = [&](const std::string& opt) {
     if (opt == "--memory")
       return name == "holes" || name == "blockers" || name == "timeline" ||
-             name == "at";
+             name == "at" || name == "replay";
+    if (opt == "--policy" || opt == "--capacity") return name == "replay";
     if (opt == "--top")
       return name == "holes" || name == "report" || name == "timeline";
     if (opt == "--lead") return name == "timeline";
@@ -267,6 +300,18 @@ bool ParseArgs(const Command& c, int argc, char** argv, Args* out,
       out->all = true;
       continue;
     }
+    if (arg == "--no-replay" && name == "html") {
+      out->no_replay = true;
+      continue;
+    }
+    if (arg == "--min-capacity" && name == "replay") {
+      out->min_capacity = true;
+      continue;
+    }
+    if (arg == "--json" && name == "replay") {
+      out->json = true;
+      continue;
+    }
     if (arg == "--with-history" && name == "at") {
       out->with_history = true;
       continue;
@@ -296,6 +341,7 @@ bool ParseArgs(const Command& c, int argc, char** argv, Args* out,
         value = argv[++i];
       }
       if (opt == "--output") opt = "-o";
+      if (opt == "--policy") out->policies.push_back(value);
       out->values[opt] = value;
       continue;
     }
@@ -662,7 +708,82 @@ int RunHtml(const Command& c, const Args& args) {
   HtmlOptions options;
   if (auto it = args.values.find("--color-by"); it != args.values.end())
     options.color_by = GroupAttribute(it->second);
+  std::vector<PageReplay>& replays = options.replays;
+  if (!args.diff && !args.no_replay) {
+    // Memories with a history get the replay table; the others none.
+    for (const Snapshot& s : dumps[0].memories) {
+      replay::ReplayScript script;
+      std::string why;
+      if (!replay::ScriptOfDumpMemory(dumps[0], s, &script, &why)) continue;
+      replay::ReplayQuestion question;
+      question.min_capacity = true;
+      question.maps = true;
+      replay::MemoryAnswer answer;
+      if (!replay::ReplayMemory(std::move(script), question, &answer, &why)) continue;
+      replays.push_back(replay::ToPageReplay(answer));
+    }
+  }
   if (!WriteHtmlMap(dumps, out->second, &error, options)) return BadInput(error);
+  return 0;
+}
+
+int RunReplay(const Command& c, const Args& args) {
+  if (args.files.empty()) return Usage(c, "no dump file given");
+  replay::ReplayQuestion question;
+  std::string error;
+  for (const std::string& name : args.policies) {
+    model::PlacementPolicy p;
+    if (!model::ParsePlacementPolicy(name, &p))
+      return Usage(c, "--policy '" + name +
+                          "': expected realm, best-fit, worst-fit, next-fit, "
+                          "size-classes or compacting");
+    question.policies.push_back(p);
+  }
+  if (auto it = args.values.find("--capacity"); it != args.values.end()) {
+    if (!ParseHumanSize(it->second, &question.capacity, &error))
+      return Usage(c, "--capacity " + error);
+    if (question.capacity == 0) return Usage(c, "--capacity must be more than 0");
+  }
+  question.min_capacity = args.min_capacity;
+  std::vector<DumpFile> dumps;
+  std::vector<LoadedMemory> memories;
+  if (!LoadMemories(args, &dumps, &memories, &error)) return BadInput(error);
+  // Every memory named, or else every memory with a history that holds a
+  // request; a history that cannot be replayed is an error either way.
+  const bool named = args.values.count("--memory") > 0;
+  std::string skipped;
+  std::vector<replay::MemoryAnswer> answers;
+  for (const LoadedMemory& m : memories) {
+    replay::ReplayScript script;
+    const bool has_history = FindHistory(*m.dump, *m.snapshot) != nullptr;
+    if (!replay::ScriptOfDumpMemory(*m.dump, *m.snapshot, &script, &error)) {
+      if (named || has_history) return BadInput(m.file + ": " + error);
+      // No history: what the first such memory lacks is the error when no
+      // memory has one.
+      if (skipped.empty()) skipped = m.file + ": " + error;
+      continue;
+    }
+    if (!named && script.lives.empty()) continue;
+    replay::MemoryAnswer answer;
+    if (!replay::ReplayMemory(std::move(script), question, &answer, &error))
+      return BadInput(m.file + ": " + error);
+    answers.push_back(std::move(answer));
+  }
+  if (answers.empty())
+    return BadInput(skipped.empty() ? args.files[0] +
+                                          ": no memory's history holds a request: "
+                                          "nothing to replay"
+                                    : skipped);
+  if (args.json) {
+    std::cout << "[\n";
+    for (size_t i = 0; i < answers.size(); ++i)
+      std::cout << replay::MemoryAnswerJson(answers[i])
+                << (i + 1 < answers.size() ? ",\n" : "\n");
+    std::cout << "]\n";
+    return 0;
+  }
+  for (const replay::MemoryAnswer& a : answers)
+    std::cout << replay::FormatMemoryAnswer(a);
   return 0;
 }
 
@@ -697,6 +818,7 @@ int Main(int argc, char** argv) {
   if (name == "diff") return RunDiff(*c, args);
   if (name == "ingest-realm-log") return RunIngest(*c, args);
   if (name == "compare") return RunCompare(*c, args);
+  if (name == "replay") return RunReplay(*c, args);
   if (name == "timeline") return RunTimeline(*c, args);
   if (name == "at") return RunAt(*c, args);
   if (name == "trace") return RunTrace(*c, args);

@@ -6,11 +6,11 @@
 //     hooks (allocations, a release pending, a pinned one, a deferred
 //     request, a reservation, a failure, identities), writes
 //     DIR/before.rsd and DIR/after.rsd with WriteDump, reads them back with
-//     ReadDump and writes DIR/map.html (the two dumps: a diff) and
-//     DIR/single.html; and DIR/nodes.html, one dump of two nodes whose
-//     allocations carry a "task" attribute, coloured by task.
-//     DIR/expected.json says where the test should find what, so the layout
-//     is written down once, here.
+//     ReadDump and writes DIR/map.html (the two dumps: a diff),
+//     DIR/single.html and DIR/replay.html (single, with a replay table);
+//     and DIR/nodes.html, one dump of two nodes whose allocations carry a
+//     "task" attribute, coloured by task.  DIR/expected.json says where the
+//     test should find what, so the layout is written down once, here.
 //   make_map_fixture --perf N --out PAGE.html
 //     One framebuffer with N allocations (sizes 256 B to 64 KiB, about one
 //     slot in eight left as a hole), through the hooks, a dump and back.
@@ -155,7 +155,29 @@ int Fixture(const std::string& dir) {
       !WriteAndReadBack(dir + "/after.rsd", after, &after_back))
     return 1;
   std::string error;
+  // The replay table of the framebuffer (as replay/report.h makes it):
+  // realm fails the 192 MiB request; best-fit places it at 256 MiB.
+  rs::PageReplay replay;
+  replay.node = before_back.memories[0].node;
+  replay.memory_id = kFb;
+  replay.summary = "self-check: 1029/1029 placements as recorded\nlower bound (peak live bytes): 1 GiB";
+  replay.moment = "just before event 1031, the run's first failure";
+  auto placed = [](uint64_t instance, uint64_t offset, uint64_t size) {
+    rs::Allocation a;
+    a.instance = instance;
+    a.offset = offset;
+    a.size = size;
+    return a;
+  };
+  rs::PageReplayRow realm_row{"realm", true, "event 1031: 192 MiB align 256 for 0x4000000000000200, instant failure",
+                              "1.19 GiB (1275068416 B)", "just before event 1031",
+                              {placed(a, 0, 256 * kMiB), placed(b, 384 * kMiB, 128 * kMiB)}};
+  rs::PageReplayRow best_row{"best-fit", false, "-", "1 GiB (1073741824 B)", "just before event 1031",
+                             {placed(a, 0, 256 * kMiB), placed(fail, 256 * kMiB, 192 * kMiB)}};
+  replay.rows = {realm_row, best_row};
   if (!rs::WriteHtmlMap({before_back}, dir + "/single.html", &error) ||
+      !rs::WriteHtmlMap({before_back}, dir + "/replay.html", &error,
+                        rs::HtmlOptions{"kind", {replay}}) ||
       !rs::WriteHtmlMap({before_back, after_back}, dir + "/map.html",
                         &error)) {
     std::fprintf(stderr, "make_map_fixture: %s\n", error.c_str());

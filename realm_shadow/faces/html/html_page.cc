@@ -291,6 +291,32 @@ void AppendDiff(std::string* out, const Snapshot& before,
   out->append("\"}");
 }
 
+void AppendReplay(std::string* out, const PageReplay& r) {
+  out->append(",\"replay\":{\"summary\":");
+  AppendJsonString(out, r.summary);
+  out->append(",\"moment\":");
+  AppendJsonString(out, r.moment);
+  out->append(",\"rows\":[");
+  for (size_t i = 0; i < r.rows.size(); ++i) {
+    const PageReplayRow& row = r.rows[i];
+    if (i) out->push_back(',');
+    out->append("{\"policy\":");
+    AppendJsonString(out, row.policy);
+    out->append(",\"fails\":");
+    out->append(row.fails ? "true" : "false");
+    out->append(",\"first_failure\":");
+    AppendJsonString(out, row.first_failure);
+    out->append(",\"min_capacity\":");
+    AppendJsonString(out, row.min_capacity);
+    out->append(",\"moment\":");
+    AppendJsonString(out, row.moment);
+    out->append(",\"count\":" + std::to_string(row.map.size()) + ",");
+    AppendAllocationArrays(out, row.map);
+    out->append("}");
+  }
+  out->append("]}");
+}
+
 // The memory's time strip (time_strip.h): small arrays in the data block,
 // the spans of its moments in the history block under `key`, decoded only
 // when the strip is first used.
@@ -362,7 +388,7 @@ void AppendHistory(std::string* out, std::string* spans_block,
 }
 
 void AppendMemory(std::string* out, const Snapshot& s,
-                  const Snapshot* before) {
+                  const Snapshot* before, const PageReplay* replay) {
   const std::vector<Hole> holes = FindHoles(s);
   const FreeSummary summary = SummarizeHoles(s, holes);
   out->append("{\"id\":");
@@ -530,6 +556,7 @@ void AppendMemory(std::string* out, const Snapshot& s,
     out->push_back(',');
     AppendDiff(out, *before, s);
   }
+  if (replay) AppendReplay(out, *replay);
   out->append("}");
 }
 
@@ -571,8 +598,12 @@ std::string DataBlock(const std::vector<DumpFile>& dumps,
         for (const Snapshot& b : dumps[0].memories)
           if (b.memory_id == s.memory_id && b.node == s.node) before = &b;
       }
+      const PageReplay* replay = nullptr;
+      if (di + 1 == dumps.size())  // the dump shown last (after, with two)
+        for (const PageReplay& r : replays)
+          if (r.memory_id == s.memory_id && r.node == s.node) replay = &r;
       if (mi) out.push_back(',');
-      AppendMemory(&out, s, before);
+      AppendMemory(&out, s, before, replay);
       if (const MemoryHistory* h = FindHistory(dump, s)) {
         out.pop_back();  // the memory's closing brace: the history joins it
         AppendHistory(&out, spans_block, std::to_string(di) + ":" + std::to_string(mi), *h);

@@ -15,7 +15,8 @@
 // This is part 1 of the page script (page/begin.js): it opens the page's
 // scope and holds its constants.  The parts are one script, concatenated in
 // the order faces/CMakeLists.txt lists them and sharing this scope; each
-// holds one concern (decode, format, view, colour, draw, strip, ui, whatif), and only
+// holds one concern (decode, format, view, colour, draw, strip, ui, whatif,
+// replay), and only
 // end.js runs the page.
 (function () {
   'use strict';

@@ -79,7 +79,10 @@
     ctx.fillStyle = '#334155';
     const capText = m.capacity_known ? 'capacity ' + human(m.capacity) : 'capacity unknown (axis to ' + human(m.extent) + ')';
     const pct = m.cap ? (100 * s.used / m.cap).toFixed(1) + '%' : '';
-    ctx.fillText(capText + '  |  used ' + human(s.used) + ' ' + pct + '  |  ' + m.count + ' allocations  |  ' +
+    // A replay's map (replay.js) has no figures of its own: say what it is.
+    const shown = m.replayShown == null ? null : m.replay.rows[m.replayShown];
+    ctx.fillText(shown ? 'replay under ' + shown.policy + ', ' + shown.moment + '  |  ' + m.count + ' allocations' :
+      capText + '  |  used ' + human(s.used) + ' ' + pct + '  |  ' + m.count + ' allocations  |  ' +
       (m.addressed ? 'addressed (no holes)' : s.hole_count + ' holes, largest ' + human(s.largest_hole) +
       ', fragmentation ' + s.fragmentation.toFixed(2)) +
       (m.pending.length ? '  |  ' + m.pending.length + ' pending' : '') +

@@ -29,6 +29,7 @@
         hover: st.hover, pinned: st.pinned, failure: st.failure,
         whatIf: st.whatIf && { size: st.whatIf.size, align: st.whatIf.align, fits: st.whatIf.result.fits, offset: st.whatIf.result.offset },
         hits: st.hits ? st.hits.indices.length : 0,
+        replayShown: mems().map((m) => (m.replayShown == null ? null : m.replay.rows[m.replayShown].policy)),
       };
     },
     rowGeometry,
@@ -65,6 +66,7 @@
     findBlockers(mi, size, align) { const w = findBlockers(mems()[mi], size, align); return w && { ...w }; },
     firstFit(mi, size, align) { return firstFit(mems()[mi], size, align); },
     parseBytes,
+    showReplay(mi, k) { if (k == null) showDumpMap(mi); else showReplayMap(mi, k); return draw(); },
     // The time strip: move memory mi to shown moment k (null: the dump's
     // picture); returns the ms it took.  momentOf says where it is.
     scrub(mi, k) { const ms = scrub(mi, k); draw(); return ms; },

@@ -289,10 +289,13 @@
     }
     table($('holes'), ['offset', 'size', ''], m.top_holes.slice(0, 30).map(([o, z]) => [hex(o) + ' <span class="note">' + human(o) + '</span>', human(z), 'zoom']),
       (k) => { const [o, z] = m.top_holes[k]; zoomToRange(mi, o, o + z, 0.25); });
+    // The dump's allocations, also while a replay map is drawn (replay.js).
+    const A = m.dumpArrays || m;
     table($('allocs'), ['instance', 'size', 'offset'], m.top_allocations.slice(0, 30).map((i) =>
-      [instHex(m.inst[2 * i], m.inst[2 * i + 1]) + ' <span class="note">' + esc(kindNames[m.bits[i] & 7]) + '</span>', human(m.size[i]), human(m.off[i])]),
-      (k) => { const i = m.top_allocations[k]; zoomToRange(mi, m.off[i], m.off[i] + m.size[i], 0.25); });
+      [instHex(A.inst[2 * i], A.inst[2 * i + 1]) + ' <span class="note">' + esc(kindNames[A.bits[i] & 7]) + '</span>', human(A.size[i]), human(A.off[i])]),
+      (k) => { const i = m.top_allocations[k]; zoomToRange(mi, A.off[i], A.off[i] + A.size[i], 0.25); });
 
+    renderReplay(mi);
     const fl = $('failures');
     $('failureSection').hidden = !m.failures.length;
     fl.innerHTML = m.failures.map((f, k) => {
