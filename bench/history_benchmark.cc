@@ -9,10 +9,11 @@
 // event), and written as dumps in REALM_SHADOW_BENCH_DIR (default /tmp):
 //  - BM_AtOf10MEvents/<live>: `live` allocations of 256 B, then release +
 //    allocate pairs on random slots up to 10^7 events; each iteration is
-//    the whole command: read the dump (file, checksum, parse), rebuild the
-//    state after a random event (last checkpoint, then replay), write it
-//    as a dump.  The checkpoints are L = max(65536, live) events apart, so
-//    a replay is at most L events.
+//    the whole command (ReadDumpAtMoment): map the dump, read its header,
+//    memories and the history's outline (marks, checkpoint extents), then
+//    the last checkpoint before a random event and the events up to it,
+//    replay them and write the state as a dump.  The checkpoints are
+//    L = max(65536, live) events apart, so a replay is at most L events.
 //  - BM_TraceOf1MLives: 10^6 lives (4096 live at a time, each released
 //    then reallocated), read and written as the trace file.
 #include <chrono>
@@ -85,20 +86,21 @@ void BM_AtOf10MEvents(benchmark::State& state) {
   std::mt19937_64 rng(3);
   uint64_t checkpoints = 0, file_bytes = 0;
   for (auto _ : state) {
-    realm_shadow::DumpFile in, at;
+    realm_shadow::DumpFile at;
     std::string error;
-    if (!realm_shadow::ReadDump(path, &in, &error)) {
-      state.SkipWithError(error.c_str());
-      return;
-    }
     realm_shadow::MomentChoice moment;
     moment.event = rng() % (kEvents + 1);
-    if (!realm_shadow::DumpAtMoment(in, path, std::nullopt, moment, &at, &error) ||
+    if (!realm_shadow::ReadDumpAtMoment(path, std::nullopt, moment, &at, &error) ||
         !realm_shadow::WriteDump(out, at, &error)) {
       state.SkipWithError(error.c_str());
       return;
     }
-    checkpoints = in.histories[0].checkpoints.size();
+  }
+  {
+    realm_shadow::DumpMoments in;
+    std::string error;
+    if (in.Open(path, false, &error) && !in.histories().empty())
+      checkpoints = in.histories()[0].checkpoints;
   }
   if (FILE* f = std::fopen(path.c_str(), "rb")) {
     std::fseek(f, 0, SEEK_END);

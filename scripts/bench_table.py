@@ -213,7 +213,7 @@ def main():
         b = get(f"BM_AtOf10MEvents/{live}/iterations:5")
         add(s, f"at_10m_{tag}_s", f"at on a history of 10M events, {tag} live (s, whole command)", None if b is None else b["real_ns"] / 1e9, "{:.2f}")
         add(s, f"at_10m_{tag}_cpu_s", f"  CPU (s)", None if b is None else b["cpu_time"] * UNIT_NS[b.get("time_unit", "ns")] / 1e9, "{:.2f}")
-        add(s, f"at_10m_{tag}_dump_mb", f"  dump read (MB)", None if b is None else b.get("dump_MB"), "{:.0f}")
+        add(s, f"at_10m_{tag}_dump_mb", f"  dump (MB; at reads one segment of it)", None if b is None else b.get("dump_MB"), "{:.0f}")
     b = get("BM_TraceOf1MLives/iterations:3")
     add(s, "trace_1m_s", "trace of 1M allocation lives (s)", None if b is None else b["real_ns"] / 1e9, "{:.2f}")
     add(s, "trace_1m_cpu_s", "  CPU (s)", None if b is None else b["cpu_time"] * UNIT_NS[b.get("time_unit", "ns")] / 1e9, "{:.2f}")

@@ -655,9 +655,8 @@ int RunAt(const Command& c, const Args& args) {
     if (!ParseHexId(it->second, &id, &error)) return Usage(c, "--memory " + error);
     memory = id;
   }
-  DumpFile in, at;
-  if (!ReadDump(args.files[0], &in, &error)) return BadInput(error);
-  if (!DumpAtMoment(in, args.files[0], memory, moment, &at, &error))
+  DumpFile at;
+  if (!ReadDumpAtMoment(args.files[0], memory, moment, &at, &error))
     return BadInput(error);
   if (!WriteDump(out->second, at, &error)) return BadInput(error);
   for (const Snapshot& s : at.memories)

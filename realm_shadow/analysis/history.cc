@@ -132,23 +132,30 @@ bool CheckHistory(const MemoryHistory& h, std::string* error) {
 
 bool MomentAtTime(const MemoryHistory& h, int64_t time_ns, uint64_t* sequence,
                   std::string* error) {
-  if (h.marks.empty() || h.marks[0].time_ns > time_ns) {
-    *error = "no event of memory " + HexId(h.memory_id) +
+  return MomentAtTime(h.memory_id, h.marks, h.end_sequence(), time_ns, sequence,
+                      error);
+}
+
+bool MomentAtTime(uint64_t memory_id, const std::vector<HistoryMark>& marks,
+                  uint64_t end_sequence, int64_t time_ns, uint64_t* sequence,
+                  std::string* error) {
+  if (marks.empty() || marks[0].time_ns > time_ns) {
+    *error = "no event of memory " + HexId(memory_id) +
              " in its history is at or before that time";
-    if (!h.marks.empty())
-      *error += " (its first is at " +
-                std::to_string(h.marks[0].time_ns / 1000) + " us)";
+    if (!marks.empty())
+      *error += " (its first is at " + std::to_string(marks[0].time_ns / 1000) +
+                " us)";
     return false;
   }
-  int64_t latest = h.marks[0].time_ns;
-  for (size_t i = 1; i < h.marks.size(); ++i) {
-    latest = std::max(latest, h.marks[i].time_ns);
+  int64_t latest = marks[0].time_ns;
+  for (size_t i = 1; i < marks.size(); ++i) {
+    latest = std::max(latest, marks[i].time_ns);
     if (latest > time_ns) {
-      *sequence = h.marks[i].sequence;
+      *sequence = marks[i].sequence;
       return true;
     }
   }
-  *sequence = h.end_sequence();
+  *sequence = end_sequence;
   return true;
 }
 

@@ -181,6 +181,11 @@ bool StateAt(const MemoryHistory& history, uint64_t sequence, Snapshot* out,
 // time; the error says so).
 bool MomentAtTime(const MemoryHistory& history, int64_t time_ns,
                   uint64_t* sequence, std::string* error);
+// The same from a history's marks and end alone (what a dump read in part
+// keeps of a history without its events: DumpMoments in dump.h).
+bool MomentAtTime(uint64_t memory_id, const std::vector<HistoryMark>& marks,
+                  uint64_t end_sequence, int64_t time_ns, uint64_t* sequence,
+                  std::string* error);
 
 // The wall-clock origin shared by every tracker history of this process
 // (nanoseconds since the Unix epoch), and the steady-clock time since it:

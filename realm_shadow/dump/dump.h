@@ -17,6 +17,7 @@
 #define REALM_SHADOW_DUMP_DUMP_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -52,6 +53,56 @@ bool ReadDump(const std::string& path, DumpFile* out, std::string* error);
 bool ParseDump(const uint8_t* data, size_t size, DumpFile* out,
                std::string* error);
 std::string SerializeDump(const DumpFile& dump);
+
+// A dump read for one moment of its histories (`realm-shadow at`).  Open
+// maps the file and reads what ReadDump reads except the histories' events
+// and checkpoints: of each history it keeps the marks, the lines, the
+// identities and where each checkpoint and the events lie (an index built
+// by walking the checkpoints' lengths, not stored in the file: the hist
+// section is unchanged).  HistoryFor then reads one checkpoint and the
+// events from it to the moment.  Cost: the pages of what it reads, so one
+// segment (at most L events, history.h) and two checkpoints instead of the
+// whole file (10M events are 320 MB).  Checks: every byte it reads gets
+// ReadDump's checks (lengths, counts, kinds, padding, CheckHistory on what
+// HistoryFor returns) and the trailer must describe the file; the whole-
+// file checksum only with verify_checksum, which reads every byte once.
+class DumpMoments {
+ public:
+  // What Open keeps of a history besides where its parts lie.
+  struct Outline {
+    uint64_t memory_id = 0;
+    uint32_t node = 0;
+    uint64_t first_sequence = 0, end_sequence = 0;  // the window
+    size_t checkpoints = 0;
+    std::vector<HistoryMark> marks;
+  };
+
+  DumpMoments();
+  ~DumpMoments();
+  DumpMoments(const DumpMoments&) = delete;
+  DumpMoments& operator=(const DumpMoments&) = delete;
+
+  bool Open(const std::string& path, bool verify_checksum, std::string* error);
+  // The same from bytes in memory, which must outlive this (the fuzz
+  // target's entry).
+  bool Parse(const uint8_t* data, size_t size, bool verify_checksum,
+             std::string* error);
+  // The header, notes and memories; histories is empty.
+  const DumpFile& dump() const;
+  const std::vector<Outline>& histories() const;
+  // histories()[i] cut to what the state at moment `sequence` (inside the
+  // window) needs: the memory's description from the base, the last
+  // checkpoint before the moment (at it for the window's first moment) as
+  // the only checkpoint, and the events from it to the moment and one more
+  // when there is one (so that the moment's time and line are those of the
+  // whole history).  StateAt on it gives what StateAt on the whole gives.
+  bool HistoryFor(size_t i, uint64_t sequence, MemoryHistory* out,
+                  std::string* error) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 // The JSON rendering (docs/json-schema.md), with holes and stats computed by
 // analysis.h.

@@ -4,9 +4,11 @@
 // bytes that remain before it is used, so a reader never allocates more
 // than a small multiple of the file's size, and every error is one line.
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cinttypes>
 #include <cstddef>
@@ -49,11 +51,37 @@ class Cursor {
   size_t left_;
 };
 
+// Where the parts of one history lie in the file, and its small parts
+// (DumpMoments: a dump read for one moment).
+struct HistoryIndex {
+  std::string name;    // the section's, for errors
+  MemoryHistory head;  // everything but checkpoints and events
+  uint64_t first_sequence = 0, event_count = 0;
+  size_t events_at = 0;  // file offset of event first_sequence
+  std::vector<size_t> checkpoint_at;      // file offset of each checkpoint
+  std::vector<uint64_t> checkpoint_sequence;
+  size_t section_end = 0;
+};
+
 class Parser {
  public:
   Parser(const uint8_t* data, size_t size, std::string* error)
       : data_(data), size_(size), error_(error) {}
   bool Parse(DumpFile* out);
+  // Parse, except that histories are indexed into *index instead of read,
+  // and the checksum is checked only when verify_checksum.
+  bool ParseIndexed(DumpFile* out, bool verify_checksum,
+                    std::vector<HistoryIndex>* index) {
+    verify_checksum_ = verify_checksum;
+    index_ = index;
+    return Parse(out);
+  }
+  // Checkpoint `k` of an indexed history, and its events [from, to).
+  bool IndexedCheckpoint(const HistoryIndex& x, size_t k,
+                         HistoryCheckpoint* cp);
+  bool IndexedEvents(const HistoryIndex& x, uint64_t from, uint64_t to,
+                     std::vector<EventRecord>* out);
+  void set_error(std::string* error) { error_ = error; }
 
  private:
   bool Fail(std::string what) {
@@ -75,6 +103,13 @@ class Parser {
   bool Optional(Cursor& file, DumpFile* out);
   bool History(Cursor& c, const std::string& name, const DumpFile& dump,
                MemoryHistory* h);
+  bool HistoryHead(Cursor& c, const std::string& where, const DumpFile& dump,
+                   MemoryHistory* h, uint64_t counts[5]);
+  bool HistoryMarks(Cursor& c, const std::string& where, const uint64_t counts[5],
+                    MemoryHistory* h);
+  bool IndexHistory(Cursor& c, const std::string& name, const DumpFile& dump,
+                    HistoryIndex* x);
+  bool SkipCheckpoint(Cursor& c, const std::string& name, uint64_t* sequence);
   bool Checkpoint(Cursor& c, const std::string& name, HistoryCheckpoint* cp);
   bool Trailer(Cursor& file);
 
@@ -85,6 +120,8 @@ class Parser {
   uint64_t expanded_ = 0;  // string bytes materialized so far
   uint32_t source_index_ = 0;
   std::vector<uint32_t> note_indices_;
+  bool verify_checksum_ = true;
+  std::vector<HistoryIndex>* index_ = nullptr;
 };
 
 bool Parser::Section(Cursor& file, const char (&tag)[4],
@@ -460,9 +497,9 @@ bool Parser::Checkpoint(Cursor& c, const std::string& name,
   return true;
 }
 
-bool Parser::History(Cursor& c, const std::string& name, const DumpFile& dump,
-                     MemoryHistory* h) {
-  const std::string where = "section '" + name + "'";
+bool Parser::HistoryHead(Cursor& c, const std::string& where,
+                         const DumpFile& dump, MemoryHistory* h,
+                         uint64_t counts[5]) {
   if (!c.Has(kHistoryFixedBytes))
     return Fail(where + " is " + std::to_string(c.left()) +
                 " bytes, less than its fixed " +
@@ -472,8 +509,8 @@ bool Parser::History(Cursor& c, const std::string& name, const DumpFile& dump,
   const uint8_t pad = c.Get<uint8_t>() | c.Get<uint8_t>() | c.Get<uint8_t>();
   h->clock_origin_unix_ns = c.Get<uint64_t>();
   h->window_events = c.Get<uint64_t>();
-  uint64_t counts[5];  // checkpoints, events, marks, lines, identities
-  for (uint64_t& n : counts) n = c.Get<uint64_t>();
+  // checkpoints, events, marks, lines, identities
+  for (int i = 0; i < 5; ++i) counts[i] = c.Get<uint64_t>();
   if (memory_index >= dump.memories.size())
     return Fail(where + " is of memory " + std::to_string(memory_index) +
                 ", but the dump holds " + std::to_string(dump.memories.size()));
@@ -485,6 +522,12 @@ bool Parser::History(Cursor& c, const std::string& name, const DumpFile& dump,
     if (other.memory_id == h->memory_id && other.node == h->node)
       return Fail(where + ": a second history of memory " +
                   std::to_string(memory_index));
+  if (index_ != nullptr)
+    for (const HistoryIndex& other : *index_)
+      if (&other.head != h && other.head.memory_id == h->memory_id &&
+          other.head.node == h->node)
+        return Fail(where + ": a second history of memory " +
+                    std::to_string(memory_index));
   if (!FitsRecords(c, counts[1], kHistoryEventBytes) ||
       !FitsRecords(c, counts[2], kHistoryMarkBytes) ||
       !FitsRecords(c, counts[3], 8) ||
@@ -494,15 +537,12 @@ bool Parser::History(Cursor& c, const std::string& name, const DumpFile& dump,
                 std::to_string(counts[2]) + " marks and " +
                 std::to_string(counts[3]) + " lines need more than the " +
                 std::to_string(c.left()) + " bytes left");
-  h->events.resize(counts[1]);
-  if (counts[1] > 0) {
-    std::memcpy(h->events.data(), c.here(), counts[1] * kHistoryEventBytes);
-    c.Skip(counts[1] * kHistoryEventBytes);
-  }
-  for (size_t i = 0; i < h->events.size(); ++i)
-    if (h->events[i].stamp >> 8)
-      return Fail(where + ": event " + std::to_string(i) +
-                  " has a bad type word");
+  return true;
+}
+
+// The marks and lines, after the events.
+bool Parser::HistoryMarks(Cursor& c, const std::string& where,
+                          const uint64_t counts[5], MemoryHistory* h) {
   h->marks.resize(counts[2]);
   if (counts[2] > 0) {
     std::memcpy(h->marks.data(), c.here(), counts[2] * kHistoryMarkBytes);
@@ -515,6 +555,24 @@ bool Parser::History(Cursor& c, const std::string& name, const DumpFile& dump,
     return Fail(where + ": " + std::to_string(counts[0]) +
                 " checkpoints cannot fit in " + std::to_string(c.left()) +
                 " bytes");
+  return true;
+}
+
+bool Parser::History(Cursor& c, const std::string& name, const DumpFile& dump,
+                     MemoryHistory* h) {
+  const std::string where = "section '" + name + "'";
+  uint64_t counts[5];
+  if (!HistoryHead(c, where, dump, h, counts)) return false;
+  h->events.resize(counts[1]);
+  if (counts[1] > 0) {
+    std::memcpy(h->events.data(), c.here(), counts[1] * kHistoryEventBytes);
+    c.Skip(counts[1] * kHistoryEventBytes);
+  }
+  for (size_t i = 0; i < h->events.size(); ++i)
+    if (h->events[i].stamp >> 8)
+      return Fail(where + ": event " + std::to_string(i) +
+                  " has a bad type word");
+  if (!HistoryMarks(c, where, counts, h)) return false;
   h->checkpoints.resize(counts[0]);
   for (uint64_t i = 0; i < counts[0]; ++i) {
     if (!Checkpoint(c, name + " checkpoint " + std::to_string(i),
@@ -530,6 +588,102 @@ bool Parser::History(Cursor& c, const std::string& name, const DumpFile& dump,
   return true;
 }
 
+// A checkpoint's extent, and its moment, without reading its records.
+bool Parser::SkipCheckpoint(Cursor& c, const std::string& name,
+                            uint64_t* sequence) {
+  const std::string where = "section '" + name + "'";
+  if (!c.Has(8)) return Fail(where + " is truncated");
+  const uint64_t state_bytes = c.Get<uint64_t>();
+  if (!c.Has(state_bytes) || state_bytes < kMemoryMinBytes)
+    return Fail(where + ": its picture of " + std::to_string(state_bytes) +
+                " bytes is shorter than a memory's minimum or longer than the " +
+                std::to_string(c.left()) + " bytes left");
+  std::memcpy(sequence, c.here() + 16, 8);  // MEMY: id, capacity, sequence
+  c.Skip(static_cast<size_t>(state_bytes));
+  if (!c.Has(kCheckpointExtrasBytes)) return Fail(where + " is truncated");
+  uint64_t counts[5];
+  for (uint64_t& n : counts) n = c.Get<uint64_t>();
+  c.Skip(kCheckpointExtrasBytes - sizeof counts);
+  const size_t sizes[5] = {8, 8, kEarlyReleaseBytes, 1, kHistoryEventBytes};
+  uint64_t total = 0;
+  for (int i = 0; i < 5; ++i) {
+    if (!FitsRecords(c, counts[i], sizes[i]))
+      return Fail(where + " is truncated in its arrays");
+    total += counts[i] * sizes[i];
+  }
+  if (total > c.left()) return Fail(where + " is truncated in its arrays");
+  c.Skip(static_cast<size_t>(total));
+  return true;
+}
+
+// What History reads, but of the events and checkpoints only where they lie
+// and the checkpoints' moments; the invariants of CheckHistory that those
+// decide are checked here, the rest on each cut (DumpMoments::HistoryFor).
+bool Parser::IndexHistory(Cursor& c, const std::string& name,
+                          const DumpFile& dump, HistoryIndex* x) {
+  const std::string where = "section '" + name + "'";
+  x->name = name;
+  MemoryHistory& h = x->head;
+  uint64_t counts[5];
+  if (!HistoryHead(c, where, dump, &h, counts)) return false;
+  x->event_count = counts[1];
+  x->events_at = static_cast<size_t>(c.here() - data_);
+  c.Skip(static_cast<size_t>(counts[1] * kHistoryEventBytes));
+  if (!HistoryMarks(c, where, counts, &h)) return false;
+  for (uint64_t i = 0; i < counts[0]; ++i) {
+    x->checkpoint_at.push_back(static_cast<size_t>(c.here() - data_));
+    uint64_t sequence = 0;
+    if (!SkipCheckpoint(c, name + " checkpoint " + std::to_string(i), &sequence))
+      return false;
+    x->checkpoint_sequence.push_back(sequence);
+  }
+  if (!Identities(c, counts[4], where, &h.identities)) return false;
+  if (c.left() != 0)
+    return Fail(where + ": " + std::to_string(c.left()) +
+                " bytes after its last record");
+  x->section_end = static_cast<size_t>(c.here() - data_);
+  const std::string of = where + ": history of memory " + HexId(h.memory_id);
+  if (counts[0] == 0) return Fail(of + ": no base checkpoint");
+  const uint64_t first = x->checkpoint_sequence[0];
+  x->first_sequence = first;
+  if (counts[1] > UINT64_MAX - first) return Fail(of + ": event count overflows");
+  const uint64_t end = first + counts[1];
+  for (size_t i = 1; i < x->checkpoint_sequence.size(); ++i)
+    if (x->checkpoint_sequence[i] <= x->checkpoint_sequence[i - 1] ||
+        x->checkpoint_sequence[i] > end)
+      return Fail(of + ": checkpoint " + std::to_string(i) +
+                  " is out of order or past moment " + std::to_string(end));
+  if (counts[1] > 0 && (h.marks.empty() || h.marks[0].sequence != first))
+    return Fail(of + ": the first event has no time mark");
+  for (size_t i = 0; i < h.marks.size(); ++i)
+    if (h.marks[i].sequence < first || h.marks[i].sequence >= end ||
+        (i > 0 && h.marks[i].sequence < h.marks[i - 1].sequence))
+      return Fail(of + ": time mark " + std::to_string(i) +
+                  " is out of order or outside the events");
+  return true;
+}
+
+bool Parser::IndexedCheckpoint(const HistoryIndex& x, size_t k,
+                               HistoryCheckpoint* cp) {
+  Cursor c(data_ + x.checkpoint_at[k], x.section_end - x.checkpoint_at[k]);
+  return Checkpoint(c, x.name + " checkpoint " + std::to_string(k), cp);
+}
+
+bool Parser::IndexedEvents(const HistoryIndex& x, uint64_t from, uint64_t to,
+                           std::vector<EventRecord>* out) {
+  out->resize(static_cast<size_t>(to - from));
+  if (to > from)
+    std::memcpy(out->data(),
+                data_ + x.events_at + (from - x.first_sequence) * kHistoryEventBytes,
+                static_cast<size_t>(to - from) * kHistoryEventBytes);
+  for (size_t i = 0; i < out->size(); ++i)
+    if ((*out)[i].stamp >> 8)
+      return Fail("section '" + x.name + "': event " +
+                  std::to_string(from - x.first_sequence + i) +
+                  " has a bad type word");
+  return true;
+}
+
 // The optional sections between the last memory and the trailer.  A
 // section of a tag this reader does not know is skipped whole (a later
 // version's optional data); bytes that do not make the header of an
@@ -540,8 +694,15 @@ bool Parser::Optional(Cursor& file, DumpFile* out) {
     if (!IsOptionalTag(file.here())) return true;
     Cursor payload(nullptr, 0);
     if (std::memcmp(file.here(), kTagHistory, 4) == 0) {
-      const std::string name = "history " + std::to_string(out->histories.size());
+      const std::string name =
+          "history " + std::to_string(index_ != nullptr ? index_->size()
+                                                         : out->histories.size());
       if (!Section(file, kTagHistory, name, &payload)) return false;
+      if (index_ != nullptr) {
+        index_->emplace_back();
+        if (!IndexHistory(payload, name, *out, &index_->back())) return false;
+        continue;
+      }
       MemoryHistory h;
       if (!History(payload, name, *out, &h)) return false;
       out->histories.push_back(std::move(h));
@@ -613,8 +774,8 @@ bool Parser::Parse(DumpFile* out) {
     std::memcpy(&body, t, 8);
     std::memcpy(&crc, t + 8, 4);
     std::memcpy(&end, t + 12, 4);
-    if (body == size_ - kTrailerBytes && end == kTrailerMarker &&
-        Crc32cExtend(0, data_, size_ - 8) != crc) {
+    if (verify_checksum_ && body == size_ - kTrailerBytes &&
+        end == kTrailerMarker && Crc32cExtend(0, data_, size_ - 8) != crc) {
       return Fail("checksum mismatch");
     }
   }
@@ -648,8 +809,31 @@ bool Parser::Parse(DumpFile* out) {
   }
   if (!Optional(file, out)) return false;
   if (!Trailer(file)) return false;
-  // The trailer matched, so the checksum was verified above.
+  // The trailer matched, so the checksum was verified above (unless a
+  // DumpMoments asked not to).
   return true;
+}
+
+// The file open for reading, with its stat; -1 with *error (naming the
+// file) when it cannot be opened or is not a regular file.
+int OpenRegularFile(const std::string& path, struct stat* st,
+                    std::string* error) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    *error = path + ": cannot open: " + ErrnoText(errno);
+    return -1;
+  }
+  if (::fstat(fd, st) != 0) {
+    *error = path + ": cannot stat: " + ErrnoText(errno);
+    ::close(fd);
+    return -1;
+  }
+  if (!S_ISREG(st->st_mode)) {
+    *error = path + ": not a regular file";
+    ::close(fd);
+    return -1;
+  }
+  return fd;
 }
 
 }  // namespace
@@ -671,22 +855,9 @@ const MemoryHistory* FindHistory(const DumpFile& dump, const Snapshot& memory) {
 bool ReadDump(const std::string& path, DumpFile* out, std::string* error) {
   std::string scratch;
   if (error == nullptr) error = &scratch;
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    *error = path + ": cannot open: " + ErrnoText(errno);
-    return false;
-  }
   struct stat st;
-  if (::fstat(fd, &st) != 0) {
-    *error = path + ": cannot stat: " + ErrnoText(errno);
-    ::close(fd);
-    return false;
-  }
-  if (!S_ISREG(st.st_mode)) {
-    *error = path + ": not a regular file";
-    ::close(fd);
-    return false;
-  }
+  const int fd = OpenRegularFile(path, &st, error);
+  if (fd < 0) return false;
   std::string bytes;
   bytes.resize(static_cast<size_t>(st.st_size));
   size_t got = 0;
@@ -709,6 +880,150 @@ bool ReadDump(const std::string& path, DumpFile* out, std::string* error) {
     *error = path + ": " + *error;
     return false;
   }
+  return true;
+}
+
+// ---------------------------------------------------------------------------
+// A dump read for one moment.
+
+struct DumpMoments::Impl {
+  ~Impl() {
+    if (map != nullptr) ::munmap(map, size);
+  }
+  void* map = nullptr;
+  size_t size = 0;
+  std::string path;
+  DumpFile dump;
+  std::vector<HistoryIndex> index;
+  std::vector<Outline> outlines;
+  std::string parser_error;
+  std::unique_ptr<Parser> parser;
+};
+
+DumpMoments::DumpMoments() : impl_(new Impl) {}
+DumpMoments::~DumpMoments() = default;
+const DumpFile& DumpMoments::dump() const { return impl_->dump; }
+const std::vector<DumpMoments::Outline>& DumpMoments::histories() const {
+  return impl_->outlines;
+}
+
+bool DumpMoments::Open(const std::string& path, bool verify_checksum,
+                       std::string* error) {
+  impl_.reset(new Impl);
+  Impl& d = *impl_;
+  d.path = path;
+  struct stat st;
+  const int fd = OpenRegularFile(path, &st, error);
+  if (fd < 0) return false;
+  d.size = static_cast<size_t>(st.st_size);
+  if (d.size > 0) {
+    d.map = ::mmap(nullptr, d.size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (d.map == MAP_FAILED) {
+      d.map = nullptr;
+      *error = path + ": cannot map: " + ErrnoText(errno);
+      ::close(fd);
+      return false;
+    }
+  }
+  ::close(fd);
+  if (!Parse(static_cast<const uint8_t*>(d.map), d.size, verify_checksum,
+             error)) {
+    *error = path + ": " + *error;
+    return false;
+  }
+  return true;
+}
+
+bool DumpMoments::Parse(const uint8_t* data, size_t size, bool verify_checksum,
+                        std::string* error) {
+  Impl& d = *impl_;
+  d.dump = DumpFile();
+  d.index.clear();
+  d.outlines.clear();
+  d.parser.reset(new Parser(data, size, &d.parser_error));
+  if (!d.parser->ParseIndexed(&d.dump, verify_checksum, &d.index)) {
+    *error = d.parser_error;
+    return false;
+  }
+  for (const HistoryIndex& x : d.index) {
+    Outline o;
+    o.memory_id = x.head.memory_id;
+    o.node = x.head.node;
+    o.first_sequence = x.first_sequence;
+    o.end_sequence = x.first_sequence + x.event_count;
+    o.checkpoints = x.checkpoint_at.size();
+    o.marks = x.head.marks;
+    d.outlines.push_back(std::move(o));
+  }
+  return true;
+}
+
+bool DumpMoments::HistoryFor(size_t i, uint64_t sequence, MemoryHistory* out,
+                             std::string* error) const {
+  const Impl& d = *impl_;
+  const HistoryIndex& x = d.index[i];
+  const Outline& o = d.outlines[i];
+  const auto fail = [&](const std::string& what) {
+    *error = d.path.empty() ? what : d.path + ": " + what;
+    return false;
+  };
+  if (sequence < o.first_sequence || sequence > o.end_sequence)
+    return fail("moment " + std::to_string(sequence) +
+                " is outside the history of memory " + HexId(o.memory_id) +
+                ": it holds moments " + std::to_string(o.first_sequence) +
+                " to " + std::to_string(o.end_sequence));
+  d.parser->set_error(error);
+  // StateAt's checkpoint (the last at or before the moment), after the one
+  // before the moment's event when that is earlier, so that the cut holds
+  // the event that led to the moment (its time and line).
+  const auto last_at = [&](uint64_t s) {
+    return static_cast<size_t>(
+        std::upper_bound(x.checkpoint_sequence.begin(),
+                         x.checkpoint_sequence.end(), s) -
+        x.checkpoint_sequence.begin() - 1);
+  };
+  const size_t k = last_at(sequence);
+  const size_t j = last_at(sequence > o.first_sequence ? sequence - 1 : sequence);
+  const MemoryHistory& head = x.head;
+  *out = MemoryHistory();
+  out->memory_id = head.memory_id;
+  out->node = head.node;
+  out->clock = head.clock;
+  out->clock_origin_unix_ns = head.clock_origin_unix_ns;
+  out->window_events = head.window_events;
+  out->identities = head.identities;
+  out->checkpoints.resize(j < k ? 2 : 1);
+  for (size_t c = 0; c < out->checkpoints.size(); ++c)
+    if (!d.parser->IndexedCheckpoint(x, c == 0 ? j : k, &out->checkpoints[c]))
+      return fail(*error);
+  HistoryCheckpoint& cp = out->checkpoints[0];
+  if (j > 0) {  // StateAt describes the memory as its base does
+    HistoryCheckpoint base;
+    if (!d.parser->IndexedCheckpoint(x, 0, &base)) return fail(*error);
+    cp.state.kind = base.state.kind;
+    cp.state.name = std::move(base.state.name);
+    cp.state.exact = base.state.exact;
+    cp.state.counters.journal_overflows = base.state.counters.journal_overflows;
+  }
+  const uint64_t from = cp.state.sequence;
+  const uint64_t to = std::min(sequence + 1, o.end_sequence);
+  if (!d.parser->IndexedEvents(x, from, to, &out->events)) return fail(*error);
+  // The mark in force at `from` starts the cut; later ones up to `to`.
+  size_t m = static_cast<size_t>(
+      std::upper_bound(head.marks.begin(), head.marks.end(), from,
+                       [](uint64_t s, const HistoryMark& mark) {
+                         return s < mark.sequence;
+                       }) -
+      head.marks.begin());
+  if (m > 0) --m;
+  for (; to > from && m < head.marks.size() && head.marks[m].sequence < to; ++m) {
+    out->marks.push_back(head.marks[m]);
+    out->marks.back().sequence = std::max(head.marks[m].sequence, from);
+    if (!head.lines.empty()) out->lines.push_back(head.lines[m]);
+  }
+  std::string problem;
+  if (!CheckHistory(*out, &problem))
+    return fail("section '" + x.name + "': " + problem);
   return true;
 }
 

@@ -275,13 +275,106 @@ std::string FormatTimeline(const Snapshot& memory, const MemoryHistory& h,
   return out;
 }
 
-bool DumpAtMoment(const DumpFile& in, const std::string& file,
-                  std::optional<uint64_t> memory_id, const MomentChoice& moment,
-                  DumpFile* out, std::string* error) {
+namespace {
+
+// Where DumpAtMoment gets a memory's history and moment: a whole dump, or a
+// dump read for one moment (DumpMoments).
+class MomentSource {
+ public:
+  virtual ~MomentSource() = default;
+  virtual bool Has(const Snapshot& s) const = 0;
+  // The moment asked for (inside the window or not).
+  virtual bool Moment(const Snapshot& s, const MomentChoice& moment,
+                      uint64_t* sequence, std::string* error) const = 0;
+  // A history whose StateAt at `sequence` is the memory's; null when the
+  // source cannot give one (outside the window: *outside set).
+  virtual const MemoryHistory* Covering(const Snapshot& s, uint64_t sequence,
+                                        bool* outside, std::string* error) = 0;
+  virtual uint64_t End(const Snapshot& s) const = 0;
+};
+
+bool MomentOf(const MomentChoice& moment, uint64_t memory_id,
+              const std::vector<HistoryMark>& marks, uint64_t end,
+              uint64_t* sequence, std::string* error) {
+  if (moment.event) {
+    *sequence = *moment.event;
+    return true;
+  }
+  return MomentAtTime(memory_id, marks, end, *moment.time_ns, sequence, error);
+}
+
+class WholeDump : public MomentSource {
+ public:
+  explicit WholeDump(const DumpFile& in) : in_(in) {}
+  bool Has(const Snapshot& s) const override {
+    return FindHistory(in_, s) != nullptr;
+  }
+  bool Moment(const Snapshot& s, const MomentChoice& moment, uint64_t* sequence,
+              std::string* error) const override {
+    const MemoryHistory& h = *FindHistory(in_, s);
+    return MomentOf(moment, h.memory_id, h.marks, h.end_sequence(), sequence,
+                    error);
+  }
+  const MemoryHistory* Covering(const Snapshot& s, uint64_t, bool*,
+                                std::string*) override {
+    return FindHistory(in_, s);
+  }
+  uint64_t End(const Snapshot& s) const override {
+    return FindHistory(in_, s)->end_sequence();
+  }
+
+ private:
+  const DumpFile& in_;
+};
+
+class DumpRead : public MomentSource {
+ public:
+  explicit DumpRead(const DumpMoments& in) : in_(in) {}
+  bool Has(const Snapshot& s) const override { return Find(s) >= 0; }
+  bool Moment(const Snapshot& s, const MomentChoice& moment, uint64_t* sequence,
+              std::string* error) const override {
+    const DumpMoments::Outline& o = in_.histories()[Find(s)];
+    return MomentOf(moment, o.memory_id, o.marks, o.end_sequence, sequence,
+                    error);
+  }
+  const MemoryHistory* Covering(const Snapshot& s, uint64_t sequence,
+                                bool* outside, std::string* error) override {
+    const ptrdiff_t i = Find(s);
+    const DumpMoments::Outline& o = in_.histories()[i];
+    if (sequence < o.first_sequence || sequence > o.end_sequence) {
+      *outside = true;
+      return nullptr;
+    }
+    cuts_.emplace_back();
+    if (!in_.HistoryFor(static_cast<size_t>(i), sequence, &cuts_.back(), error))
+      return nullptr;
+    return &cuts_.back();
+  }
+  uint64_t End(const Snapshot& s) const override {
+    return in_.histories()[Find(s)].end_sequence;
+  }
+
+ private:
+  ptrdiff_t Find(const Snapshot& s) const {
+    const auto& all = in_.histories();
+    for (size_t i = 0; i < all.size(); ++i)
+      if (all[i].memory_id == s.memory_id && all[i].node == s.node)
+        return static_cast<ptrdiff_t>(i);
+    return -1;
+  }
+  const DumpMoments& in_;
+  std::deque<MemoryHistory> cuts_;
+};
+
+// DumpAtMoment over either source; *outside when a moment is outside a
+// window (the whole dump's StateAt then says which).
+bool AtMoment(const DumpFile& in, MomentSource& source, const std::string& file,
+              std::optional<uint64_t> memory_id, const MomentChoice& moment,
+              DumpFile* out, bool* outside, std::string* error) {
   std::vector<const Snapshot*> chosen;
   for (const Snapshot& s : in.memories) {
     if (memory_id && s.memory_id != *memory_id) continue;
-    if (FindHistory(in, s) == nullptr) {
+    if (!source.Has(s)) {
       if (memory_id) {
         *error = file + ": memory " + HexId(s.memory_id) +
                  " has no history in this dump (it was written with "
@@ -309,27 +402,26 @@ bool DumpAtMoment(const DumpFile& in, const std::string& file,
   out->source = in.source;
   out->notes = in.notes;
   for (const Snapshot* s : chosen) {
-    const MemoryHistory& h = *FindHistory(in, *s);
     uint64_t sequence = 0;
-    if (moment.event) {
-      sequence = *moment.event;
-    } else if (!MomentAtTime(h, *moment.time_ns, &sequence, error)) {
+    if (!source.Moment(*s, moment, &sequence, error)) {
       *error = file + ": " + *error;
       return false;
     }
+    const MemoryHistory* h = source.Covering(*s, sequence, outside, error);
+    if (h == nullptr) return false;
     Snapshot state;
-    if (!StateAt(h, sequence, &state, error)) {
+    if (!StateAt(*h, sequence, &state, error)) {
       *error = file + ": " + *error;
       return false;
     }
     out->memories.push_back(std::move(state));
-    if (moment.with_history) out->histories.push_back(HistoryUpTo(h, sequence));
+    if (moment.with_history) out->histories.push_back(HistoryUpTo(*h, sequence));
     out->notes.push_back(
         "memory " + HexId(s->memory_id) + ": the state after " +
         (sequence == 0 ? std::string("no event")
-                       : EventPlace(h, sequence)) +
+                       : EventPlace(*h, sequence)) +
         ", rebuilt exactly from the history in " + file + " (" +
-        std::to_string(h.end_sequence() - sequence) + " later event(s) not applied)");
+        std::to_string(source.End(*s) - sequence) + " later event(s) not applied)");
   }
   if (chosen.size() < in.memories.size() && !memory_id)
     out->notes.push_back(std::to_string(in.memories.size() - chosen.size()) +
@@ -337,6 +429,36 @@ bool DumpAtMoment(const DumpFile& in, const std::string& file,
                          " without a history are left out: their state at "
                          "that moment is not known");
   return true;
+}
+
+}  // namespace
+
+bool DumpAtMoment(const DumpFile& in, const std::string& file,
+                  std::optional<uint64_t> memory_id, const MomentChoice& moment,
+                  DumpFile* out, std::string* error) {
+  WholeDump source(in);
+  bool outside = false;
+  return AtMoment(in, source, file, memory_id, moment, out, &outside, error);
+}
+
+bool ReadDumpAtMoment(const std::string& file, std::optional<uint64_t> memory_id,
+                      const MomentChoice& moment, DumpFile* out,
+                      std::string* error) {
+  if (!moment.with_history) {
+    DumpMoments in;
+    if (!in.Open(file, /*verify_checksum=*/false, error)) return false;
+    DumpRead source(in);
+    bool outside = false;
+    if (AtMoment(in.dump(), source, file, memory_id, moment, out, &outside,
+                 error))
+      return true;
+    if (!outside) return false;
+  }
+  // The whole history: kept up to the moment, or to say which moments the
+  // window holds.
+  DumpFile whole;
+  return ReadDump(file, &whole, error) &&
+         DumpAtMoment(whole, file, memory_id, moment, out, error);
 }
 
 }  // namespace realm_shadow

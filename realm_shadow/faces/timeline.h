@@ -53,6 +53,15 @@ bool DumpAtMoment(const DumpFile& in, const std::string& file,
                   std::optional<uint64_t> memory_id, const MomentChoice& moment,
                   DumpFile* out, std::string* error);
 
+// The same from the file: the dump read for that moment (DumpMoments, so
+// one checkpoint and the events after it, not the whole history; its
+// checksum is not verified, every byte used is checked), or read whole with
+// with_history or when the moment is outside a window.  What `realm-shadow
+// at` runs.
+bool ReadDumpAtMoment(const std::string& file, std::optional<uint64_t> memory_id,
+                      const MomentChoice& moment, DumpFile* out,
+                      std::string* error);
+
 }  // namespace realm_shadow
 
 #endif  // REALM_SHADOW_FACES_TIMELINE_H_

@@ -2,6 +2,7 @@
 #include "realm_shadow/faces/trace.h"
 
 #include <algorithm>
+#include <charconv>
 #include <map>
 #include <utility>
 
@@ -49,9 +50,32 @@ class TraceVisitor : public HistoryVisitor {
  public:
   TraceVisitor(TraceOut* out, const MemoryHistory& h, const std::string& label,
                uint64_t pid, uint64_t tid, TraceSummary* summary)
-      : out_(out), h_(h), label_(label), pid_(pid), tid_(tid),
+      : out_(out), h_(h), pid_(pid), tid_(tid),
         summary_(summary) {
-    id_prefix_ = HexId(h.memory_id) + "/";
+    id_prefix_ = "\"" + HexId(h.memory_id) + "/";
+    id_ = id_prefix_;
+    // What every slice event of this memory starts with, rendered once.
+    for (const char* ph : {"b", "e", "n"}) {
+      std::string text;
+      JsonWriter w(&text);
+      w.BeginObject();
+      w.Key("ph");
+      w.String(ph);
+      w.Key("cat");
+      w.String("allocation");
+      w.Key("name");
+      w.String(label);
+      w.Key("pid");
+      w.Uint(pid);
+      w.Key("tid");
+      w.Uint(tid);
+      heads_.push_back(text.substr(1));  // without the '{'
+    }
+    // A clock that never steps back (the tracker's drain time) needs no
+    // clamp of a slice's end to its beginning, so no map of beginnings.
+    monotonic_ = std::is_sorted(
+        h.marks.begin(), h.marks.end(),
+        [](const HistoryMark& x, const HistoryMark& y) { return x.time_ns < y.time_ns; });
     for (const char* suffix : {" used", " total free", " largest hole",
                                " fragmentation"})
       counter_names_.push_back(label + suffix);
@@ -66,14 +90,10 @@ class TraceVisitor : public HistoryVisitor {
   void Began(const Allocation& a, uint64_t life, uint64_t sequence,
              bool at_start) override {
     const int64_t ns = at_start ? start_ns_ : h_.TimeOfMoment(sequence);
-    began_ns_[Key(a.instance, life)] = ns;
-    JsonWriter& w = Head("b", ns, a.instance, life);
-    w.Key("args");
+    if (!monotonic_) began_ns_[Key(a.instance, life)] = ns;
+    JsonWriter& w = Head(kBegin, ns, a.instance, life);
+    w.Key("args");  // the instance and life are in the id
     w.BeginObject();
-    w.Key("instance");
-    w.HexId(a.instance);
-    w.Key("life");
-    w.Uint(life);
     w.Key("offset");
     w.Uint(a.offset);
     w.Key("size");
@@ -100,14 +120,14 @@ class TraceVisitor : public HistoryVisitor {
              bool at_end) override {
     const auto key = Key(a.instance, life);
     int64_t ns = at_end ? end_ns_ : h_.TimeOfMoment(sequence);
-    auto it = began_ns_.find(key);
+    auto it = monotonic_ ? began_ns_.end() : began_ns_.find(key);
     if (it != began_ns_.end()) {
       // A log's lines may step back a few microseconds (threads): a slice
       // never ends before it began.
       ns = std::max(ns, it->second);
       began_ns_.erase(it);
     }
-    JsonWriter& w = Head("e", ns, a.instance, life);
+    JsonWriter& w = Head(kEnd, ns, a.instance, life);
     if (at_end) {
       w.Key("args");
       w.BeginObject();
@@ -120,7 +140,7 @@ class TraceVisitor : public HistoryVisitor {
   }
   void Changed(const Allocation& before, const Allocation& after,
                uint64_t life, uint64_t sequence) override {
-    JsonWriter& w = Head("n", std::max(h_.TimeOfMoment(sequence),
+    JsonWriter& w = Head(kStep, std::max(h_.TimeOfMoment(sequence),
                                        BeganAt(after.instance, life)),
                          after.instance, life);
     w.Key("args");
@@ -161,21 +181,25 @@ class TraceVisitor : public HistoryVisitor {
     return it == began_ns_.end() ? INT64_MIN : it->second;
   }
 
-  // {"ph":..,"cat":"allocation","name":label,"id":..,"pid","tid","ts", left
+  enum Phase { kBegin, kEnd, kStep };  // "b", "e", "n"
+  // {"ph":..,"cat":"allocation","name":label,"pid","tid","id":..,"ts", left
   // open for args.
-  JsonWriter& Head(const char* ph, int64_t ns, uint64_t instance,
-                   uint64_t life) {
+  JsonWriter& Head(Phase ph, int64_t ns, uint64_t instance, uint64_t life) {
     JsonWriter& w = out_->w();
     w.BeginObject();
-    w.Key("ph");
-    w.String(ph);
-    w.Key("cat");
-    w.String("allocation");
-    w.Key("name");
-    w.String(label_);
+    w.Preformatted(heads_[ph].data(), heads_[ph].size());
+    // "<memory>/<instance>/<life>", formatted in place: one per event.
+    char digits[48] = {'0', 'x'};
+    char* p = std::to_chars(digits + 2, digits + 20, instance, 16).ptr;
+    *p++ = '/';
+    p = std::to_chars(p, digits + sizeof digits - 1, life).ptr;
+    *p++ = '"';
+    id_.resize(id_prefix_.size());  // id_ starts with the prefix
+    id_.append(digits, p);
     w.Key("id");
-    w.String(id_prefix_ + HexId(instance) + "/" + std::to_string(life));
-    Where(w, ns);
+    w.Preformatted(id_.data(), id_.size());
+    w.Key("ts");
+    w.Decimal(ns, 3);
     return w;
   }
   // The event's process (node), thread (memory) and time (us, 3 decimals:
@@ -192,7 +216,9 @@ class TraceVisitor : public HistoryVisitor {
     const realm_shadow::Identity* identity = FindIn(h_, id);
     if (identity == nullptr) return;
     for (const auto& [key, value] : identity->attributes) {
-      w.Key("identity." + key);
+      key_.assign("identity.");
+      key_ += key;
+      w.Key(key_);
       w.String(value);
     }
   }
@@ -267,7 +293,9 @@ class TraceVisitor : public HistoryVisitor {
 
   TraceOut* out_;
   const MemoryHistory& h_;
-  std::string label_, id_prefix_;
+  std::string id_prefix_, id_, key_;
+  std::vector<std::string> heads_;  // by Phase
+  bool monotonic_ = false;
   std::vector<std::string> counter_names_;
   uint64_t pid_, tid_;
   TraceSummary* summary_;

@@ -618,6 +618,83 @@ TEST(DumpHistory, EveryEditedByteOfTheSectionWithAValidChecksum) {
   }
 }
 
+// DumpMoments (what `at` reads): at every moment of the sample, the cut it
+// gives has the state, the time and the line that the whole history gives,
+// and holds no more than the checkpoints and events the moment needs.
+TEST(DumpHistory, OneMomentReadGivesWhatTheWholeReadGives) {
+  const DumpFile dump = testing_dump::SampleHistoryDump();
+  const MemoryHistory& h = dump.histories[0];
+  ASSERT_GT(h.checkpoints.size(), 2u);
+  const std::string bytes = SerializeDump(dump);
+  DumpMoments moments;
+  std::string error;
+  ASSERT_TRUE(moments.Parse(reinterpret_cast<const uint8_t*>(bytes.data()),
+                            bytes.size(), true, &error))
+      << error;
+  EXPECT_EQ(CompareSnapshots(moments.dump().memories.at(0), dump.memories[0],
+                             testing::SnapshotFields::kAll), "");
+  ASSERT_EQ(moments.histories().size(), 1u);
+  const DumpMoments::Outline& o = moments.histories()[0];
+  EXPECT_EQ(o.first_sequence, h.first_sequence());
+  EXPECT_EQ(o.end_sequence, h.end_sequence());
+  EXPECT_EQ(o.checkpoints, h.checkpoints.size());
+  EXPECT_EQ(o.marks.size(), h.marks.size());
+  for (uint64_t s = h.first_sequence(); s <= h.end_sequence(); ++s) {
+    MemoryHistory cut;
+    ASSERT_TRUE(moments.HistoryFor(0, s, &cut, &error)) << error;
+    Snapshot want, got;
+    ASSERT_TRUE(StateAt(h, s, &want, &error)) << error;
+    ASSERT_TRUE(StateAt(cut, s, &got, &error)) << error;
+    EXPECT_EQ(testing::CompareSnapshots(got, want, testing::SnapshotFields::kAll), "")
+        << "moment " << s;
+    EXPECT_LE(cut.checkpoints.size(), 2u);
+    EXPECT_LE(cut.end_sequence(), s + 1);
+    if (s > h.first_sequence()) {
+      EXPECT_EQ(cut.TimeOfEvent(s - 1), h.TimeOfEvent(s - 1)) << "moment " << s;
+      EXPECT_EQ(cut.LineOfEvent(s - 1), h.LineOfEvent(s - 1)) << "moment " << s;
+    }
+    EXPECT_EQ(cut.TimeOfMoment(s), h.TimeOfMoment(s)) << "moment " << s;
+  }
+  MemoryHistory cut;
+  EXPECT_FALSE(moments.HistoryFor(0, h.end_sequence() + 1, &cut, &error));
+  EXPECT_NE(error.find("outside the history"), std::string::npos) << error;
+}
+
+// Every byte of the hist section changed, checksum made right: DumpMoments
+// accepts whatever the whole reader accepts, and never crashes on the rest.
+TEST(DumpHistory, OneMomentReadOfEveryEditedByte) {
+  const std::string bytes = SerializeDump(testing_dump::SampleHistoryDump());
+  const size_t hist = SectionPayload(bytes, 3) - 16;
+  for (size_t i = hist; i + 16 < bytes.size(); ++i) {
+    std::string bad = bytes;
+    bad[i] ^= 0x80;
+    Reseal(&bad);
+    DumpFile whole;
+    std::string error;
+    const bool accepted = Parse(bad, &whole, &error);
+    DumpMoments moments;
+    if (!moments.Parse(reinterpret_cast<const uint8_t*>(bad.data()), bad.size(),
+                       false, &error)) {
+      ASSERT_FALSE(accepted) << "byte " << i << ": " << error;
+      ASSERT_TRUE(OneLine(error)) << "byte " << i;
+      continue;
+    }
+    for (size_t k = 0; k < moments.histories().size(); ++k) {
+      const DumpMoments::Outline& o = moments.histories()[k];
+      for (uint64_t s : {o.first_sequence, (o.first_sequence + o.end_sequence) / 2,
+                         o.end_sequence}) {
+        MemoryHistory cut;
+        Snapshot state;
+        if (!moments.HistoryFor(k, s, &cut, &error) ||
+            !StateAt(cut, s, &state, &error)) {
+          ASSERT_FALSE(accepted) << "byte " << i << ": " << error;
+          ASSERT_TRUE(OneLine(error)) << "byte " << i;
+        }
+      }
+    }
+  }
+}
+
 TEST(DumpHistory, HostileCountsGetCleanErrors) {
   const std::string bytes = SerializeDump(testing_dump::SampleHistoryDump());
   const size_t payload = SectionPayload(bytes, 3);

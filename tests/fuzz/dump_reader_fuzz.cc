@@ -9,7 +9,8 @@
 // A mutated file almost never keeps a valid CRC-32C, so each input is also
 // tried with its trailer rewritten to describe it (length, checksum, end
 // marker): that lets the fuzzer reach accepted dumps and the round trip, not
-// only the rejections.
+// only the rejections.  Each input also goes through DumpMoments, the reader
+// of one moment (CheckMoments).
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -22,6 +23,53 @@
 
 namespace {
 
+// The reader for one moment (DumpMoments, what `at` runs) checks less than
+// ParseDump (not the checksum, not the records it does not read), so it may
+// accept what ParseDump refuses, but it must never crash on it; on a dump
+// ParseDump accepts it must accept too, and the state at a moment from its
+// cut must be the state from the whole history.
+void CheckMoments(const uint8_t* data, size_t size,
+                  const realm_shadow::DumpFile* whole) {
+  realm_shadow::DumpMoments moments;
+  std::string error;
+  if (!moments.Parse(data, size, /*verify_checksum=*/false, &error)) {
+    if (whole != nullptr) {
+      std::fprintf(stderr, "DumpMoments refuses an accepted dump: %s\n",
+                   error.c_str());
+      std::abort();
+    }
+    return;
+  }
+  for (size_t i = 0; i < moments.histories().size(); ++i) {
+    const auto& o = moments.histories()[i];
+    for (uint64_t s : {o.first_sequence, (o.first_sequence + o.end_sequence) / 2,
+                       o.end_sequence}) {
+      realm_shadow::MemoryHistory cut;
+      realm_shadow::Snapshot from_cut, from_whole;
+      if (!moments.HistoryFor(i, s, &cut, &error) ||
+          !realm_shadow::StateAt(cut, s, &from_cut, &error)) {
+        if (whole != nullptr) {
+          std::fprintf(stderr, "moment %llu of an accepted history, cut: %s\n",
+                       static_cast<unsigned long long>(s), error.c_str());
+          std::abort();
+        }
+        continue;
+      }
+      if (whole == nullptr) continue;
+      if (!realm_shadow::StateAt(whole->histories[i], s, &from_whole, &error))
+        std::abort();
+      const std::string diff =
+          realm_shadow::testing::CompareSnapshots(
+          from_cut, from_whole, realm_shadow::testing::SnapshotFields::kAll);
+      if (!diff.empty()) {
+        std::fprintf(stderr, "moment %llu from a cut differs: %s\n",
+                     static_cast<unsigned long long>(s), diff.c_str());
+        std::abort();
+      }
+    }
+  }
+}
+
 void Check(const uint8_t* data, size_t size) {
   realm_shadow::DumpFile dump;
   std::string error;
@@ -30,8 +78,10 @@ void Check(const uint8_t* data, size_t size) {
       std::fprintf(stderr, "bad error text: '%s'\n", error.c_str());
       std::abort();
     }
+    CheckMoments(data, size, nullptr);
     return;
   }
+  CheckMoments(data, size, &dump);
   // Every history replays: its first, middle and last moments.
   for (const realm_shadow::MemoryHistory& h : dump.histories) {
     for (uint64_t s : {h.first_sequence(),

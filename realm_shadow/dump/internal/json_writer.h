@@ -66,13 +66,16 @@ class JsonWriter {
     char buf[24];
     out_.append(buf, std::to_chars(buf, buf + sizeof buf, magnitude / scale).ptr);
     if (digits == 0) return;
-    out_ += '.';
-    const uint64_t fraction = magnitude % scale;
-    const size_t at = out_.size();
-    out_.append(static_cast<size_t>(digits), '0');
-    char* end = std::to_chars(buf, buf + sizeof buf, fraction).ptr;
-    const size_t n = static_cast<size_t>(end - buf);
-    out_.replace(at + digits - n, n, buf, n);
+    // The fraction, zero-padded to `digits`, right-aligned in buf.
+    uint64_t fraction = magnitude % scale;
+    char* end = buf + sizeof buf;
+    char* p = end;
+    for (int i = 0; i < digits && p > buf + 1; ++i) {
+      *--p = static_cast<char>('0' + fraction % 10);
+      fraction /= 10;
+    }
+    *--p = '.';
+    out_.append(p, end);
   }
   // An offset that may be "none" (kNoOffset): null then.
   void Offset(uint64_t v) {
@@ -82,7 +85,20 @@ class JsonWriter {
       Uint(v);
     }
   }
-  void HexId(uint64_t v) { String(realm_shadow::HexId(v)); }
+  // "0x..." as realm_shadow::HexId writes it, without a string.
+  void HexId(uint64_t v) {
+    Comma();
+    char buf[24] = {'"', '0', 'x'};
+    char* end = std::to_chars(buf + 3, buf + sizeof buf - 1, v, 16).ptr;
+    *end++ = '"';
+    out_.append(buf, end);
+  }
+  // A value already in JSON form (the caller's to get right): what a
+  // writer of many alike values renders once and reuses.
+  void Preformatted(const char* json, size_t n) {
+    Comma();
+    out_.append(json, n);
+  }
   void Bool(bool b) {
     Comma();
     out_ += b ? "true" : "false";
@@ -109,10 +125,21 @@ class JsonWriter {
   }
 
  private:
+  static bool Plain(unsigned char c) {
+    return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+  }
   void Escape(const char* s, size_t n) {
     out_ += '"';
     size_t i = 0;
     while (i < n) {
+      // A run of characters that stand for themselves, appended at once.
+      size_t run = i;
+      while (run < n && Plain(static_cast<unsigned char>(s[run]))) ++run;
+      if (run > i) {
+        out_.append(s + i, run - i);
+        i = run;
+        continue;
+      }
       const unsigned char c = static_cast<unsigned char>(s[i]);
       if (c < 0x80) {
         switch (c) {
