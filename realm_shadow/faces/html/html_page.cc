@@ -600,7 +600,7 @@ std::string DataBlock(const std::vector<DumpFile>& dumps,
       }
       const PageReplay* replay = nullptr;
       if (di + 1 == dumps.size())  // the dump shown last (after, with two)
-        for (const PageReplay& r : replays)
+        for (const PageReplay& r : options.replays)
           if (r.memory_id == s.memory_id && r.node == s.node) replay = &r;
       if (mi) out.push_back(',');
       AppendMemory(&out, s, before, replay);
