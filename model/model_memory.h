@@ -302,10 +302,14 @@ class ModelMemory {
   void OnDestroyAcknowledged(uint64_t key);
   void DestroyTriggered(uint64_t key, bool poisoned);
 
-  uint64_t NewKey() { return next_key_++; }
+  // A new record with a fresh key (and nothing else set).
+  Record& NewRecord();
+  // Where the index of `instance` maps (0: nowhere); makes room for it.
+  uint64_t& KeyOfIndex(uint32_t index);
   Record* FindByInstance(uint64_t instance);
   const Record* FindByInstance(uint64_t instance) const;
   Record* FindByKey(uint64_t key);
+  const Record* FindByKey(uint64_t key) const;
   InstanceView ViewOf(const Record& r) const;
 
   const uint64_t memory_id_;
@@ -338,10 +342,22 @@ class ModelMemory {
 
   // Records are keyed by an internal key, never reused, which is also the
   // heaps' tag: an instance id can be reused while its old range is still
-  // waiting to be given back, and the two must not collide.
-  absl::flat_hash_map<uint64_t, std::unique_ptr<Record>> records_;
-  absl::flat_hash_map<uint64_t, uint64_t> key_of_instance_;
-  uint64_t next_key_ = 1;
+  // waiting to be given back, and the two must not collide.  A key is a
+  // record slot (low 32 bits) and that slot's generation (high 32, from 1),
+  // so that finding a record is an index and a compare, not a hash lookup
+  // (a replay at 100k live does several per event); a slot freed by
+  // EraseRecord is reused with the next generation.  Slots sit in chunks of
+  // kRecordChunk, each allocated once: a record does not move while the
+  // memory lives, and finding one costs one cache miss.
+  static constexpr uint32_t kRecordChunkBits = 10;
+  static constexpr uint32_t kRecordChunk = 1u << kRecordChunkBits;
+  std::vector<std::unique_ptr<Record[]>> records_;
+  uint32_t record_slots_ = 0;  // slots made
+  std::vector<uint64_t> free_keys_;  // erased slots' last keys
+  size_t record_count_ = 0;
+  // Instance index (low 22 bits of the id) -> key of the record holding
+  // it, 0: none.  Every id this memory makes is ids_.Make(its index).
+  std::vector<uint64_t> key_of_index_;
 
   InstanceIds ids_;
 
