@@ -415,9 +415,15 @@ uint64_t AlignmentUnit(const ReplayScript& script) {
 
 MinCapacity FindMinCapacity(const ReplayScript& script, PlacementPolicy policy,
                             int max_probes) {
+  return FindMinCapacityWithLowerBound(script, policy, PeakLiveBytes(script), max_probes);
+}
+
+MinCapacity FindMinCapacityWithLowerBound(const ReplayScript& script,
+                                          PlacementPolicy policy, uint64_t lower_bound,
+                                          int max_probes) {
   MinCapacity m;
   m.unit = AlignmentUnit(script);
-  m.lower_bound = PeakLiveBytes(script);
+  m.lower_bound = lower_bound;
   uint64_t floor = 0;  // the base snapshot's ranges must fit
   for (uint32_t life : script.base_lives) {
     const ReplayLife& l = script.lives[life];

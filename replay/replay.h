@@ -251,6 +251,11 @@ struct MinCapacity {
 // smaller works.  At most `max_probes` replays (found = false beyond).
 MinCapacity FindMinCapacity(const ReplayScript& script, PlacementPolicy policy,
                             int max_probes = 96);
+// The same with the script's PeakLiveBytes already known (a report that
+// searches under several policies replays it once, not once per policy).
+MinCapacity FindMinCapacityWithLowerBound(const ReplayScript& script,
+                                          PlacementPolicy policy, uint64_t lower_bound,
+                                          int max_probes = 96);
 
 }  // namespace replay
 }  // namespace realm_shadow
