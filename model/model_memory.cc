@@ -176,6 +176,16 @@ const ModelMemory::Record* ModelMemory::FindByInstance(uint64_t instance) const 
   return FindByKey(key_of_index_[index]);
 }
 
+void ModelMemory::PrefetchRecord(uint64_t instance) const {
+  const uint32_t index = static_cast<uint32_t>(instance & 0x3fffff);
+  if (index >= key_of_index_.size() || key_of_index_[index] == 0) return;
+  const uint64_t key = key_of_index_[index];
+  const uint32_t slot = static_cast<uint32_t>(key);
+  if (slot < record_slots_)
+    __builtin_prefetch(&records_[slot >> kRecordChunkBits][slot % kRecordChunk]);
+  current_.Prefetch(key);
+}
+
 ModelMemory::Record* ModelMemory::FindByKey(uint64_t key) {
   return const_cast<Record*>(std::as_const(*this).FindByKey(key));
 }

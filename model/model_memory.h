@@ -258,6 +258,17 @@ class ModelMemory {
   size_t pending_allocation_count() const { return pending_allocs_.size(); }
   size_t pending_release_count() const { return pending_releases_.size(); }
 
+  // Hints that change nothing: a caller that knows which instance it will
+  // destroy a few calls ahead (a replay) fetches what Destroy reads, which
+  // at 100k live instances is a cache miss each.  PrefetchInstance first
+  // (the instance's key), PrefetchRecord some calls later (its record and
+  // its entry in the current heap, found through that key).
+  void PrefetchInstance(uint64_t instance) const {
+    const uint32_t index = static_cast<uint32_t>(instance & 0x3fffff);
+    if (index < key_of_index_.size()) __builtin_prefetch(&key_of_index_[index]);
+  }
+  void PrefetchRecord(uint64_t instance) const;
+
   // Instance id of index `index` in this memory, with Realm's layout.
   uint64_t MakeInstanceId(uint32_t index) const;
   // The memory an instance id belongs to (INDEX.txt's formula).
