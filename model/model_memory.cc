@@ -92,7 +92,8 @@ uint64_t ModelMemory::InstanceOfKey(const void* memory, uint64_t key) {
                                               : retired->second;
 }
 
-ModelMemory::Record& ModelMemory::NewRecord() {
+ModelMemory::Record& ModelMemory::NewRecord(uint32_t index, uint64_t size,
+                                            uint64_t alignment, InstanceState state) {
   uint64_t key;
   if (!free_keys_.empty()) {
     key = free_keys_.back() + (uint64_t{1} << 32);  // the slot's next generation
@@ -106,6 +107,11 @@ ModelMemory::Record& ModelMemory::NewRecord() {
   const uint32_t slot = static_cast<uint32_t>(key);
   Record& r = records_[slot >> kRecordChunkBits][slot % kRecordChunk];
   r.key = key;
+  r.instance = MakeInstanceId(index);
+  r.size = size;
+  r.alignment = alignment;
+  r.state = state;
+  KeyOfIndex(index) = key;
   ++record_count_;
   return r;
 }
@@ -539,14 +545,9 @@ CreateResult ModelMemory::Create(uint64_t size, uint64_t alignment,
     ++outcomes_[static_cast<int>(AllocationResult::kInstantFailure)];
     return out;
   }
-  Record& r = NewRecord();
-  r.instance = MakeInstanceId(index);
-  r.size = size;
-  r.alignment = alignment;
-  r.state = InstanceState::kAwaitingCreate;
+  Record& r = NewRecord(index, size, alignment, InstanceState::kAwaitingCreate);
   const uint64_t key = r.key;
   out.instance = r.instance;
-  KeyOfIndex(index) = key;
 
   bool poisoned;
   if (events_->HasTriggered(precondition, &poisoned)) {
@@ -689,12 +690,8 @@ RedistrictResult ModelMemory::Redistrict(uint64_t old_instance,
   for (const PieceRequest& pr : pieces) {
     uint32_t index = 0;
     ids_.Acquire(&index);
-    Record& rec = NewRecord();
-    rec.instance = MakeInstanceId(index);
-    rec.size = pr.size;
-    rec.alignment = pr.alignment;
-    rec.state = InstanceState::kPendingPiece;
-    KeyOfIndex(index) = rec.key;
+    const Record& rec =
+        NewRecord(index, pr.size, pr.alignment, InstanceState::kPendingPiece);
     piece_keys.push_back(rec.key);
     out.instances.push_back(rec.instance);
   }
@@ -772,13 +769,7 @@ std::vector<uint64_t> ModelMemory::Seed(
   for (const SeedAllocation& a : allocations) {
     uint32_t index = 0;
     ids_.Acquire(&index);
-    Record& rec = NewRecord();
-    rec.instance = MakeInstanceId(index);
-    rec.size = a.size;
-    rec.alignment = a.alignment;
-    rec.state = InstanceState::kLive;
-    KeyOfIndex(index) = rec.key;
-    out.push_back(rec.instance);
+    out.push_back(NewRecord(index, a.size, a.alignment, InstanceState::kLive).instance);
   }
   return out;
 }

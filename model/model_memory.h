@@ -47,10 +47,13 @@
 // release_storage_immediate and notify_allocation begin.  A NULL memory
 // handle (tracking off) changes nothing in the model's behaviour.
 //
-// Cost: Create/Destroy without pending work is a first-fit walk over the
-// free ranges plus O(log n) map updates.  With pending work, Realm copies
-// whole heaps (rebuilding `future`, reordering releases), and so does this
-// model: O(live instances) per such event.
+// Cost: Create/Destroy without pending work is the placement's search
+// (O(log n) for Realm's first fit, model/placement.h) plus O(1) record
+// bookkeeping: records are found by slot index, not hashed (one cache miss
+// per record at 100k live; PrefetchInstance/PrefetchRecord hide it).
+// With pending work, Realm copies whole heaps (rebuilding `future`,
+// reordering releases), and so does this model: O(live instances) per such
+// event.
 //
 // Not thread-safe: one thread drives a memory and its events, which is the
 // SERIALIZED promise made to the recorder.
@@ -313,8 +316,10 @@ class ModelMemory {
   void OnDestroyAcknowledged(uint64_t key);
   void DestroyTriggered(uint64_t key, bool poisoned);
 
-  // A new record with a fresh key (and nothing else set).
-  Record& NewRecord();
+  // A new record with a fresh key for the instance of `index`, which the
+  // instance index map then names.
+  Record& NewRecord(uint32_t index, uint64_t size, uint64_t alignment,
+                    InstanceState state);
   // Where the index of `instance` maps (0: nowhere); makes room for it.
   uint64_t& KeyOfIndex(uint32_t index);
   Record* FindByInstance(uint64_t instance);
