@@ -186,6 +186,18 @@ def main():
     add(s, "ingest_lines_per_s", "ingest-realm-log reader (lines/s)", None if b is None else b.get("items_per_second"), "{:,.0f}")
     add(s, "ingest_mb_per_s", "  (MB/s)", None if b is None else b.get("bytes_per_second", 0) / 1e6, "{:.0f}")
 
+    # 8. what-if replay (bench/replay_benchmark.cc): events/s in the
+    # thread's CPU time, 100k live; the capacity search's seconds (CPU).
+    s = "8. replay, 100k live"
+    for arg, name in ((0, "realm"), (1, "best_fit")):
+        b = m.get(f"BM_Replay/{arg}")
+        add(s, f"replay_{name}_events_per_s", f"replay under {name.replace('_', '-')} (M events/s, CPU)",
+            None if b is None else b.get("events_per_s", 0) / 1e6, "{:.2f}")
+    for arg, name in ((0, "realm"), (1, "best_fit")):
+        b = m.get(f"BM_MinCapacity/{arg}")
+        cpu_s = None if b is None else b["cpu_time"] * UNIT_NS[b.get("time_unit", "ns")] / 1e9
+        add(s, f"min_capacity_{name}_s", f"--min-capacity, 1M events, {name.replace('_', '-')} (s CPU)", cpu_s, "{:.1f}")
+
     # targets
     def target(label, value, bound, fmt, ok):
         met = None if value is None else ok(value, bound)
@@ -203,6 +215,9 @@ def main():
         target(">= 20x cheaper than shared_mutex + std::map (100k live)", figures.get("cheaper_than_map_100k"), 20.0, "{:.0f}x", ge),
         target("snapshot of 100k live <= 2x memcpy of the same bytes", figures.get("snapshot_memcpy_ratio_100k"), 2.0, "{:.2f}x", le),
         target("writer p99.9 during snapshots <= 2x without", figures.get("latency_p999_ratio"), 2.0, "{:.2f}x", le),
+        target("replay >= 5M events/s under realm, 100k live", figures.get("replay_realm_events_per_s"), 5.0, "{:.2f}M", ge),
+        target("replay >= 5M events/s under best-fit, 100k live", figures.get("replay_best_fit_events_per_s"), 5.0, "{:.2f}M", ge),
+        target("--min-capacity on 1M events <= 10 s (realm)", figures.get("min_capacity_realm_s"), 10.0, "{:.1f} s", le),
     ]
 
     lines = []
