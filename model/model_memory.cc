@@ -84,8 +84,7 @@ ModelMemory::ModelMemory(uint64_t memory_id, realm_shadow_memory_kind kind,
 
 uint64_t ModelMemory::InstanceOfKey(const void* memory, uint64_t key) {
   const auto* self = static_cast<const ModelMemory*>(memory);
-  auto it = self->records_.find(key);
-  if (it != self->records_.end()) return it->second->instance;
+  if (const Record* r = self->FindByKey(key)) return r->instance;
   auto retired = self->retired_keys_.find(key);
   // Every other tag in a heap has its record; a missing one is a model bug,
   // and the shadow will say so (an unknown instance).
@@ -93,14 +92,49 @@ uint64_t ModelMemory::InstanceOfKey(const void* memory, uint64_t key) {
                                               : retired->second;
 }
 
+ModelMemory::Record& ModelMemory::NewRecord(uint32_t index, uint64_t size,
+                                            uint64_t alignment, InstanceState state) {
+  uint64_t key;
+  if (!free_keys_.empty()) {
+    key = free_keys_.back() + (uint64_t{1} << 32);  // the slot's next generation
+    free_keys_.pop_back();
+  } else {
+    key = (uint64_t{1} << 32) | record_slots_;
+    if (record_slots_ % kRecordChunk == 0)
+      records_.push_back(std::make_unique<Record[]>(kRecordChunk));
+    ++record_slots_;
+  }
+  const uint32_t slot = static_cast<uint32_t>(key);
+  Record& r = records_[slot >> kRecordChunkBits][slot % kRecordChunk];
+  r.key = key;
+  r.instance = MakeInstanceId(index);
+  r.size = size;
+  r.alignment = alignment;
+  r.state = state;
+  KeyOfIndex(index) = key;
+  ++record_count_;
+  return r;
+}
+
+uint64_t& ModelMemory::KeyOfIndex(uint32_t index) {
+  if (index >= key_of_index_.size()) key_of_index_.resize(index + 1, 0);
+  return key_of_index_[index];
+}
+
 void ModelMemory::EraseRecord(uint64_t key) {
-  auto it = records_.find(key);
-  if (it == records_.end()) return;
+  Record* r = FindByKey(key);
+  if (!r) return;
   // Realm's own bookkeeping can end an instance whose range a heap still
   // holds (see current_contents()); the heaps' tag must still name it.
-  if (current_.Contains(key) || future_.Contains(key))
-    retired_keys_[key] = it->second->instance;
-  records_.erase(it);
+  // With no allocation pending the future heap is not read again before it
+  // is rebuilt from the current one (AttemptDeferrableAllocation), unless an
+  // observer reads its old content: then what it holds does not matter.
+  const bool future_read = options_.observe_heaps || !pending_allocs_.empty();
+  if (current_.Contains(key) || (future_read && future_.Contains(key)))
+    retired_keys_[key] = r->instance;
+  *r = Record{};  // key 0: the slot is free
+  free_keys_.push_back(key);
+  --record_count_;
 }
 
 std::vector<InstanceView> ModelMemory::current_contents() const {
@@ -112,10 +146,9 @@ std::vector<InstanceView> ModelMemory::current_contents() const {
     v.offset = range.first;
     v.size = range.size();
     v.holds_range = true;
-    auto rec = records_.find(key);
-    if (rec != records_.end()) {
-      v.state = rec->second->state;
-      v.alignment = rec->second->alignment;
+    if (const Record* rec = FindByKey(key)) {
+      v.state = rec->state;
+      v.alignment = rec->alignment;
     } else {
       // Held, and nothing in Realm's queues will release it.
       v.state = InstanceState::kLive;
@@ -138,20 +171,36 @@ uint64_t ModelMemory::MemoryOfInstance(uint64_t instance) {
 }
 
 ModelMemory::Record* ModelMemory::FindByInstance(uint64_t instance) {
-  auto it = key_of_instance_.find(instance);
-  return it == key_of_instance_.end() ? nullptr : FindByKey(it->second);
+  return const_cast<Record*>(std::as_const(*this).FindByInstance(instance));
 }
 
 const ModelMemory::Record* ModelMemory::FindByInstance(uint64_t instance) const {
-  auto it = key_of_instance_.find(instance);
-  if (it == key_of_instance_.end()) return nullptr;
-  auto r = records_.find(it->second);
-  return r == records_.end() ? nullptr : r->second.get();
+  const uint32_t index = static_cast<uint32_t>(instance & 0x3fffff);
+  if (index >= key_of_index_.size() || key_of_index_[index] == 0 ||
+      ids_.Make(index) != instance)
+    return nullptr;
+  return FindByKey(key_of_index_[index]);
+}
+
+void ModelMemory::PrefetchRecord(uint64_t instance) const {
+  const uint32_t index = static_cast<uint32_t>(instance & 0x3fffff);
+  if (index >= key_of_index_.size() || key_of_index_[index] == 0) return;
+  const uint64_t key = key_of_index_[index];
+  const uint32_t slot = static_cast<uint32_t>(key);
+  if (slot < record_slots_)
+    __builtin_prefetch(&records_[slot >> kRecordChunkBits][slot % kRecordChunk]);
+  current_.Prefetch(key);
 }
 
 ModelMemory::Record* ModelMemory::FindByKey(uint64_t key) {
-  auto it = records_.find(key);
-  return it == records_.end() ? nullptr : it->second.get();
+  return const_cast<Record*>(std::as_const(*this).FindByKey(key));
+}
+
+const ModelMemory::Record* ModelMemory::FindByKey(uint64_t key) const {
+  const uint32_t slot = static_cast<uint32_t>(key);
+  if (slot >= record_slots_) return nullptr;
+  const Record* r = &records_[slot >> kRecordChunkBits][slot % kRecordChunk];
+  return r->key == key && key != 0 ? r : nullptr;
 }
 
 // ---- Realm's algorithms -------------------------------------------------------
@@ -496,17 +545,9 @@ CreateResult ModelMemory::Create(uint64_t size, uint64_t alignment,
     ++outcomes_[static_cast<int>(AllocationResult::kInstantFailure)];
     return out;
   }
-  auto rec = std::make_unique<Record>();
-  Record& r = *rec;
-  r.key = NewKey();
-  r.instance = MakeInstanceId(index);
-  r.size = size;
-  r.alignment = alignment;
-  r.state = InstanceState::kAwaitingCreate;
+  Record& r = NewRecord(index, size, alignment, InstanceState::kAwaitingCreate);
   const uint64_t key = r.key;
   out.instance = r.instance;
-  key_of_instance_[r.instance] = key;
-  records_.emplace(key, std::move(rec));
 
   bool poisoned;
   if (events_->HasTriggered(precondition, &poisoned)) {
@@ -543,7 +584,8 @@ bool ModelMemory::Destroy(uint64_t instance, Event after) {
   const uint64_t key = r->key;
   bool poisoned;
   const bool triggered = events_->HasTriggered(after, &poisoned);
-  std::weak_ptr<bool> alive = alive_;
+  // Only a destroy that waits needs the memory's liveness (copying the
+  // weak pointer is two atomic operations per event otherwise).
 
   switch (r->state) {
     case InstanceState::kFailed:
@@ -557,7 +599,7 @@ bool ModelMemory::Destroy(uint64_t instance, Event after) {
         OnDestroyAcknowledged(key);
       } else {
         realm_shadow_release_requested(entries_, instance, 0);
-        events_->AddWaiter(after, [this, alive, key](bool p) {
+        events_->AddWaiter(after, [this, alive = std::weak_ptr<bool>(alive_), key](bool p) {
           if (auto a = alive.lock(); !a || !*a) return;
           Record* rr = FindByKey(key);
           if (!rr) return;
@@ -595,14 +637,14 @@ bool ModelMemory::Destroy(uint64_t instance, Event after) {
         ++outcomes_[static_cast<int>(AllocationResult::kCancelled)];
         if (observer_) observer_(instance, AllocationResult::kCancelled,
                                  CreateResult::kNoOffsetValue);
-        key_of_instance_.erase(instance);
+        key_of_index_[instance & 0x3fffff] = 0;
         ids_.Release(instance);
         return true;
       }
       realm_shadow_release_requested(decisions_, instance, 0);
       realm_shadow_release_requested(entries_, instance, 0);
       ReleaseStorageDeferrable(key, false);
-      events_->AddWaiter(after, [this, alive, key](bool p) {
+      events_->AddWaiter(after, [this, alive = std::weak_ptr<bool>(alive_), key](bool p) {
         if (auto a = alive.lock(); a && *a) DestroyTriggered(key, p);
       });
       return true;
@@ -621,7 +663,7 @@ bool ModelMemory::Destroy(uint64_t instance, Event after) {
       r->state = InstanceState::kReleasePending;
       realm_shadow_release_requested(decisions_, instance, 0);
       ReleaseStorageDeferrable(key, false);
-      events_->AddWaiter(after, [this, alive, key](bool p) {
+      events_->AddWaiter(after, [this, alive = std::weak_ptr<bool>(alive_), key](bool p) {
         if (auto a = alive.lock(); a && *a) DestroyTriggered(key, p);
       });
       return true;
@@ -648,16 +690,10 @@ RedistrictResult ModelMemory::Redistrict(uint64_t old_instance,
   for (const PieceRequest& pr : pieces) {
     uint32_t index = 0;
     ids_.Acquire(&index);
-    auto rec = std::make_unique<Record>();
-    rec->key = NewKey();
-    rec->instance = MakeInstanceId(index);
-    rec->size = pr.size;
-    rec->alignment = pr.alignment;
-    rec->state = InstanceState::kPendingPiece;
-    key_of_instance_[rec->instance] = rec->key;
-    piece_keys.push_back(rec->key);
-    out.instances.push_back(rec->instance);
-    records_.emplace(rec->key, std::move(rec));
+    const Record& rec =
+        NewRecord(index, pr.size, pr.alignment, InstanceState::kPendingPiece);
+    piece_keys.push_back(rec.key);
+    out.instances.push_back(rec.instance);
   }
   r = FindByKey(old_key);
   r->is_redistrict = true;
@@ -715,31 +751,25 @@ std::optional<RedistrictResult> ModelMemory::RedistrictOutcome(
 
 std::vector<uint64_t> ModelMemory::Seed(
     const std::vector<SeedAllocation>& allocations) {
-  if (!records_.empty() || next_key_ != 1 || ids_.available() < allocations.size())
+  if (!records_.empty() || ids_.available() < allocations.size())
     return {};
+  // A new memory's records take slots 0, 1, ... in order, generation 1.
   std::vector<std::pair<uint64_t, RangeAllocator::Range>> ranges;
   ranges.reserve(allocations.size());
   for (size_t i = 0; i < allocations.size(); ++i)
-    ranges.emplace_back(next_key_ + i,
+    ranges.emplace_back((uint64_t{1} << 32) | i,
                         RangeAllocator::Range{allocations[i].offset,
                                               allocations[i].offset + allocations[i].size});
   if (!current_.Seed(ranges)) return {};
   future_ = current_;
   release_ = current_;
+  records_.reserve(allocations.size() / kRecordChunk + 1);
   std::vector<uint64_t> out;
   out.reserve(allocations.size());
   for (const SeedAllocation& a : allocations) {
     uint32_t index = 0;
     ids_.Acquire(&index);
-    auto rec = std::make_unique<Record>();
-    rec->key = NewKey();
-    rec->instance = MakeInstanceId(index);
-    rec->size = a.size;
-    rec->alignment = a.alignment;
-    rec->state = InstanceState::kLive;
-    key_of_instance_[rec->instance] = rec->key;
-    out.push_back(rec->instance);
-    records_.emplace(rec->key, std::move(rec));
+    out.push_back(NewRecord(index, a.size, a.alignment, InstanceState::kLive).instance);
   }
   return out;
 }
@@ -795,11 +825,11 @@ std::optional<InstanceView> ModelMemory::View(uint64_t instance) const {
 
 std::vector<InstanceView> ModelMemory::Instances() const {
   std::vector<InstanceView> out;
-  out.reserve(records_.size());
-  for (const auto& [key, rec] : records_) {
-    (void)key;
-    if (rec->cancelled) continue;
-    out.push_back(ViewOf(*rec));
+  out.reserve(record_count_);
+  for (uint32_t slot = 0; slot < record_slots_; ++slot) {
+    const Record& rec = records_[slot >> kRecordChunkBits][slot % kRecordChunk];
+    if (rec.key == 0 || rec.cancelled) continue;
+    out.push_back(ViewOf(rec));
   }
   return out;
 }

@@ -47,10 +47,13 @@
 // release_storage_immediate and notify_allocation begin.  A NULL memory
 // handle (tracking off) changes nothing in the model's behaviour.
 //
-// Cost: Create/Destroy without pending work is a first-fit walk over the
-// free ranges plus O(log n) map updates.  With pending work, Realm copies
-// whole heaps (rebuilding `future`, reordering releases), and so does this
-// model: O(live instances) per such event.
+// Cost: Create/Destroy without pending work is the placement's search
+// (O(log n) for Realm's first fit, model/placement.h) plus O(1) record
+// bookkeeping: records are found by slot index, not hashed (one cache miss
+// per record at 100k live; PrefetchInstance/PrefetchRecord hide it).
+// With pending work, Realm copies whole heaps (rebuilding `future`,
+// reordering releases), and so does this model: O(live instances) per such
+// event.
 //
 // Not thread-safe: one thread drives a memory and its events, which is the
 // SERIALIZED promise made to the recorder.
@@ -258,6 +261,17 @@ class ModelMemory {
   size_t pending_allocation_count() const { return pending_allocs_.size(); }
   size_t pending_release_count() const { return pending_releases_.size(); }
 
+  // Hints that change nothing: a caller that knows which instance it will
+  // destroy a few calls ahead (a replay) fetches what Destroy reads, which
+  // at 100k live instances is a cache miss each.  PrefetchInstance first
+  // (the instance's key), PrefetchRecord some calls later (its record and
+  // its entry in the current heap, found through that key).
+  void PrefetchInstance(uint64_t instance) const {
+    const uint32_t index = static_cast<uint32_t>(instance & 0x3fffff);
+    if (index < key_of_index_.size()) __builtin_prefetch(&key_of_index_[index]);
+  }
+  void PrefetchRecord(uint64_t instance) const;
+
   // Instance id of index `index` in this memory, with Realm's layout.
   uint64_t MakeInstanceId(uint32_t index) const;
   // The memory an instance id belongs to (INDEX.txt's formula).
@@ -302,10 +316,16 @@ class ModelMemory {
   void OnDestroyAcknowledged(uint64_t key);
   void DestroyTriggered(uint64_t key, bool poisoned);
 
-  uint64_t NewKey() { return next_key_++; }
+  // A new record with a fresh key for the instance of `index`, which the
+  // instance index map then names.
+  Record& NewRecord(uint32_t index, uint64_t size, uint64_t alignment,
+                    InstanceState state);
+  // Where the index of `instance` maps (0: nowhere); makes room for it.
+  uint64_t& KeyOfIndex(uint32_t index);
   Record* FindByInstance(uint64_t instance);
   const Record* FindByInstance(uint64_t instance) const;
   Record* FindByKey(uint64_t key);
+  const Record* FindByKey(uint64_t key) const;
   InstanceView ViewOf(const Record& r) const;
 
   const uint64_t memory_id_;
@@ -338,10 +358,22 @@ class ModelMemory {
 
   // Records are keyed by an internal key, never reused, which is also the
   // heaps' tag: an instance id can be reused while its old range is still
-  // waiting to be given back, and the two must not collide.
-  absl::flat_hash_map<uint64_t, std::unique_ptr<Record>> records_;
-  absl::flat_hash_map<uint64_t, uint64_t> key_of_instance_;
-  uint64_t next_key_ = 1;
+  // waiting to be given back, and the two must not collide.  A key is a
+  // record slot (low 32 bits) and that slot's generation (high 32, from 1),
+  // so that finding a record is an index and a compare, not a hash lookup
+  // (a replay at 100k live does several per event); a slot freed by
+  // EraseRecord is reused with the next generation.  Slots sit in chunks of
+  // kRecordChunk, each allocated once: a record does not move while the
+  // memory lives, and finding one costs one cache miss.
+  static constexpr uint32_t kRecordChunkBits = 10;
+  static constexpr uint32_t kRecordChunk = 1u << kRecordChunkBits;
+  std::vector<std::unique_ptr<Record[]>> records_;
+  uint32_t record_slots_ = 0;  // slots made
+  std::vector<uint64_t> free_keys_;  // erased slots' last keys
+  size_t record_count_ = 0;
+  // Instance index (low 22 bits of the id) -> key of the record holding
+  // it, 0: none.  Every id this memory makes is ids_.Make(its index).
+  std::vector<uint64_t> key_of_index_;
 
   InstanceIds ids_;
 

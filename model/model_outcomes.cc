@@ -130,9 +130,9 @@ void ModelMemory::OnDestroyAcknowledged(uint64_t key) {
   r->acknowledged = true;
   // Realm frees the id at notify_deallocation, even if the heap still
   // holds the range behind older pending work.
-  auto it = key_of_instance_.find(r->instance);
-  if (it != key_of_instance_.end() && it->second == key) {
-    key_of_instance_.erase(it);
+  const uint32_t index = static_cast<uint32_t>(r->instance & 0x3fffff);
+  if (index < key_of_index_.size() && key_of_index_[index] == key) {
+    key_of_index_[index] = 0;
     ids_.Release(r->instance);
   }
   if (r->range_released) EraseRecord(key);

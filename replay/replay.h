@@ -28,9 +28,11 @@
 // is no success: a compacting replay below the live bytes leaves a request
 // waiting on a plan that no poisoned release ends).
 //
-// Cost: the model memory's per step (a hash lookup or two and the
-// placement's O(log n) on the common path; a copy of a heap per step while
-// deferred requests wait, as Realm pays), plus O(1) bookkeeping here.
+// Cost: the model memory's per step (a hash lookup in the heap's allocated
+// ranges, the records by slot index, the placement's O(log n) on the common
+// path; a copy of a heap per step while deferred requests wait, as Realm
+// pays), plus O(1) bookkeeping here; the next releases' lives and records
+// are prefetched a few steps ahead, since at 100k live each is a cache miss.
 #ifndef REALM_SHADOW_REPLAY_REPLAY_H_
 #define REALM_SHADOW_REPLAY_REPLAY_H_
 
@@ -251,6 +253,11 @@ struct MinCapacity {
 // smaller works.  At most `max_probes` replays (found = false beyond).
 MinCapacity FindMinCapacity(const ReplayScript& script, PlacementPolicy policy,
                             int max_probes = 96);
+// The same with the script's PeakLiveBytes already known (a report that
+// searches under several policies replays it once, not once per policy).
+MinCapacity FindMinCapacityWithLowerBound(const ReplayScript& script,
+                                          PlacementPolicy policy, uint64_t lower_bound,
+                                          int max_probes = 96);
 
 }  // namespace replay
 }  // namespace realm_shadow

@@ -120,7 +120,7 @@ bool ReplayMemory(ReplayScript script, const ReplayQuestion& question,
     }
     if (question.min_capacity) {
       a.min_searched = true;
-      a.min = FindMinCapacity(s, p);
+      a.min = FindMinCapacityWithLowerBound(s, p, out->lower_bound);
     }
     out->policies.push_back(std::move(a));
   }

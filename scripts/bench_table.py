@@ -219,6 +219,18 @@ def main():
     add(s, "trace_1m_cpu_s", "  CPU (s)", None if b is None else b["cpu_time"] * UNIT_NS[b.get("time_unit", "ns")] / 1e9, "{:.2f}")
     add(s, "trace_1m_mb", "  trace file (MB)", None if b is None else b.get("trace_MB"), "{:.0f}")
 
+    # 8. what-if replay (bench/replay_benchmark.cc): events/s in the
+    # thread's CPU time, 100k live; the capacity search's seconds (CPU).
+    s = "8. replay, 100k live"
+    for arg, name in ((0, "realm"), (1, "best_fit")):
+        b = m.get(f"BM_Replay/{arg}")
+        add(s, f"replay_{name}_events_per_s", f"replay under {name.replace('_', '-')} (M events/s, CPU)",
+            None if b is None else b.get("events_per_s", 0) / 1e6, "{:.2f}")
+    for arg, name in ((0, "realm"), (1, "best_fit")):
+        b = m.get(f"BM_MinCapacity/{arg}")
+        cpu_s = None if b is None else b["cpu_time"] * UNIT_NS[b.get("time_unit", "ns")] / 1e9
+        add(s, f"min_capacity_{name}_s", f"--min-capacity, 1M events, {name.replace('_', '-')} (s CPU)", cpu_s, "{:.1f}")
+
     # targets
     def target(label, value, bound, fmt, ok):
         met = None if value is None else ok(value, bound)
@@ -241,6 +253,9 @@ def main():
         target("history on adds <= 10% to the consumer per event (100k live)", figures.get("history_added_100k_pct"), 10.0, "{:+.1f}%", le),
         target("at on a history of 10M events <= 0.5 s (100k live)", figures.get("at_10m_100k_s"), 0.5, "{:.2f} s", le),
         target("trace of 1M instances <= 2 s", figures.get("trace_1m_s"), 2.0, "{:.2f} s", le),
+        target("replay >= 5M events/s under realm, 100k live", figures.get("replay_realm_events_per_s"), 5.0, "{:.2f}M", ge),
+        target("replay >= 5M events/s under best-fit, 100k live", figures.get("replay_best_fit_events_per_s"), 5.0, "{:.2f}M", ge),
+        target("--min-capacity on 1M events <= 10 s (realm)", figures.get("min_capacity_realm_s"), 10.0, "{:.1f} s", le),
     ]
 
     lines = []
