@@ -21,10 +21,12 @@ void ApplyToShadowMap(void* state, const Event* events, size_t count) {
   for (size_t i = 0; i < count; ++i) map->Apply(events[i]);
 }
 void DestroyShadowMap(void* state) { delete static_cast<ShadowMap*>(state); }
+void ShadowMapIdentities(const void* state, std::vector<uint32_t>* out) {
+  static_cast<const ShadowMap*>(state)->AppendReferencedIdentities(out);
+}
 
-constexpr JournalConsumer kShadowMapConsumer = {&CreateShadowMap,
-                                                &ApplyToShadowMap,
-                                                &DestroyShadowMap};
+constexpr JournalConsumer kShadowMapConsumer = {
+    &CreateShadowMap, &ApplyToShadowMap, &DestroyShadowMap, &ShadowMapIdentities};
 
 const bool installed = [] {
   InstallJournalConsumer(&kShadowMapConsumer);
@@ -46,20 +48,29 @@ void TakeSnapshotInto(realm_shadow_memory* memory, Snapshot* out) {
   }
   Snapshot& s = *out;
   s.identities.clear();
-  struct Copy {
-    Snapshot* snapshot;
-    std::vector<uint32_t> ids;
-  } copy{&s, {}};
   VisitConsumerState(
       memory,
       [](void* context, void* state) {
-        auto* c = static_cast<Copy*>(context);
+        Snapshot& s = *static_cast<Snapshot*>(context);
         const ShadowMap* map = static_cast<const ShadowMap*>(state);
         if (map == nullptr) return;  // nothing recorded yet
-        map->CopyTo(c->snapshot);
-        map->AppendIdentities(&c->ids);
+        map->CopyTo(&s);
+        // Every identity the picture refers to is copied, so that it stands
+        // alone.  The live allocations' ones come from the map's use counts
+        // (a walk of 100k allocations here cost a fifth of the copy).  The
+        // copies are made here, under the consumer mutex, so that the
+        // identity table's collection (identity.h), which reads the map
+        // under the same mutex, cannot forget one in between.
+        std::vector<uint32_t> ids;
+        map->AppendReferencedIdentities(&ids);
+        std::sort(ids.begin(), ids.end());
+        ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+        for (uint32_t id : ids) {
+          Identity identity;
+          if (LookupIdentity(id, &identity)) s.identities.push_back(std::move(identity));
+        }
       },
-      &copy);
+      &s);
   const MemoryDescription d = DescribeMemory(memory);
   s.memory_id = d.id;
   s.kind = d.kind;
@@ -73,20 +84,6 @@ void TakeSnapshotInto(realm_shadow_memory* memory, Snapshot* out) {
     paused.sequence = s.sequence;
     s.anomalies.push_back(paused);
     ++s.counters.anomalies[static_cast<size_t>(AnomalyKind::kTrackingPaused)];
-  }
-  // Copy every identity the picture refers to, so it stands alone.  The
-  // live allocations' identities came from the map's use counts above; a
-  // walk of 100k allocations here cost a fifth of the copy.
-  std::vector<uint32_t>& ids = copy.ids;
-  for (const PendingRequest& p : s.pending)
-    if (p.identity) ids.push_back(p.identity);
-  for (const Failure& f : s.failures)
-    if (f.identity) ids.push_back(f.identity);
-  std::sort(ids.begin(), ids.end());
-  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-  for (uint32_t id : ids) {
-    Identity identity;
-    if (LookupIdentity(id, &identity)) s.identities.push_back(identity);
   }
 }
 

@@ -80,11 +80,15 @@ MemoryDescription DescribeMemory(const realm_shadow_memory* memory);
 // What consumes a memory's records: Create makes the per-memory state
 // (called once, under the consumer mutex, at the first drain); Apply gets
 // records in journal order, in batches, the records of a group always in one
-// drain; Destroy ends it (tests only: memories live for the process).
+// drain; Destroy ends it (tests only: memories live for the process);
+// Identities, when given, appends every identity id the state refers to
+// (what keeps an identity in the table, identity.h), under the consumer
+// mutex.
 struct JournalConsumer {
   void* (*create)(const MemoryDescription& memory);
   void (*apply)(void* state, const Event* events, size_t count);
   void (*destroy)(void* state);
+  void (*identities)(const void* state, std::vector<uint32_t>* out) = nullptr;
 };
 // Installs the consumer for every memory, before any drain; once per
 // process (a second call is ignored).

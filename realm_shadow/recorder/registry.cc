@@ -158,6 +158,27 @@ void DrainAll() {
   }
 }
 
+namespace internal {
+
+void AppendIdentitiesInUse(std::vector<uint32_t>* out) {
+  std::vector<realm_shadow_memory*> memories;
+  {
+    Registry& registry = GetRegistry();
+    std::lock_guard<std::mutex> lock(registry.mutex);
+    memories = registry.all;
+  }
+  // Acquire: pairs with InstallJournalConsumer's release.
+  const JournalConsumer* c = g_consumer.load(std::memory_order_acquire);
+  for (realm_shadow_memory* m : memories) {
+    std::lock_guard<std::mutex> lock(m->consumer_mutex);
+    m->DrainLocked();
+    if (c != nullptr && c->identities != nullptr && m->consumer_state != nullptr)
+      c->identities(m->consumer_state, out);
+  }
+}
+
+}  // namespace internal
+
 void SetFailureObserver(FailureObserver observer) {
   g_failure_observer.store(observer, std::memory_order_release);
 }

@@ -133,6 +133,48 @@ TEST_F(TrackerTest, SnapshotsCarryOnlyTheIdentitiesInUse) {
   EXPECT_EQ(identities_of(), std::vector<uint32_t>{});
 }
 
+Identity Described(const std::string& creator) {
+  Identity identity;
+  identity.kind = AllocationKind::kRegionInstance;
+  identity.attributes = {{"creator", creator}};
+  return identity;
+}
+
+// A run that interns one identity per task (Legion's creator "task stencil
+// (UID n)") used to keep every one for ever.  The table keeps what a shadow
+// map refers to and forgets the rest: 60000 tasks, each with an instance
+// made and destroyed, leave a table of thousands, not 60000; the identity
+// of the instance still live, and one interned just now, stay.
+TEST_F(TrackerTest, TheIdentityTableForgetsWhatNothingRefersTo) {
+  auto* m = RegisterMemory(5, MemoryKind::kFramebuffer, 1 << 30, "fb",
+                           REALM_SHADOW_SERIALIZED);
+  const uint32_t kept = InternIdentity(Described("the long-lived one"));
+  realm_shadow_allocated(m, 1, 0, 64, 1);
+  realm_shadow_attach_identity(m, 1, kept, 1);
+  for (uint64_t task = 0; task < 60000; ++task) {
+    const uint32_t id =
+        InternIdentity(Described("task stencil (UID " + std::to_string(task) + ")"));
+    ASSERT_NE(id, 0u);
+    realm_shadow_allocated(m, 100 + task, 4096, 64, 1);
+    realm_shadow_attach_identity(m, 100 + task, id, 0);
+    realm_shadow_released(m, 100 + task);
+  }
+  EXPECT_LT(IdentityCount(), 20000u);
+  const uint32_t fresh = InternIdentity(Described("not attached yet"));
+  CollectIdentitiesNow();
+  Identity got;
+  EXPECT_TRUE(LookupIdentity(kept, &got));
+  EXPECT_TRUE(LookupIdentity(fresh, &got));  // its first collection spares it
+  const Snapshot s = TakeSnapshot(m);
+  ASSERT_NE(s.FindIdentity(kept), nullptr);
+  EXPECT_EQ(s.FindIdentity(kept)->attributes[0].second, "the long-lived one");
+  CollectIdentitiesNow();
+  EXPECT_FALSE(LookupIdentity(fresh, &got));  // the second one does not
+  EXPECT_TRUE(LookupIdentity(kept, &got));
+  // Interning the same description again gives a fresh id, never an old one.
+  EXPECT_GT(InternIdentity(Described("not attached yet")), fresh);
+}
+
 std::atomic<int> g_failures_seen{0};
 std::atomic<uint64_t> g_last_failed{0};
 

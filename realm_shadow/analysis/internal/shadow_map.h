@@ -14,9 +14,10 @@
 // half a run; the overlap check reads the neighbours where the insert
 // landed, without another search.  Memory: 32 B per live allocation plus
 // about 16 B of index per live allocation and per released id not yet
-// reused (at most max(2^14, live) of those; Realm reuses ids).  Applying a malformed
-// event never throws and never breaks the map: it counts an anomaly
-// (snapshot.h lists them).
+// reused (at most max(2^14, live) of those; Realm reuses ids), and 16 B
+// per failed instance not yet destroyed (at most kFailedMemory, 2^14).
+// Applying a malformed event never throws and never breaks the map: it
+// counts an anomaly (snapshot.h lists them).
 //
 // Tools that rebuild a memory from a log (ingest-realm-log) and the tests'
 // replays use a ShadowMap directly, without a journal.
@@ -54,6 +55,12 @@ class ShadowMap {
   // carries (pending requests and failures are in the copy itself).  Cost:
   // the number of distinct identities, not of allocations.
   void AppendIdentities(std::vector<uint32_t>* out) const;
+  // Those, and each identity of a pending request or a recent failure: every
+  // identity the map refers to (what keeps it in the identity table).
+  void AppendReferencedIdentities(std::vector<uint32_t>* out) const;
+  // Failed (or cancelled) instances remembered until Realm destroys them;
+  // at most kFailedMemory (snapshot.h).  Tests watch the bound.
+  size_t remembered_failed() const;
 
   uint64_t sequence() const;
   size_t live_count() const;
