@@ -22,8 +22,12 @@
   const T0 = performance.now();
   const DETAIL_LIMIT_PER_PX = 3;   // individual drawing up to 3 per pixel
   const MIN_SPAN = 32;             // bytes: the deepest zoom
-  const ROW = { title: 18, ruler: 16, bar: 44, lane: 16, gap: 14 };
-  const ROW_H = ROW.title + ROW.ruler + ROW.bar + ROW.lane + ROW.gap;
+  // A row, top to bottom: the memory's name, its figures, the ruler, the
+  // bar, a band for the labels of what is outlined on the bar (so that
+  // they never cover the blocks they mark), the lane of pending requests
+  // and reservations.
+  const ROW = { title: 16, stats: 16, ruler: 16, bar: 44, note: 14, lane: 16, gap: 12 };
+  const ROW_H = ROW.title + ROW.stats + ROW.ruler + ROW.bar + ROW.note + ROW.lane + ROW.gap;
   const MARGIN_L = 10, MARGIN_R = 14;
   const KIND_COLORS = ['#9aa5b1', '#3b82c4', '#14a38b', '#8bc34a',
                        '#e0a526', '#8e6cc2', '#c26cb0', '#a0522d'];

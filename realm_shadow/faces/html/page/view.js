@@ -44,6 +44,7 @@
     whatIf: null,      // {mi, size, align, result}
     hits: null,        // {mi: [indices]}
     lastBlocks: [],    // per row, what the last draw drew
+    lastTexts: [],     // per row, the text lines and labels drawn: {text, x, y, w, h}
   };
   const timing = { scriptStartMs: T0, decodeMs, firstRenderMs: null, frames: [] };
   function dump() { return data.dumps[st.dump]; }
@@ -57,10 +58,11 @@
   function rowTop(mi) { return mi * ROW_H; }
   function rowGeometry(mi) {
     const top = rowTop(mi);
-    return { top, left: MARGIN_L, width: barWidth(),
-             rulerTop: top + ROW.title, barTop: top + ROW.title + ROW.ruler,
-             barHeight: ROW.bar, laneTop: top + ROW.title + ROW.ruler + ROW.bar,
-             laneHeight: ROW.lane, height: ROW_H };
+    const rulerTop = top + ROW.title + ROW.stats, barTop = rulerTop + ROW.ruler;
+    const noteTop = barTop + ROW.bar;
+    return { top, left: MARGIN_L, width: barWidth(), statsTop: top + ROW.title,
+             rulerTop, barTop, barHeight: ROW.bar, noteTop, noteHeight: ROW.note,
+             laneTop: noteTop + ROW.note, laneHeight: ROW.lane, height: ROW_H };
   }
   function xOf(m, addr) { return MARGIN_L + (addr - m.view[0]) / (m.view[1] - m.view[0]) * barWidth(); }
   function addrOf(m, x) { return m.view[0] + (x - MARGIN_L) / barWidth() * (m.view[1] - m.view[0]); }
