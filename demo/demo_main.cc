@@ -21,6 +21,7 @@
 #include "legion_glue/identity.h"
 #include "realm_shadow/dump/dump.h"
 #include "realm_shadow/dump/on_failure.h"
+#include "absl/strings/numbers.h"
 #include "model/workload.h"
 #include "realm_shadow/analysis/snapshots.h"
 
@@ -82,7 +83,10 @@ int main(int argc, char** argv) {
   realm_shadow::StartDrainer(1000);
 
   realm_shadow::model::WorkloadOptions options;
-  if (argc > 2) options.seed = std::strtoull(argv[2], nullptr, 10);
+  if (argc > 2 && !absl::SimpleAtoi(argv[2], &options.seed)) {
+    std::fprintf(stderr, "realm_shadow_demo: SEED '%s' is not a number\n", argv[2]);
+    return 2;
+  }
   options.describe = AttachDescription;
   realm_shadow::model::Workload workload(options);
   const auto& result = workload.Run();
@@ -115,9 +119,8 @@ int main(int argc, char** argv) {
                 (unsigned long long)options.max_steps);
   }
   const std::string all = out_dir + "/demo-all-memories.rsd";
-  std::string error;
-  if (!realm_shadow::DumpAllMemories(all, &error)) {
-    std::fprintf(stderr, "realm_shadow_demo: %s\n", error.c_str());
+  if (const absl::Status dumped = realm_shadow::DumpAllMemories(all); !dumped.ok()) {
+    std::fprintf(stderr, "realm_shadow_demo: %s\n", std::string(dumped.message()).c_str());
     return 1;
   }
   std::printf("all memories: %s\n", all.c_str());

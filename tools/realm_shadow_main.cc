@@ -13,6 +13,9 @@
 #include <utility>
 #include <vector>
 
+#include "absl/status/statusor.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "realm_shadow/analysis/analysis.h"
 #include "realm_shadow/analysis/snapshot.h"
 #include "realm_shadow/dump/dump.h"
@@ -119,6 +122,9 @@ int BadInput(const std::string& message) {
   std::cerr << "realm-shadow: " << message << "\n";
   return kExitBadInput;
 }
+int BadInput(const absl::Status& status) {
+  return BadInput(std::string(status.message()));
+}
 
 struct Args {
   std::vector<std::string> files;
@@ -184,86 +190,89 @@ bool ParseArgs(const Command& c, int argc, char** argv, Args* out,
   return true;
 }
 
-bool LoadDumps(const std::vector<std::string>& files,
-               std::vector<DumpFile>* dumps, std::string* error) {
-  dumps->clear();
+absl::StatusOr<std::vector<DumpFile>> LoadDumps(
+    const std::vector<std::string>& files) {
+  std::vector<DumpFile> dumps;
   for (const std::string& file : files) {
-    DumpFile dump;
-    if (!ReadDump(file, &dump, error)) return false;
-    dumps->push_back(std::move(dump));
+    absl::StatusOr<DumpFile> dump = ReadDump(file);
+    if (!dump.ok()) return dump.status();
+    dumps.push_back(*std::move(dump));
   }
-  return true;
+  return dumps;
 }
 
-// Memories of the loaded dumps, filtered by --memory when given.
-bool SelectMemories(const std::vector<DumpFile>& dumps,
-                    const std::vector<std::string>& files, const Args& args,
-                    std::vector<LoadedMemory>* out, std::string* error) {
-  *out = ListMemories(dumps, files);
+// Memories of the loaded dumps, filtered by --memory when given; they point
+// into `dumps`.
+absl::StatusOr<std::vector<LoadedMemory>> SelectMemories(
+    const std::vector<DumpFile>& dumps, const std::vector<std::string>& files,
+    const Args& args) {
+  std::vector<LoadedMemory> all = ListMemories(dumps, files);
   auto it = args.values.find("--memory");
-  if (it == args.values.end()) return true;
+  if (it == args.values.end()) return all;
   uint64_t id = 0;
-  if (!ParseHexId(it->second, &id, error)) {
-    *error = "--memory " + *error;
-    return false;
-  }
+  std::string error;
+  if (!ParseHexId(it->second, &id, &error))
+    return absl::InvalidArgumentError("--memory " + error);
   std::vector<LoadedMemory> kept;
-  for (const LoadedMemory& m : *out)
+  for (const LoadedMemory& m : all)
     if (m.snapshot->memory_id == id) kept.push_back(m);
   if (kept.empty()) {
     std::string have;
-    for (const LoadedMemory& m : *out)
-      have += " " + HexId(m.snapshot->memory_id);
-    *error = "no memory " + HexId(id) + " in the given dump(s)" +
-             (have.empty() ? std::string(" (they hold no memory)")
-                           : "; they hold:" + have);
-    return false;
+    for (const LoadedMemory& m : all)
+      absl::StrAppend(&have, " ", HexId(m.snapshot->memory_id));
+    return absl::NotFoundError(absl::StrCat(
+        "no memory ", HexId(id), " in the given dump(s)",
+        have.empty() ? " (they hold no memory)" : "; they hold:" + have));
   }
-  *out = std::move(kept);
-  return true;
+  return kept;
 }
 
-// The dumps named on the command line and, of their memories, those
-// --memory selects (all without it); `memories` points into `dumps`.
-bool LoadMemories(const Args& args, std::vector<DumpFile>* dumps,
-                  std::vector<LoadedMemory>* memories, std::string* error) {
-  return LoadDumps(args.files, dumps, error) &&
-         SelectMemories(*dumps, args.files, args, memories, error);
-}
-
-bool ParseCount(const std::string& text, size_t* value, std::string* error) {
+// A count given on the command line ("--top 20"): a plain decimal number,
+// no unit (a count is not a size).
+absl::StatusOr<size_t> ParseCount(const std::string& text) {
   uint64_t v = 0;
-  if (!ParseHumanSize(text, &v, error) || v > 1000000000) {
-    *error = "'" + text + "': expected a count";
-    return false;
-  }
-  *value = static_cast<size_t>(v);
-  return true;
+  if (!absl::SimpleAtoi(text, &v) || v > 1000000000)
+    return absl::InvalidArgumentError(
+        "'" + text + "': expected a count (a whole number up to 10^9)");
+  return static_cast<size_t>(v);
+}
+
+// Reads option `name` as a count into *value when it is given.
+absl::Status CountOption(const Args& args, const char* name, size_t* value) {
+  auto it = args.values.find(name);
+  if (it == args.values.end()) return absl::OkStatus();
+  absl::StatusOr<size_t> count = ParseCount(it->second);
+  if (!count.ok())
+    return absl::InvalidArgumentError(absl::StrCat(name, " ", count.status().message()));
+  *value = *count;
+  return absl::OkStatus();
+}
+
+int Usage(const Command& c, const absl::Status& problem) {
+  return Usage(c, std::string(problem.message()));
 }
 
 int RunReport(const Command& c, const Args& args) {
   if (args.files.empty()) return Usage(c, "no dump file given");
   ReportOptions options;
-  std::string error;
-  if (auto it = args.values.find("--top"); it != args.values.end())
-    if (!ParseCount(it->second, &options.top_holes, &error))
-      return Usage(c, "--top " + error);
-  std::vector<DumpFile> dumps;
-  if (!LoadDumps(args.files, &dumps, &error)) return BadInput(error);
-  std::cout << FormatReport(dumps, args.files, options);
+  if (absl::Status top = CountOption(args, "--top", &options.top_holes); !top.ok())
+    return Usage(c, top);
+  const absl::StatusOr<std::vector<DumpFile>> dumps = LoadDumps(args.files);
+  if (!dumps.ok()) return BadInput(dumps.status());
+  std::cout << FormatReport(*dumps, args.files, options);
   return 0;
 }
 
 int RunHoles(const Command& c, const Args& args) {
   if (args.files.empty()) return Usage(c, "no dump file given");
   size_t top = 10;
-  std::string error;
-  if (auto it = args.values.find("--top"); it != args.values.end())
-    if (!ParseCount(it->second, &top, &error)) return Usage(c, "--top " + error);
-  std::vector<DumpFile> dumps;
-  std::vector<LoadedMemory> memories;
-  if (!LoadMemories(args, &dumps, &memories, &error)) return BadInput(error);
-  for (const LoadedMemory& m : memories)
+  if (absl::Status given = CountOption(args, "--top", &top); !given.ok())
+    return Usage(c, given);
+  const absl::StatusOr<std::vector<DumpFile>> dumps = LoadDumps(args.files);
+  if (!dumps.ok()) return BadInput(dumps.status());
+  const auto memories = SelectMemories(*dumps, args.files, args);
+  if (!memories.ok()) return BadInput(memories.status());
+  for (const LoadedMemory& m : *memories)
     std::cout << FormatHoles(*m.snapshot, top);
   return 0;
 }
@@ -272,14 +281,13 @@ int RunBlockers(const Command& c, const Args& args) {
   if (args.files.empty()) return Usage(c, "no dump file given");
   auto size_it = args.values.find("--size");
   if (size_it == args.values.end()) return Usage(c, "--size is required");
-  std::string error;
-  uint64_t size = 0, alignment = 1;
-  if (!ParseHumanSize(size_it->second, &size, &error))
-    return Usage(c, "--size " + error);
+  const absl::StatusOr<uint64_t> size = ParseHumanSize(size_it->second);
+  if (!size.ok()) return Usage(c, absl::StrCat("--size ", size.status().message()));
+  uint64_t alignment = 1;
   if (auto it = args.values.find("--align"); it != args.values.end()) {
-    if (!ParseHumanSize(it->second, &alignment, &error))
-      return Usage(c, "--align " + error);
-    if (alignment == 0) alignment = 1;
+    const absl::StatusOr<uint64_t> given = ParseHumanSize(it->second);
+    if (!given.ok()) return Usage(c, absl::StrCat("--align ", given.status().message()));
+    alignment = *given == 0 ? 1 : *given;
   }
   BlockerObjective objective = BlockerObjective::kFewestBytes;
   if (auto it = args.values.find("--objective"); it != args.values.end()) {
@@ -290,26 +298,26 @@ int RunBlockers(const Command& c, const Args& args) {
       return Usage(c, "--objective '" + it->second +
                           "': expected bytes or count");
   }
-  std::vector<DumpFile> dumps;
-  std::vector<LoadedMemory> memories;
-  if (!LoadMemories(args, &dumps, &memories, &error)) return BadInput(error);
-  for (const LoadedMemory& m : memories)
-    std::cout << FormatBlockers(*m.snapshot, size, alignment, objective);
+  const absl::StatusOr<std::vector<DumpFile>> dumps = LoadDumps(args.files);
+  if (!dumps.ok()) return BadInput(dumps.status());
+  const auto memories = SelectMemories(*dumps, args.files, args);
+  if (!memories.ok()) return BadInput(memories.status());
+  for (const LoadedMemory& m : *memories)
+    std::cout << FormatBlockers(*m.snapshot, *size, alignment, objective);
   return 0;
 }
 
 int RunJson(const Command& c, const Args& args) {
   if (args.files.empty()) return Usage(c, "no dump file given");
-  std::vector<DumpFile> dumps;
-  std::string error;
-  if (!LoadDumps(args.files, &dumps, &error)) return BadInput(error);
-  if (dumps.size() == 1) {
-    std::cout << DumpToJson(dumps[0]) << "\n";
+  const absl::StatusOr<std::vector<DumpFile>> dumps = LoadDumps(args.files);
+  if (!dumps.ok()) return BadInput(dumps.status());
+  if (dumps->size() == 1) {
+    std::cout << DumpToJson((*dumps)[0]) << "\n";
     return 0;
   }
   std::cout << "[\n";
-  for (size_t i = 0; i < dumps.size(); ++i)
-    std::cout << DumpToJson(dumps[i]) << (i + 1 < dumps.size() ? ",\n" : "\n");
+  for (size_t i = 0; i < dumps->size(); ++i)
+    std::cout << DumpToJson((*dumps)[i]) << (i + 1 < dumps->size() ? ",\n" : "\n");
   std::cout << "]\n";
   return 0;
 }
@@ -318,13 +326,12 @@ int RunDiff(const Command& c, const Args& args) {
   if (args.files.size() != 2)
     return Usage(c, "expected two dump files (A B), got " +
                         std::to_string(args.files.size()));
-  std::vector<DumpFile> dumps;
-  std::string error;
-  if (!LoadDumps(args.files, &dumps, &error)) return BadInput(error);
+  const absl::StatusOr<std::vector<DumpFile>> dumps = LoadDumps(args.files);
+  if (!dumps.ok()) return BadInput(dumps.status());
   std::map<std::pair<uint32_t, uint64_t>, const Snapshot*> before, after;
-  for (const Snapshot& s : dumps[0].memories)
+  for (const Snapshot& s : (*dumps)[0].memories)
     before[{s.node, s.memory_id}] = &s;
-  for (const Snapshot& s : dumps[1].memories)
+  for (const Snapshot& s : (*dumps)[1].memories)
     after[{s.node, s.memory_id}] = &s;
   std::cout << "diff " << args.files[0] << " -> " << args.files[1] << "\n";
   for (const auto& [key, a] : after) {
@@ -350,7 +357,8 @@ int RunIngest(const Command& c, const Args& args) {
   DumpFile dump;
   std::string error;
   if (!IngestRealmLogs(args.files, &dump, &error)) return BadInput(error);
-  if (!WriteDump(out->second, dump, &error)) return BadInput(error);
+  if (absl::Status written = WriteDump(out->second, dump); !written.ok())
+    return BadInput(written);
   size_t allocations = 0;
   for (const Snapshot& s : dump.memories) allocations += s.allocations.size();
   std::cerr << "realm-shadow: wrote " << out->second << ": "
@@ -365,9 +373,9 @@ int RunHtml(const Command& c, const Args& args) {
   if (out == args.values.end()) return Usage(c, "-o PAGE.html is required");
   if (args.diff && args.files.size() != 2)
     return Usage(c, "--diff needs exactly two dumps (A B)");
-  std::vector<DumpFile> dumps;
-  std::string error;
-  if (!LoadDumps(args.files, &dumps, &error)) return BadInput(error);
+  absl::StatusOr<std::vector<DumpFile>> loaded = LoadDumps(args.files);
+  if (!loaded.ok()) return BadInput(loaded.status());
+  std::vector<DumpFile> dumps = *std::move(loaded);
   if (!args.diff && dumps.size() > 1) {
     // Several nodes' dumps: one page of all their memories.
     DumpFile merged = dumps[0];
@@ -378,7 +386,8 @@ int RunHtml(const Command& c, const Args& args) {
     }
     dumps = {std::move(merged)};
   }
-  if (!WriteHtmlMap(dumps, out->second, &error)) return BadInput(error);
+  if (absl::Status written = WriteHtmlMap(dumps, out->second); !written.ok())
+    return BadInput(written);
   return 0;
 }
 

@@ -1,16 +1,21 @@
 // realm_shadow/dump/live_dump.cc - dumps of tracked memories: a snapshot of
-// each, written as one file.
+// each, with its pools, written as one file.
 #include <time.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include "realm_shadow/analysis/snapshots.h"
 #include "realm_shadow/dump/dump.h"
+#include "realm_shadow/dump/internal/tracked_dump.h"
 
 namespace realm_shadow {
 namespace {
+
+std::atomic<PoolSource> g_pool_source{nullptr};
 
 uint64_t NowUnixNs() {
   timespec ts;
@@ -18,65 +23,102 @@ uint64_t NowUnixNs() {
   return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
 }
 
-}  // namespace
-
-bool DumpMemoryState(uint64_t memory_id, const std::string& path,
-                     std::string* error) {
-  std::string scratch;
-  if (error == nullptr) error = &scratch;
-  DumpFile dump;
-  dump.node = Options().node;
-  dump.created_unix_ns = NowUnixNs();
-  dump.source = "tracker";
-  dump.memories.emplace_back();
-  if (!TakeSnapshot(memory_id, &dump.memories.back())) {
-    *error = path + ": memory " + HexId(memory_id) + " is not registered";
-    return false;
+// Adds to s.identities, keeping them sorted by id (snapshot.h), each
+// identity a pool's sub-allocation names that s does not carry.
+void AddPoolIdentities(const std::vector<Pool>& pools, size_t first, Snapshot* s) {
+  std::vector<uint32_t> missing;
+  for (size_t i = first; i < pools.size(); ++i)
+    for (const PoolSubAllocation& sub : pools[i].suballocations)
+      if (sub.identity != 0 && s->FindIdentity(sub.identity) == nullptr)
+        missing.push_back(sub.identity);
+  if (missing.empty()) return;
+  std::sort(missing.begin(), missing.end());
+  missing.erase(std::unique(missing.begin(), missing.end()), missing.end());
+  for (uint32_t id : missing) {
+    Identity identity;
+    if (LookupIdentity(id, &identity)) s->identities.push_back(std::move(identity));
   }
-  return WriteDump(path, dump, error);
+  std::sort(s->identities.begin(), s->identities.end(),
+            [](const Identity& a, const Identity& b) { return a.id < b.id; });
 }
 
-bool DumpAllMemories(const std::string& path, std::string* error) {
-  std::string scratch;
-  if (error == nullptr) error = &scratch;
+}  // namespace
+
+void SetPoolSource(PoolSource source) {
+  // Release: a dump that acquires the pointer may call it.
+  g_pool_source.store(source, std::memory_order_release);
+}
+
+DumpFile NewTrackerDump() {
   DumpFile dump;
   dump.node = Options().node;
   dump.created_unix_ns = NowUnixNs();
   dump.source = "tracker";
-  const std::vector<uint64_t> ids = RegisteredMemoryIds();
-  dump.memories.reserve(ids.size());
-  for (uint64_t id : ids) {
-    Snapshot s;
-    if (TakeSnapshot(id, &s)) dump.memories.push_back(std::move(s));
+  return dump;
+}
+
+void AddTrackedMemory(realm_shadow_memory* memory, DumpFile* dump) {
+  dump->memories.push_back(TakeSnapshot(memory));
+  Snapshot& s = dump->memories.back();
+  if (PoolSource source = g_pool_source.load(std::memory_order_acquire)) {
+    const size_t first = dump->pools.size();
+    source(s.memory_id, &dump->pools);
+    AddPoolIdentities(dump->pools, first, &s);
   }
-  return WriteDump(path, dump, error);
+}
+
+absl::Status DumpMemoryState(uint64_t memory_id, const std::string& path) {
+  realm_shadow_memory* memory = FindMemory(memory_id);
+  if (memory == nullptr) {
+    return absl::NotFoundError(
+        path + ": memory " + HexId(memory_id) + " is not registered");
+  }
+  DumpFile dump = NewTrackerDump();
+  AddTrackedMemory(memory, &dump);
+  return WriteDump(path, dump);
+}
+
+absl::Status DumpAllMemories(const std::string& path) {
+  DumpFile dump = NewTrackerDump();
+  for (uint64_t id : RegisteredMemoryIds())
+    if (realm_shadow_memory* memory = FindMemory(id)) AddTrackedMemory(memory, &dump);
+  return WriteDump(path, dump);
 }
 
 }  // namespace realm_shadow
 
-extern "C" int realm_shadow_dump_memory_state(uint64_t memory_id,
-                                              const char* filename) {
+namespace {
+
+// The C entry points: 0, or -1 with the reason on stderr.
+int Report(const char* what, const char* filename,
+           absl::Status (*dump)(const std::string&, uint64_t), uint64_t id) {
   if (filename == nullptr) {
-    std::fputs("realm-shadow: dump_memory_state: no file name\n", stderr);
+    std::fprintf(stderr, "realm-shadow: %s: no file name\n", what);
     return -1;
   }
-  std::string error;
-  if (!realm_shadow::DumpMemoryState(memory_id, filename, &error)) {
-    std::fprintf(stderr, "realm-shadow: %s\n", error.c_str());
+  const absl::Status status = dump(filename, id);
+  if (!status.ok()) {
+    std::fprintf(stderr, "realm-shadow: %s\n", std::string(status.message()).c_str());
     return -1;
   }
   return 0;
 }
 
+}  // namespace
+
+extern "C" int realm_shadow_dump_memory_state(uint64_t memory_id,
+                                              const char* filename) {
+  return Report("dump_memory_state", filename,
+                [](const std::string& path, uint64_t id) {
+                  return realm_shadow::DumpMemoryState(id, path);
+                },
+                memory_id);
+}
+
 extern "C" int realm_shadow_dump_all_memories(const char* filename) {
-  if (filename == nullptr) {
-    std::fputs("realm-shadow: dump_all_memories: no file name\n", stderr);
-    return -1;
-  }
-  std::string error;
-  if (!realm_shadow::DumpAllMemories(filename, &error)) {
-    std::fprintf(stderr, "realm-shadow: %s\n", error.c_str());
-    return -1;
-  }
-  return 0;
+  return Report("dump_all_memories", filename,
+                [](const std::string& path, uint64_t) {
+                  return realm_shadow::DumpAllMemories(path);
+                },
+                0);
 }

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cinttypes>
 #include <cstddef>
@@ -14,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "realm_shadow/dump/dump.h"
 #include "realm_shadow/dump/internal/crc32c.h"
 #include "realm_shadow/dump/internal/format.h"
@@ -51,37 +53,42 @@ class Cursor {
 
 class Parser {
  public:
-  Parser(const uint8_t* data, size_t size, std::string* error)
-      : data_(data), size_(size), error_(error) {}
+  Parser(const uint8_t* data, size_t size) : data_(data), size_(size) {}
   bool Parse(DumpFile* out);
+  // Why Parse returned false: one line, no file name.
+  absl::Status error() const { return absl::Status(code_, error_); }
 
  private:
-  bool Fail(std::string what) {
-    *error_ = std::move(what);
+  bool Fail(std::string what, absl::StatusCode code = absl::StatusCode::kDataLoss) {
+    error_ = std::move(what);
+    code_ = code;
     return false;
   }
   bool Truncated(const std::string& what, uint64_t need, size_t left) {
     return Fail("truncated (" + what + " needs " + std::to_string(need) +
                 " bytes, " + std::to_string(left) + " left)");
   }
-  bool Section(Cursor& file, const char (&tag)[4], const std::string& name,
+  bool Section(Cursor& file, const char* tag, const std::string& name,
                Cursor* payload);
   bool String(uint32_t index, const std::string& where, std::string* out);
   bool Header(Cursor& c, DumpFile* out, uint32_t* memory_count);
   bool Strings(Cursor& c);
   bool Memory(Cursor& c, const std::string& name, Snapshot* s);
+  bool OptionalSections(Cursor& file, DumpFile* out);
+  bool Pools(Cursor& c, std::vector<Pool>* out);
   bool Trailer(Cursor& file);
 
   const uint8_t* data_;
   size_t size_;
-  std::string* error_;
+  std::string error_;
+  absl::StatusCode code_ = absl::StatusCode::kOk;
   std::vector<std::string_view> strings_;
   uint64_t expanded_ = 0;  // string bytes materialized so far
   uint32_t source_index_ = 0;
   std::vector<uint32_t> note_indices_;
 };
 
-bool Parser::Section(Cursor& file, const char (&tag)[4],
+bool Parser::Section(Cursor& file, const char* tag,
                      const std::string& name, Cursor* payload) {
   const std::string what = "section '" + name + "'";
   if (!file.Has(kSectionHeaderBytes)) {
@@ -365,9 +372,110 @@ bool Parser::Memory(Cursor& c, const std::string& name, Snapshot* s) {
     }
     s->identities.push_back(std::move(id));
   }
+  // Snapshot keeps identities sorted by id (FindIdentity searches them);
+  // writers sort them, but nothing in the format promised it.  One id twice
+  // would make an allocation's identity ambiguous.
+  const auto by_id = [](const Identity& a, const Identity& b) { return a.id < b.id; };
+  if (!std::is_sorted(s->identities.begin(), s->identities.end(), by_id))
+    std::stable_sort(s->identities.begin(), s->identities.end(), by_id);
+  for (size_t i = 1; i < s->identities.size(); ++i) {
+    if (s->identities[i].id == s->identities[i - 1].id) {
+      return Fail(where + ": identity " + std::to_string(s->identities[i].id) +
+                  " is listed twice");
+    }
+  }
   if (c.left() != 0) {
     return Fail(where + ": " + std::to_string(c.left()) +
                 " bytes after its last record");
+  }
+  return true;
+}
+
+// Version 2 on: sections between the last memory and the trailer, each
+// with a tag whose first letter is lowercase.  Known ones are read, at most
+// once each; unknown ones are skipped by their length, so that a section
+// added later needs no new version from readers that can do without it.
+bool Parser::OptionalSections(Cursor& file, DumpFile* out) {
+  bool pools_seen = false;
+  // The last 16 bytes are the trailer, unless they are not one and start
+  // like a section: the file was cut inside an optional section.
+  const auto at_trailer = [&] {
+    if (file.left() > kTrailerBytes) return false;
+    if (file.left() < kTrailerBytes || out->version < 2 || !IsOptionalTag(file.here()))
+      return true;
+    uint64_t body;
+    uint32_t marker;
+    std::memcpy(&body, file.here(), 8);
+    std::memcpy(&marker, file.here() + 12, 4);
+    return body == size_ - kTrailerBytes && marker == kTrailerMarker;
+  };
+  while (!at_trailer()) {
+    const std::string unexpected =
+        std::to_string(file.left() - kTrailerBytes) + " unexpected bytes after the last memory";
+    if (out->version < 2) return Fail(unexpected);
+    if (!file.Has(kSectionHeaderBytes) || !IsOptionalTag(file.here())) {
+      std::string tag;
+      for (size_t i = 0; i < 4 && i < file.left(); ++i) {
+        const char ch = static_cast<char>(file.here()[i]);
+        tag += (ch >= 0x20 && ch < 0x7f) ? ch : '?';
+      }
+      return Fail(unexpected + " (tag '" + tag +
+                  "' is not an optional section's: those start with a lowercase letter)");
+    }
+    const bool is_pools = std::memcmp(file.here(), kTagPools, 4) == 0;
+    std::string name = "optional '";
+    name.append(reinterpret_cast<const char*>(file.here()), 4);
+    name += "'";
+    if (is_pools) name = "pools";
+    Cursor payload(nullptr, 0);
+    const std::string tag(reinterpret_cast<const char*>(file.here()), 4);
+    if (!Section(file, tag.c_str(), name, &payload)) return false;
+    if (!is_pools) continue;  // not ours to know: skipped whole
+    if (pools_seen) return Fail("section 'pools' appears twice");
+    pools_seen = true;
+    if (!Pools(payload, &out->pools)) return false;
+  }
+  return true;
+}
+
+bool Parser::Pools(Cursor& c, std::vector<Pool>* out) {
+  if (!c.Has(kPoolsHeaderBytes)) return Truncated("section 'pools'", kPoolsHeaderBytes, c.left());
+  const uint32_t count = c.Get<uint32_t>();
+  if (c.Get<uint32_t>() != 0) return Fail("section 'pools' has a nonzero reserved field");
+  if (count > c.left() / kPoolFixedBytes) {
+    return Fail("section 'pools': " + std::to_string(count) + " pools need " +
+                std::to_string(uint64_t{count} * kPoolFixedBytes) + " bytes, " +
+                std::to_string(c.left()) + " left");
+  }
+  out->resize(count);  // bounded by the payload just checked
+  for (uint32_t i = 0; i < count; ++i) {
+    const std::string at = "section 'pools': pool " + std::to_string(i);
+    if (!c.Has(kPoolFixedBytes)) return Truncated(at, kPoolFixedBytes, c.left());
+    Pool& p = (*out)[i];
+    p.memory_id = c.Get<uint64_t>();
+    p.pool = c.Get<uint64_t>();
+    p.backing_instance = c.Get<uint64_t>();
+    p.offset = c.Get<uint64_t>();
+    p.size = c.Get<uint64_t>();
+    const uint64_t subs = c.Get<uint64_t>();
+    if (subs > c.left() / kPoolSubAllocationBytes) {
+      return Fail(at + ": " + std::to_string(subs) + " sub-allocations need " +
+                  std::to_string(subs) + " x " +
+                  std::to_string(kPoolSubAllocationBytes) + " bytes, " +
+                  std::to_string(c.left()) + " left");
+    }
+    p.suballocations.resize(subs);
+    for (PoolSubAllocation& sub : p.suballocations) {
+      sub.instance = c.Get<uint64_t>();
+      sub.offset = c.Get<uint64_t>();
+      sub.size = c.Get<uint64_t>();
+      sub.identity = c.Get<uint32_t>();
+      if (c.Get<uint32_t>() != 0) return Fail(at + ": a sub-allocation has nonzero padding");
+    }
+  }
+  if (c.left() != 0) {
+    return Fail("section 'pools': " + std::to_string(c.left()) +
+                " bytes after its last pool");
   }
   return true;
 }
@@ -394,7 +502,8 @@ bool Parser::Parse(DumpFile* out) {
   if (size_ == 0) return Fail("empty file");
   const size_t magic_seen = size_ < sizeof kMagic ? size_ : sizeof kMagic;
   if (std::memcmp(data_, kMagic, magic_seen) != 0) {
-    return Fail("not a realm-shadow dump (bad magic)");
+    return Fail("not a realm-shadow dump (bad magic)",
+                absl::StatusCode::kInvalidArgument);
   }
   if (size_ < kPreambleBytes) {
     return Truncated("preamble", kPreambleBytes, size_);
@@ -405,15 +514,18 @@ bool Parser::Parse(DumpFile* out) {
   const uint32_t marker = file.Get<uint32_t>();
   if (marker == kEndianMarkerSwapped) {
     return Fail("big-endian/foreign-endian file (byte order marker " +
-                HexId(marker) + "); this reader reads only native-order dumps");
+                    HexId(marker) + "); this reader reads only native-order dumps",
+                absl::StatusCode::kUnimplemented);
   }
   if (marker != kEndianMarker) {
     return Fail("bad byte order marker " + HexId(marker));
   }
-  if (version != kDumpFormatVersion) {
+  if (version < kOldestDumpFormatVersion || version > kDumpFormatVersion) {
     return Fail("unsupported version " + std::to_string(version) +
-                " (this reader knows " + std::to_string(kDumpFormatVersion) +
-                ")");
+                    " (this reader knows " +
+                    std::to_string(kOldestDumpFormatVersion) + " to " +
+                    std::to_string(kDumpFormatVersion) + ")",
+                absl::StatusCode::kUnimplemented);
   }
   out->version = version;
 
@@ -460,6 +572,7 @@ bool Parser::Parse(DumpFile* out) {
     if (!Section(file, kTagMemory, name, &payload)) return false;
     if (!Memory(payload, name, &out->memories[m])) return false;
   }
+  if (!OptionalSections(file, out)) return false;
   if (!Trailer(file)) return false;
   // The trailer matched, so the checksum was verified above.
   return true;
@@ -467,56 +580,39 @@ bool Parser::Parse(DumpFile* out) {
 
 }  // namespace
 
-bool ParseDump(const uint8_t* data, size_t size, DumpFile* out,
-               std::string* error) {
-  std::string scratch;
-  DumpFile local;
-  Parser parser(data, size, error ? error : &scratch);
-  return parser.Parse(out ? out : &local);
+absl::StatusOr<DumpFile> ParseDump(const uint8_t* data, size_t size) {
+  DumpFile dump;
+  Parser parser(data, size);
+  if (!parser.Parse(&dump)) return parser.error();
+  return dump;
 }
 
-bool ReadDump(const std::string& path, DumpFile* out, std::string* error) {
-  std::string scratch;
-  if (error == nullptr) error = &scratch;
+absl::StatusOr<DumpFile> ReadDump(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    *error = path + ": cannot open: " + ErrnoText(errno);
-    return false;
-  }
+  if (fd < 0) return absl::ErrnoToStatus(errno, path + ": cannot open");
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
   struct stat st;
-  if (::fstat(fd, &st) != 0) {
-    *error = path + ": cannot stat: " + ErrnoText(errno);
-    ::close(fd);
-    return false;
-  }
-  if (!S_ISREG(st.st_mode)) {
-    *error = path + ": not a regular file";
-    ::close(fd);
-    return false;
-  }
+  if (::fstat(fd, &st) != 0) return absl::ErrnoToStatus(errno, path + ": cannot stat");
+  if (!S_ISREG(st.st_mode)) return absl::InvalidArgumentError(path + ": not a regular file");
   std::string bytes;
   bytes.resize(static_cast<size_t>(st.st_size));
   size_t got = 0;
   while (got < bytes.size()) {
     const ssize_t r = ::read(fd, &bytes[got], bytes.size() - got);
     if (r < 0 && errno == EINTR) continue;
-    if (r < 0) {
-      *error = path + ": read failed: " + ErrnoText(errno);
-      ::close(fd);
-      return false;
-    }
+    if (r < 0) return absl::ErrnoToStatus(errno, path + ": read failed");
     if (r == 0) break;  // shrank while we read: parse what is there
     got += static_cast<size_t>(r);
   }
-  ::close(fd);
   bytes.resize(got);
-  DumpFile local;
-  if (!ParseDump(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(),
-                 out ? out : &local, error)) {
-    *error = path + ": " + *error;
-    return false;
-  }
-  return true;
+  absl::StatusOr<DumpFile> dump =
+      ParseDump(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+  if (!dump.ok())
+    return absl::Status(dump.status().code(), path + ": " + std::string(dump.status().message()));
+  return dump;
 }
 
 }  // namespace realm_shadow

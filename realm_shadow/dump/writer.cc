@@ -5,8 +5,6 @@
 // fixed traversal order (no deduplication, hence no hash map), and bytes
 // pass through one 64 KiB buffer on the stack into the file and the running
 // CRC.  The only heap use is the caller's snapshots.
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstddef>
 #include <cstring>
@@ -14,6 +12,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "realm_shadow/dump/dump.h"
 #include "realm_shadow/dump/internal/atomic_file.h"
 #include "realm_shadow/dump/internal/crc32c.h"
@@ -59,6 +58,14 @@ void ForEachString(const DumpFile& dump, F&& f) {
   }
 }
 
+// The optional pools section (written only when there are pools).
+uint64_t PoolsPayloadBytes(const DumpFile& dump) {
+  uint64_t n = kPoolsHeaderBytes;
+  for (const Pool& p : dump.pools)
+    n += kPoolFixedBytes + kPoolSubAllocationBytes * p.suballocations.size();
+  return n;
+}
+
 struct Layout {
   uint64_t header_payload = 0;
   uint64_t strings_payload = 0;
@@ -79,6 +86,7 @@ Layout ComputeLayout(const DumpFile& dump) {
   for (const Snapshot& s : dump.memories) {
     l.total += kSectionHeaderBytes + MemoryPayloadBytes(s);
   }
+  if (!dump.pools.empty()) l.total += kSectionHeaderBytes + PoolsPayloadBytes(dump);
   return l;
 }
 
@@ -158,21 +166,8 @@ class FileSink : public Sink {
 
  protected:
   bool Drain(const uint8_t* data, size_t n) override {
-    while (n > 0) {
-      const ssize_t w = ::write(fd_, data, n);
-      if (w < 0) {
-        if (errno == EINTR) continue;
-        errno_ = errno;
-        return false;
-      }
-      if (w == 0) {  // no progress and no errno: treat as a full disk
-        errno_ = ENOSPC;
-        return false;
-      }
-      data += w;
-      n -= static_cast<size_t>(w);
-    }
-    return true;
+    errno_ = WriteFully(fd_, data, n);
+    return errno_ == 0;
   }
 
  private:
@@ -264,19 +259,38 @@ void WriteMemory(Sink& out, const Snapshot& s, uint32_t* next_string) {
   }
 }
 
+void WritePools(Sink& out, const DumpFile& dump) {
+  if (dump.pools.empty()) return;
+  SectionHeader(out, kTagPools, PoolsPayloadBytes(dump));
+  out.Put<uint32_t>(static_cast<uint32_t>(dump.pools.size()));
+  out.Put<uint32_t>(0);
+  for (const Pool& p : dump.pools) {
+    out.Put<uint64_t>(p.memory_id);
+    out.Put<uint64_t>(p.pool);
+    out.Put<uint64_t>(p.backing_instance);
+    out.Put<uint64_t>(p.offset);
+    out.Put<uint64_t>(p.size);
+    out.Put<uint64_t>(p.suballocations.size());
+    for (const PoolSubAllocation& sub : p.suballocations) {
+      out.Put<uint64_t>(sub.instance);
+      out.Put<uint64_t>(sub.offset);
+      out.Put<uint64_t>(sub.size);
+      out.Put<uint32_t>(sub.identity);
+      out.Put<uint32_t>(0);
+    }
+  }
+}
+
 // Checks what the format cannot represent.  Nothing a real snapshot holds
 // comes near these limits.
-bool CheckWritable(const DumpFile& dump, const Layout& layout,
-                   std::string* error) {
+absl::Status CheckWritable(const DumpFile& dump, const Layout& layout) {
   if (layout.string_count > UINT32_MAX) {
-    *error = "too many strings for one dump (" +
-             std::to_string(layout.string_count) + ")";
-    return false;
+    return absl::OutOfRangeError(absl::StrCat(
+        "too many strings for one dump (", layout.string_count, ")"));
   }
-  if (dump.memories.size() > UINT32_MAX || dump.notes.size() > UINT32_MAX) {
-    *error = "too many memories or notes for one dump";
-    return false;
-  }
+  if (dump.memories.size() > UINT32_MAX || dump.notes.size() > UINT32_MAX ||
+      dump.pools.size() > UINT32_MAX)
+    return absl::OutOfRangeError("too many memories, notes or pools for one dump");
   bool ok = true;
   ForEachString(dump, [&](const std::string& s) {
     if (s.size() > UINT32_MAX) ok = false;
@@ -286,8 +300,9 @@ bool CheckWritable(const DumpFile& dump, const Layout& layout,
       if (id.attributes.size() > UINT32_MAX) ok = false;
     }
   }
-  if (!ok) *error = "a string or identity is too large for the dump format";
-  return ok;
+  if (!ok)
+    return absl::OutOfRangeError("a string or identity is too large for the dump format");
+  return absl::OkStatus();
 }
 
 void WriteAll(Sink& out, const DumpFile& dump, const Layout& layout) {
@@ -314,6 +329,7 @@ void WriteAll(Sink& out, const DumpFile& dump, const Layout& layout) {
   });
 
   for (const Snapshot& s : dump.memories) WriteMemory(out, s, &next_string);
+  WritePools(out, dump);
 
   const uint64_t body = layout.total - kTrailerBytes;
   out.Put<uint64_t>(body);
@@ -328,8 +344,7 @@ void WriteAll(Sink& out, const DumpFile& dump, const Layout& layout) {
 std::string SerializeDump(const DumpFile& dump) {
   const Layout layout = ComputeLayout(dump);
   std::string out;
-  std::string ignored;
-  if (!CheckWritable(dump, layout, &ignored)) return out;
+  if (!CheckWritable(dump, layout).ok()) return out;
   out.reserve(layout.total);
   uint8_t buffer[4096];
   StringSink sink(buffer, sizeof buffer, &out);
@@ -337,25 +352,19 @@ std::string SerializeDump(const DumpFile& dump) {
   return out;
 }
 
-bool WriteDump(const std::string& path, const DumpFile& dump,
-               std::string* error) {
-  std::string scratch;
-  if (error == nullptr) error = &scratch;
+absl::Status WriteDump(const std::string& path, const DumpFile& dump) {
   const Layout layout = ComputeLayout(dump);
-  if (!CheckWritable(dump, layout, error)) {
-    *error = path + ": " + *error;
-    return false;
-  }
+  if (absl::Status writable = CheckWritable(dump, layout); !writable.ok())
+    return absl::Status(writable.code(), absl::StrCat(path, ": ", writable.message()));
   AtomicFile file;
-  if (!file.Open(path, error)) return false;
+  if (absl::Status opened = file.Open(path); !opened.ok()) return opened;
   // 64 KiB on the stack: at out-of-memory time the heap may be the memory
   // that is full.
   uint8_t buffer[64 << 10];
   FileSink sink(buffer, sizeof buffer, file.fd());
   WriteAll(sink, dump, layout);
   if (!sink.ok()) file.Failed("write", sink.saved_errno());
-  if (!file.Commit(error)) return false;
-  return true;
+  return file.Commit();
 }
 
 }  // namespace realm_shadow

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "realm_shadow/dump/dump.h"
+#include "absl/strings/numbers.h"
 #include "realm_shadow/hooks.h"
 #include "realm_shadow/analysis/snapshots.h"
 #include "realm_shadow/faces/html_page.h"
@@ -55,12 +56,15 @@ rs::DumpFile Take(const std::vector<realm_shadow_memory*>& memories) {
 
 bool WriteAndReadBack(const std::string& path, const rs::DumpFile& dump,
                       rs::DumpFile* back) {
-  std::string error;
-  if (!rs::WriteDump(path, dump, &error) || !rs::ReadDump(path, back, &error)) {
-    std::fprintf(stderr, "make_map_fixture: %s\n", error.c_str());
-    return false;
+  absl::Status status = rs::WriteDump(path, dump);
+  if (status.ok()) {
+    absl::StatusOr<rs::DumpFile> read = rs::ReadDump(path);
+    if (read.ok()) *back = *std::move(read);
+    status = read.status();
   }
-  return true;
+  if (!status.ok())
+    std::fprintf(stderr, "make_map_fixture: %s\n", std::string(status.message()).c_str());
+  return status.ok();
 }
 
 int Fixture(const std::string& dir) {
@@ -140,11 +144,10 @@ int Fixture(const std::string& dir) {
   if (!WriteAndReadBack(dir + "/before.rsd", before, &before_back) ||
       !WriteAndReadBack(dir + "/after.rsd", after, &after_back))
     return 1;
-  std::string error;
-  if (!rs::WriteHtmlMap({before_back}, dir + "/single.html", &error) ||
-      !rs::WriteHtmlMap({before_back, after_back}, dir + "/map.html",
-                        &error)) {
-    std::fprintf(stderr, "make_map_fixture: %s\n", error.c_str());
+  absl::Status written = rs::WriteHtmlMap({before_back}, dir + "/single.html");
+  if (written.ok()) written = rs::WriteHtmlMap({before_back, after_back}, dir + "/map.html");
+  if (!written.ok()) {
+    std::fprintf(stderr, "make_map_fixture: %s\n", std::string(written.message()).c_str());
     return 1;
   }
   std::ofstream expected(dir + "/expected.json");
@@ -192,9 +195,8 @@ int Perf(uint64_t n, const std::string& out) {
   const auto t0 = std::chrono::steady_clock::now();
   if (!WriteAndReadBack(out + ".rsd", dump, &back)) return 1;
   const auto t1 = std::chrono::steady_clock::now();
-  std::string error;
-  if (!rs::WriteHtmlMap({back}, out, &error)) {
-    std::fprintf(stderr, "make_map_fixture: %s\n", error.c_str());
+  if (const absl::Status written = rs::WriteHtmlMap({back}, out); !written.ok()) {
+    std::fprintf(stderr, "make_map_fixture: %s\n", std::string(written.message()).c_str());
     return 1;
   }
   const auto t2 = std::chrono::steady_clock::now();
@@ -214,7 +216,7 @@ int main(int argc, char** argv) {
     const std::string arg = argv[i];
     if (arg == "--out-dir" && i + 1 < argc) dir = argv[++i];
     else if (arg == "--out" && i + 1 < argc) out = argv[++i];
-    else if (arg == "--perf" && i + 1 < argc) perf = std::strtoull(argv[++i], nullptr, 10);
+    else if (arg == "--perf" && i + 1 < argc && absl::SimpleAtoi(argv[++i], &perf)) continue;
     else {
       std::fprintf(stderr, "usage: make_map_fixture --out-dir DIR | --perf N --out PAGE.html\n");
       return 2;

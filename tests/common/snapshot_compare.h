@@ -110,6 +110,17 @@ inline std::string Describe(const Anomaly& a) {
          " [" + std::to_string(a.offset) + ", +" + std::to_string(a.size) +
          ") other " + HexId(a.other_instance);
 }
+inline std::string Describe(const Pool& p) {
+  std::string subs;
+  for (const PoolSubAllocation& sub : p.suballocations)
+    subs += " " + HexId(sub.instance) + "@" + std::to_string(sub.offset) + "+" +
+            std::to_string(sub.size) + "#" + std::to_string(sub.identity);
+  return "pool " + HexId(p.pool) + " memory " + HexId(p.memory_id) + " backing " +
+         HexId(p.backing_instance) + " [" +
+         (p.offset == kNoOffset ? std::string("none") : std::to_string(p.offset)) +
+         ", +" + std::to_string(p.size) + ")" +
+         (p.suballocations_complete ? "" : " incomplete") + subs;
+}
 inline std::string Describe(const Identity& i) {
   return "id " + std::to_string(i.id) + " " + AllocationKindName(i.kind) +
          " " + Show(i.attributes);
@@ -306,6 +317,27 @@ inline std::string CompareDumps(const DumpFile& got, const DumpFile& want) {
   d.Field(nullptr, 0, "dump source", got.source, want.source);
   d.Field(nullptr, 0, "dump notes", got.notes, want.notes);
   d.Count("memory", got.memories.size(), want.memories.size());
+  d.Count("pool", got.pools.size(), want.pools.size());
+  for (size_t i = 0; i < got.pools.size() && !d.found(); ++i) {
+    const Pool& a = got.pools[i];
+    const Pool& b = want.pools[i];
+    d.Field("pool", i, "pool", a.pool, b.pool);
+    d.Field("pool", i, "memory_id", a.memory_id, b.memory_id);
+    d.Field("pool", i, "backing_instance", a.backing_instance, b.backing_instance);
+    d.Field("pool", i, "offset", a.offset, b.offset);
+    d.Field("pool", i, "size", a.size, b.size);
+    d.Field("pool", i, "suballocations_complete", a.suballocations_complete,
+            b.suballocations_complete);
+    d.Field("pool", i, "suballocation count", a.suballocations.size(),
+            b.suballocations.size());
+    for (size_t k = 0; k < a.suballocations.size() && !d.found(); ++k) {
+      const PoolSubAllocation &x = a.suballocations[k], &y = b.suballocations[k];
+      const bool same = x.instance == y.instance && x.offset == y.offset &&
+                        x.size == y.size && x.identity == y.identity;
+      d.Field("pool", i, ("sub-allocation " + std::to_string(k)).c_str(), same, true);
+    }
+    d.Context(a, b);
+  }
   if (d.found()) return d.text();
   for (size_t i = 0; i < got.memories.size(); ++i) {
     snapshot_compare_internal::CompareInto(got.memories[i], want.memories[i],

@@ -7,8 +7,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
-#include <string>
 #include <type_traits>
 
 #include "realm_shadow/analysis/snapshot.h"
@@ -21,7 +19,6 @@ REALM_SHADOW_HEADER_OF_LAYER(4);
 
 namespace dump_format {
 
-
 inline constexpr char kMagic[8] = {'R', 'S', 'H', 'A', 'D', 'O', 'W', '\0'};
 inline constexpr uint32_t kEndianMarker = 0x01020304u;
 inline constexpr uint32_t kEndianMarkerSwapped = 0x04030201u;
@@ -33,6 +30,10 @@ inline constexpr size_t kTrailerBytes = 16;
 inline constexpr char kTagHeader[4] = {'H', 'E', 'A', 'D'};
 inline constexpr char kTagStrings[4] = {'S', 'T', 'R', 'S'};
 inline constexpr char kTagMemory[4] = {'M', 'E', 'M', 'Y'};
+// Optional sections (version 2 on) follow the memories; a tag that starts
+// with a lowercase letter is one, and a reader skips those it does not know.
+inline constexpr char kTagPools[4] = {'p', 'o', 'o', 'l'};
+inline bool IsOptionalTag(const uint8_t* tag) { return tag[0] >= 'a' && tag[0] <= 'z'; }
 
 // Record sizes on disk.
 inline constexpr size_t kAllocationBytes = 32;
@@ -42,6 +43,9 @@ inline constexpr size_t kFailureBytes = 40;
 inline constexpr size_t kAnomalyBytes = 48;
 inline constexpr size_t kIdentityFixedBytes = 12;
 inline constexpr size_t kAttributeBytes = 8;
+inline constexpr size_t kPoolsHeaderBytes = 8;
+inline constexpr size_t kPoolFixedBytes = 48;
+inline constexpr size_t kPoolSubAllocationBytes = 32;
 inline constexpr size_t kMemoryFixedBytes = 40;
 inline constexpr size_t kMemoryCountsBytes = 48;
 inline constexpr size_t kCountersBytes =
@@ -77,9 +81,6 @@ static_assert(sizeof(Allocation) == kAllocationBytes, "");
 inline constexpr uint8_t kMaxMemoryKind = static_cast<uint8_t>(MemoryKind::kGlobal);
 inline constexpr uint8_t kMaxAllocationState =
     static_cast<uint8_t>(AllocationState::kReleaseReady);
-
-// The text of an errno value, for one-line errors.
-inline std::string ErrnoText(int e) { return std::strerror(e); }
 
 }  // namespace dump_format
 }  // namespace realm_shadow

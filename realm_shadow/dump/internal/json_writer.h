@@ -1,0 +1,103 @@
+// realm_shadow/dump/internal/json_writer.h - the one JSON writer: the dump's
+// JSON rendering (json.cc, docs/json-schema.md) and the memory map page's
+// data block (faces/html/html_page.cc) both write through it, so that they
+// cannot disagree on a number or a string.
+//
+// Layer 4, internal.  What it guarantees about every document it writes:
+//  - Valid JSON (RFC 8259), whatever the strings hold: quotes, backslashes
+//    and control characters are escaped, and bytes that are not well-formed
+//    UTF-8 (RFC 3629: no overlongs, no surrogates, nothing past U+10FFFF)
+//    become U+FFFD.
+//  - Integers are exact.  A JSON number is exact in every parser only up to
+//    2^53 (JavaScript and most libraries read numbers as doubles), so an
+//    unsigned integer up to 2^53 is written as a number and a larger one as
+//    a string of its exact decimal digits ("18014398509481985").  A reader
+//    never gets a silently rounded count.
+//  - Non-finite doubles (NaN, infinities) are written as null; finite ones
+//    with 6 significant digits ("%.6g").
+//  - In Context::kScriptElement (the page's <script type="application/json">
+//    element), '<', '>' and '&' are escaped as \u003c, \u003e, \u0026 too,
+//    so that no "</script" can end the element early.
+// Cost: appends to one std::string; no other allocation.
+#ifndef REALM_SHADOW_DUMP_INTERNAL_JSON_WRITER_H_
+#define REALM_SHADOW_DUMP_INTERNAL_JSON_WRITER_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "realm_shadow/layers.h"
+
+namespace realm_shadow {
+
+REALM_SHADOW_HEADER_OF_LAYER(4);
+
+// The largest integer written as a JSON number: 2^53.
+inline constexpr uint64_t kLargestJsonNumber = uint64_t{1} << 53;
+
+class JsonWriter {
+ public:
+  enum class Context { kDocument, kScriptElement };
+  explicit JsonWriter(std::string* out, Context context = Context::kDocument)
+      : out_(*out), script_(context == Context::kScriptElement) {}
+
+  void BeginObject() { Open('{'); }
+  void EndObject() { Close('}'); }
+  void BeginArray() { Open('['); }
+  void EndArray() { Close(']'); }
+  void Key(std::string_view key);
+
+  // Values (in an array, or after Key).
+  void Uint(uint64_t v);
+  void Int(int64_t v);
+  void Offset(uint64_t v);  // kNoOffset ("none") as null, else Uint
+  void Double(double v);
+  void Bool(bool v);
+  void Null();
+  void String(std::string_view s);
+  void HexId(uint64_t id);  // "0x..." (snapshot.h HexId)
+
+  // Key and value in one call: most of a document is flat fields.
+  void Uint(std::string_view key, uint64_t v) { Key(key), Uint(v); }
+  void Int(std::string_view key, int64_t v) { Key(key), Int(v); }
+  void Offset(std::string_view key, uint64_t v) { Key(key), Offset(v); }
+  void Double(std::string_view key, double v) { Key(key), Double(v); }
+  void Bool(std::string_view key, bool v) { Key(key), Bool(v); }
+  void String(std::string_view key, std::string_view v) { Key(key), String(v); }
+  void HexId(std::string_view key, uint64_t id) { Key(key), HexId(id); }
+
+  // A string value whose characters the caller appends to the returned
+  // buffer itself (bulk base64: nothing in it needs escaping), ended by
+  // EndRawString.
+  std::string* BeginRawString();
+  void EndRawString() { out_ += '"'; }
+
+ private:
+  void Escape(std::string_view s);
+  void Comma() {
+    if (after_key_) {
+      after_key_ = false;
+      return;
+    }
+    if (need_comma_) out_ += ',';
+    need_comma_ = true;
+  }
+  void Open(char c) {
+    Comma();
+    out_ += c;
+    need_comma_ = false;
+  }
+  void Close(char c) {
+    out_ += c;
+    need_comma_ = true;
+  }
+
+  std::string& out_;
+  const bool script_;
+  bool need_comma_ = false;
+  bool after_key_ = false;
+};
+
+}  // namespace realm_shadow
+
+#endif  // REALM_SHADOW_DUMP_INTERNAL_JSON_WRITER_H_
