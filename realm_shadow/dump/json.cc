@@ -11,6 +11,7 @@
 
 #include "realm_shadow/analysis/analysis.h"
 #include "realm_shadow/dump/dump.h"
+#include "realm_shadow/dump/internal/json_records.h"
 #include "realm_shadow/dump/internal/json_writer.h"
 
 namespace realm_shadow {
@@ -35,30 +36,17 @@ void WriteAllocationRange(JsonWriter& w, const Allocation& a) {
 
 void WriteBlockers(JsonWriter& w, const Snapshot& s, const BlockerWindow& b) {
   w.BeginObject();
-  w.Bool("found", b.found);
-  w.Bool("fits_already", b.fits_already);
-  w.Uint("window_offset", b.window_offset);
-  w.Uint("window_end", b.window_end);
-  w.Uint("placement", b.placement);
-  w.Uint("bytes_to_free", b.bytes_to_free);
-  w.Key("allocations");
-  w.BeginArray();
-  for (const Allocation& a : b.blockers) {
-    w.BeginObject();
+  WriteWindowFields(w, b);
+  w.ObjectArray("allocations", b.blockers, [&](const Allocation& a) {
     WriteAllocationRange(w, a);
     w.String("kind", AllocationKindName(a.kind));
     WriteIdentity(w, s, a.identity);
-    w.EndObject();
-  }
-  w.EndArray();
+  });
   w.EndObject();
 }
 
 void WriteAllocations(JsonWriter& w, const Snapshot& s) {
-  w.Key("allocations");
-  w.BeginArray();
-  for (const Allocation& a : s.allocations) {
-    w.BeginObject();
+  w.ObjectArray("allocations", s.allocations, [&](const Allocation& a) {
     WriteAllocationRange(w, a);
     w.Uint("alignment", a.alignment());
     w.String("state", AllocationStateName(a.state));
@@ -71,47 +59,18 @@ void WriteAllocations(JsonWriter& w, const Snapshot& s) {
     if (a.flags & kWasDeferred) w.String("was_deferred");
     w.EndArray();
     WriteIdentity(w, s, a.identity);
-    w.EndObject();
-  }
-  w.EndArray();
+  });
 }
 
 void WriteRequests(JsonWriter& w, const Snapshot& s) {
-  w.Key("pending");
-  w.BeginArray();
-  for (const PendingRequest& p : s.pending) {
-    w.BeginObject();
-    w.HexId("instance", p.instance);
-    w.Uint("size", p.size);
-    w.Uint("alignment", p.alignment);
-    w.Offset("planned_offset", p.planned_offset);
-    w.Uint("sequence", p.sequence);
+  w.ObjectArray("pending", s.pending, [&](const PendingRequest& p) {
+    WritePendingFields(w, p);
     WriteIdentity(w, s, p.identity);
-    w.EndObject();
-  }
-  w.EndArray();
-
-  w.Key("reservations");
-  w.BeginArray();
-  for (const Reservation& r : s.reservations) {
-    w.BeginObject();
-    w.HexId("id", r.id);
-    w.Offset("offset", r.offset);
-    w.Uint("size", r.size);
-    w.Uint("sequence", r.sequence);
-    w.EndObject();
-  }
-  w.EndArray();
-
-  w.Key("failures");
-  w.BeginArray();
-  for (const Failure& f : s.failures) {
-    w.BeginObject();
-    w.HexId("instance", f.instance);
-    w.Uint("size", f.size);
-    w.Uint("alignment", f.alignment);
-    w.Bool("eventual", f.eventual);
-    w.Uint("sequence", f.sequence);
+  });
+  w.ObjectArray("reservations", s.reservations,
+                [&](const Reservation& r) { WriteReservationFields(w, r); });
+  w.ObjectArray("failures", s.failures, [&](const Failure& f) {
+    WriteFailureFields(w, f);
     WriteIdentity(w, s, f.identity);
     // Judged against this snapshot, not the moment of failure: releases
     // after the failure may have made it fit since.  A request never seen
@@ -128,21 +87,14 @@ void WriteRequests(JsonWriter& w, const Snapshot& s) {
     } else {
       WriteBlockers(w, s, FindBlockers(s, f.size, f.alignment));
     }
-    w.EndObject();
-  }
-  w.EndArray();
+  });
 }
 
 void WriteStats(JsonWriter& w, const std::vector<Hole>& holes,
                 const FreeSummary& summary) {
   w.Key("stats");
   w.BeginObject();
-  w.Uint("used", summary.used);
-  w.Uint("total_free", summary.total_free);
-  w.Uint("largest_hole", summary.largest_hole);
-  w.Uint("hole_count", summary.hole_count);
-  w.Uint("allocation_count", summary.allocation_count);
-  w.Double("fragmentation", summary.fragmentation);
+  WriteSummaryFields(w, summary);
   w.Key("hole_histogram");
   w.BeginArray();
   for (uint64_t n : HoleSizeHistogram(holes)) w.Uint(n);
@@ -185,19 +137,14 @@ void WriteCounters(JsonWriter& w, const Snapshot& s) {
   w.Uint("journal_overflows", s.counters.journal_overflows);
   w.EndObject();
 
-  w.Key("anomalies");
-  w.BeginArray();
-  for (const Anomaly& a : s.anomalies) {
-    w.BeginObject();
+  w.ObjectArray("anomalies", s.anomalies, [&](const Anomaly& a) {
     w.String("kind", AnomalyKindName(a.kind));
     w.Uint("sequence", a.sequence);
     w.HexId("instance", a.instance);
     w.Offset("offset", a.offset);
     w.Uint("size", a.size);
     w.HexId("other_instance", a.other_instance);
-    w.EndObject();
-  }
-  w.EndArray();
+  });
 }
 
 void WriteMemory(JsonWriter& w, const Snapshot& s) {
@@ -217,15 +164,10 @@ void WriteMemory(JsonWriter& w, const Snapshot& s) {
   w.Uint("sequence", s.sequence);
   w.Bool("exact", s.exact);
   WriteAllocations(w, s);
-  w.Key("holes");
-  w.BeginArray();
-  for (const Hole& h : holes) {
-    w.BeginObject();
+  w.ObjectArray("holes", holes, [&](const Hole& h) {
     w.Uint("offset", h.offset);
     w.Uint("size", h.size);
-    w.EndObject();
-  }
-  w.EndArray();
+  });
   WriteRequests(w, s);
   WriteStats(w, holes, SummarizeHoles(s, holes));
   WriteCounters(w, s);
@@ -235,22 +177,16 @@ void WriteMemory(JsonWriter& w, const Snapshot& s) {
 // The dump's pools (dump.h Pool): what sub-allocators keep inside live
 // allocations, apart from the memories' holes.
 void WritePools(JsonWriter& w, const DumpFile& dump) {
-  w.Key("pools");
-  w.BeginArray();
-  for (const Pool& p : dump.pools) {
+  w.ObjectArray("pools", dump.pools, [&](const Pool& p) {
     const Snapshot* memory = nullptr;  // whose identities the pool names
     for (const Snapshot& s : dump.memories)
       if (s.memory_id == p.memory_id) memory = &s;
-    w.BeginObject();
     w.HexId("memory", p.memory_id);
     w.HexId("pool", p.pool);
     w.HexId("backing_instance", p.backing_instance);
     w.Offset("offset", p.offset);
     w.Uint("size", p.size);
-    w.Key("suballocations");
-    w.BeginArray();
-    for (const PoolSubAllocation& sub : p.suballocations) {
-      w.BeginObject();
+    w.ObjectArray("suballocations", p.suballocations, [&](const PoolSubAllocation& sub) {
       w.HexId("instance", sub.instance);
       w.Uint("offset", sub.offset);
       w.Uint("size", sub.size);
@@ -260,15 +196,52 @@ void WritePools(JsonWriter& w, const DumpFile& dump) {
         w.Key("identity");
         w.Null();
       }
-      w.EndObject();
-    }
-    w.EndArray();
-    w.EndObject();
-  }
-  w.EndArray();
+    });
+  });
 }
 
 }  // namespace
+
+void WriteSummaryFields(JsonWriter& w, const FreeSummary& summary) {
+  w.Uint("used", summary.used);
+  w.Uint("total_free", summary.total_free);
+  w.Uint("largest_hole", summary.largest_hole);
+  w.Uint("hole_count", summary.hole_count);
+  w.Uint("allocation_count", summary.allocation_count);
+  w.Double("fragmentation", summary.fragmentation);
+}
+
+void WriteWindowFields(JsonWriter& w, const BlockerWindow& b) {
+  w.Bool("found", b.found);
+  w.Bool("fits_already", b.fits_already);
+  w.Uint("window_offset", b.window_offset);
+  w.Uint("window_end", b.window_end);
+  w.Uint("placement", b.placement);
+  w.Uint("bytes_to_free", b.bytes_to_free);
+}
+
+void WritePendingFields(JsonWriter& w, const PendingRequest& p) {
+  w.HexId("instance", p.instance);
+  w.Uint("size", p.size);
+  w.Uint("alignment", p.alignment);
+  w.Offset("planned_offset", p.planned_offset);
+  w.Uint("sequence", p.sequence);
+}
+
+void WriteReservationFields(JsonWriter& w, const Reservation& r) {
+  w.HexId("id", r.id);
+  w.Offset("offset", r.offset);
+  w.Uint("size", r.size);
+  w.Uint("sequence", r.sequence);
+}
+
+void WriteFailureFields(JsonWriter& w, const Failure& f) {
+  w.HexId("instance", f.instance);
+  w.Uint("size", f.size);
+  w.Uint("alignment", f.alignment);
+  w.Bool("eventual", f.eventual);
+  w.Uint("sequence", f.sequence);
+}
 
 std::string DumpToJson(const DumpFile& dump) {
   std::string out;

@@ -355,5 +355,27 @@ TEST(JsonWriter, TheDumpJsonAndThePageAgreeOnLargeCounts) {
   EXPECT_NE(page.find(exact), std::string::npos);
 }
 
+// The records both renderings share (dump/internal/json_records.h) read
+// alike, field for field and in the same order: a pending request, a
+// reservation of an amount (offset null), a failure and the memory's
+// summary, each as the dump's JSON writes it and as the page's data block
+// does.
+TEST(JsonWriter, TheDumpJsonAndThePageWriteTheSharedRecordsAlike) {
+  const DumpFile dump = testing_dump::SampleDump();
+  const std::string json = DumpToJson(dump);
+  const std::string page = RenderHtmlMap({dump});
+  for (const std::string record : {
+           "{\"instance\":\"0x4000000000000009\",\"size\":2097152,"
+           "\"alignment\":256,\"planned_offset\":null,\"sequence\":40,",
+           "{\"id\":\"0x8\",\"offset\":null,\"size\":1024,\"sequence\":6}",
+           "{\"instance\":\"0x400000000000000b\",\"size\":1024000,"
+           "\"alignment\":4096,\"eventual\":true,\"sequence\":41,",
+           "\"used\":24576,\"total_free\":",
+       }) {
+    EXPECT_NE(json.find(record), std::string::npos) << record << "\nnot in\n" << json;
+    EXPECT_NE(page.find(record), std::string::npos) << record << "\nnot in the page";
+  }
+}
+
 }  // namespace
 }  // namespace realm_shadow

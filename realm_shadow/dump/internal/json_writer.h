@@ -66,6 +66,19 @@ class JsonWriter {
   void String(std::string_view key, std::string_view v) { Key(key), String(v); }
   void HexId(std::string_view key, uint64_t id) { Key(key), HexId(id); }
 
+  // key: [{...}, ...], one object per item, write(item) filling each.
+  template <typename Range, typename Write>
+  void ObjectArray(std::string_view key, const Range& items, Write write) {
+    Key(key);
+    BeginArray();
+    for (const auto& item : items) {
+      BeginObject();
+      write(item);
+      EndObject();
+    }
+    EndArray();
+  }
+
   // A string value whose characters the caller appends to the returned
   // buffer itself (bulk base64: nothing in it needs escaping), ended by
   // EndRawString.

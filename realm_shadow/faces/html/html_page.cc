@@ -19,6 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "realm_shadow/analysis/analysis.h"
 #include "realm_shadow/dump/internal/atomic_file.h"
+#include "realm_shadow/dump/internal/json_records.h"
 #include "realm_shadow/dump/internal/json_writer.h"
 #include "realm_shadow/faces/html/html_template.h"
 
@@ -142,12 +143,7 @@ void WriteIdentities(JsonWriter& w, const DumpFile& dump) {
 
 void WriteBlockers(JsonWriter& w, const Snapshot& s, const BlockerWindow& b) {
   w.BeginObject();
-  w.Bool("found", b.found);
-  w.Bool("fits_already", b.fits_already);
-  w.Uint("window_offset", b.window_offset);
-  w.Uint("window_end", b.window_end);
-  w.Uint("placement", b.placement);
-  w.Uint("bytes_to_free", b.bytes_to_free);
+  WriteWindowFields(w, b);
   w.Uint("count", b.blockers.size());
   // Blockers are a contiguous run of the sorted allocations: the page
   // needs only the index range to highlight them.
@@ -233,12 +229,7 @@ void WriteSummary(JsonWriter& w, const Snapshot& s, const FreeSummary& summary) 
   w.Key("summary");
   w.BeginObject();
   w.Uint("capacity", summary.capacity);
-  w.Uint("used", summary.used);
-  w.Uint("total_free", summary.total_free);
-  w.Uint("largest_hole", summary.largest_hole);
-  w.Uint("hole_count", summary.hole_count);
-  w.Uint("allocation_count", summary.allocation_count);
-  w.Double("fragmentation", summary.fragmentation);
+  WriteSummaryFields(w, summary);
   w.Uint("peak_used", s.counters.peak_used);
   w.Uint("failures_total", s.counters.failures);
   w.EndObject();
@@ -278,53 +269,29 @@ void WriteTopAllocations(JsonWriter& w, const Snapshot& s) {
 }
 
 void WriteUsage(JsonWriter& w, const Snapshot& s) {
-  w.Key("usage");
-  w.BeginArray();
   const auto usage = UsageByKind(s);
-  for (int k = 0; k < kAllocationKindCount; ++k) {
-    w.BeginObject();
+  std::vector<int> kinds(kAllocationKindCount);
+  for (int k = 0; k < kAllocationKindCount; ++k) kinds[k] = k;
+  w.ObjectArray("usage", kinds, [&](int k) {
     w.String("kind", AllocationKindName(static_cast<AllocationKind>(k)));
     w.Uint("bytes", usage[k].bytes);
     w.Uint("count", usage[k].count);
-    w.EndObject();
-  }
-  w.EndArray();
+  });
 }
 
+// The records of the dump's JSON (dump/internal/json_records.h), with the
+// identity as an id into the page's identity table.
 void WriteRequests(JsonWriter& w, const Snapshot& s) {
-  w.Key("pending");
-  w.BeginArray();
-  for (const PendingRequest& p : s.pending) {
-    w.BeginObject();
-    w.HexId("instance", p.instance);
-    w.Uint("size", p.size);
-    w.Uint("alignment", p.alignment);
-    w.Offset("planned_offset", p.planned_offset);
+  w.ObjectArray("pending", s.pending, [&](const PendingRequest& p) {
+    WritePendingFields(w, p);
     w.Uint("identity", p.identity);
     w.Bool("pinned", (p.flags & kPinned) != 0);
-    w.EndObject();
-  }
-  w.EndArray();
-  w.Key("reservations");
-  w.BeginArray();
-  for (const Reservation& r : s.reservations) {
-    w.BeginObject();
-    w.HexId("id", r.id);
-    w.Offset("offset", r.offset);
-    w.Uint("size", r.size);
-    w.EndObject();
-  }
-  w.EndArray();
-  w.Key("failures");
-  w.BeginArray();
-  for (const Failure& f : s.failures) {
-    w.BeginObject();
-    w.HexId("instance", f.instance);
-    w.Uint("size", f.size);
-    w.Uint("alignment", f.alignment);
-    w.Bool("eventual", f.eventual);
+  });
+  w.ObjectArray("reservations", s.reservations,
+                [&](const Reservation& r) { WriteReservationFields(w, r); });
+  w.ObjectArray("failures", s.failures, [&](const Failure& f) {
+    WriteFailureFields(w, f);
     w.Uint("identity", f.identity);
-    w.Uint("sequence", f.sequence);
     // The picture is the memory now, not at the failure: the blockers say
     // what would have to go for the same request to fit now.
     if (f.size == 0) {
@@ -334,9 +301,7 @@ void WriteRequests(JsonWriter& w, const Snapshot& s) {
       w.Key("blockers");
       WriteBlockers(w, s, FindBlockers(s, f.size, f.alignment));
     }
-    w.EndObject();
-  }
-  w.EndArray();
+  });
 }
 
 void WriteMemory(JsonWriter& w, const Snapshot& s, const Snapshot* before) {
