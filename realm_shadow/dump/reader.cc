@@ -40,6 +40,11 @@ class Cursor {
     Skip(sizeof v);
     return v;
   }
+  // Each *out in its own type's width, in order (callers check Has first).
+  template <typename... T>
+  void GetEach(T*... out) {
+    ((*out = Get<T>()), ...);
+  }
   bool Has(uint64_t n) const { return n <= left_; }
   void Skip(size_t n) {
     p_ += n;
@@ -188,10 +193,7 @@ bool Parser::Memory(Cursor& c, const std::string& name, Snapshot* s) {
                 " bytes, less than the " + std::to_string(kMemoryMinBytes) +
                 " every memory needs");
   }
-  s->memory_id = c.Get<uint64_t>();
-  s->capacity = c.Get<uint64_t>();
-  s->sequence = c.Get<uint64_t>();
-  s->node = c.Get<uint32_t>();
+  c.GetEach(&s->memory_id, &s->capacity, &s->sequence, &s->node);
   const uint32_t name_index = c.Get<uint32_t>();
   const uint8_t kind = c.Get<uint8_t>();
   const uint8_t capacity_known = c.Get<uint8_t>();
@@ -229,10 +231,8 @@ bool Parser::Memory(Cursor& c, const std::string& name, Snapshot* s) {
   s->counters.by_type.fill(0);
   for (uint32_t t = 0; t < by_type; ++t) s->counters.by_type[t] = c.Get<uint64_t>();
   for (uint64_t& v : s->counters.anomalies) v = c.Get<uint64_t>();
-  s->counters.failures = c.Get<uint64_t>();
-  s->counters.cancelled = c.Get<uint64_t>();
-  s->counters.peak_used = c.Get<uint64_t>();
-  s->counters.journal_overflows = c.Get<uint64_t>();
+  c.GetEach(&s->counters.failures, &s->counters.cancelled, &s->counters.peak_used,
+            &s->counters.journal_overflows);
 
   // Fixed-size arrays: their total is known from the counts, so one check
   // covers them all before anything is allocated.  Each count is first
@@ -290,31 +290,19 @@ bool Parser::Memory(Cursor& c, const std::string& name, Snapshot* s) {
 
   s->pending.resize(counts[1]);
   for (PendingRequest& p : s->pending) {
-    p.instance = c.Get<uint64_t>();
-    p.size = c.Get<uint64_t>();
-    p.alignment = c.Get<uint64_t>();
-    p.planned_offset = c.Get<uint64_t>();
-    p.sequence = c.Get<uint64_t>();
-    p.identity = c.Get<uint32_t>();
-    p.flags = c.Get<uint8_t>();
+    c.GetEach(&p.instance, &p.size, &p.alignment, &p.planned_offset, &p.sequence,
+              &p.identity, &p.flags);
     if (c.Get<uint8_t>() | c.Get<uint8_t>() | c.Get<uint8_t>()) {
       return Fail(where + ": a pending request has nonzero padding");
     }
   }
   s->reservations.resize(counts[2]);
   for (Reservation& r : s->reservations) {
-    r.id = c.Get<uint64_t>();
-    r.offset = c.Get<uint64_t>();
-    r.size = c.Get<uint64_t>();
-    r.sequence = c.Get<uint64_t>();
+    c.GetEach(&r.id, &r.offset, &r.size, &r.sequence);
   }
   s->failures.resize(counts[3]);
   for (Failure& f : s->failures) {
-    f.instance = c.Get<uint64_t>();
-    f.size = c.Get<uint64_t>();
-    f.alignment = c.Get<uint64_t>();
-    f.sequence = c.Get<uint64_t>();
-    f.identity = c.Get<uint32_t>();
+    c.GetEach(&f.instance, &f.size, &f.alignment, &f.sequence, &f.identity);
     const uint8_t eventual = c.Get<uint8_t>();
     if (eventual > 1 ||
         (c.Get<uint8_t>() | c.Get<uint8_t>() | c.Get<uint8_t>())) {
@@ -324,11 +312,7 @@ bool Parser::Memory(Cursor& c, const std::string& name, Snapshot* s) {
   }
   s->anomalies.resize(counts[4]);
   for (Anomaly& a : s->anomalies) {
-    a.sequence = c.Get<uint64_t>();
-    a.instance = c.Get<uint64_t>();
-    a.offset = c.Get<uint64_t>();
-    a.size = c.Get<uint64_t>();
-    a.other_instance = c.Get<uint64_t>();
+    c.GetEach(&a.sequence, &a.instance, &a.offset, &a.size, &a.other_instance);
     const uint8_t kind = c.Get<uint8_t>();
     if (kind >= kAnomalyKindCount) {
       return Fail(where + ": unknown anomaly kind " + std::to_string(kind));
@@ -452,11 +436,7 @@ bool Parser::Pools(Cursor& c, std::vector<Pool>* out) {
     const std::string at = "section 'pools': pool " + std::to_string(i);
     if (!c.Has(kPoolFixedBytes)) return Truncated(at, kPoolFixedBytes, c.left());
     Pool& p = (*out)[i];
-    p.memory_id = c.Get<uint64_t>();
-    p.pool = c.Get<uint64_t>();
-    p.backing_instance = c.Get<uint64_t>();
-    p.offset = c.Get<uint64_t>();
-    p.size = c.Get<uint64_t>();
+    c.GetEach(&p.memory_id, &p.pool, &p.backing_instance, &p.offset, &p.size);
     const uint64_t subs = c.Get<uint64_t>();
     if (subs > c.left() / kPoolSubAllocationBytes) {
       return Fail(at + ": " + std::to_string(subs) + " sub-allocations need " +
@@ -466,10 +446,7 @@ bool Parser::Pools(Cursor& c, std::vector<Pool>* out) {
     }
     p.suballocations.resize(subs);
     for (PoolSubAllocation& sub : p.suballocations) {
-      sub.instance = c.Get<uint64_t>();
-      sub.offset = c.Get<uint64_t>();
-      sub.size = c.Get<uint64_t>();
-      sub.identity = c.Get<uint32_t>();
+      c.GetEach(&sub.instance, &sub.offset, &sub.size, &sub.identity);
       if (c.Get<uint32_t>() != 0) return Fail(at + ": a sub-allocation has nonzero padding");
     }
   }

@@ -121,6 +121,11 @@ class Sink {
     static_assert(std::is_integral<T>::value, "");
     Bytes(&v, sizeof v);
   }
+  // Each value in its own type's width, in order.
+  template <typename... T>
+  void PutEach(T... v) {
+    (Put(v), ...);
+  }
   void Zeros(size_t n) {
     static const uint8_t kZero[8] = {};
     Bytes(kZero, n);
@@ -183,10 +188,7 @@ void SectionHeader(Sink& out, const char (&tag)[4], uint64_t length) {
 
 void WriteMemory(Sink& out, const Snapshot& s, uint32_t* next_string) {
   SectionHeader(out, kTagMemory, MemoryPayloadBytes(s));
-  out.Put<uint64_t>(s.memory_id);
-  out.Put<uint64_t>(s.capacity);
-  out.Put<uint64_t>(s.sequence);
-  out.Put<uint32_t>(s.node);
+  out.PutEach(s.memory_id, s.capacity, s.sequence, s.node);
   out.Put<uint32_t>((*next_string)++);  // name
   out.Put<uint8_t>(static_cast<uint8_t>(s.kind));
   out.Put<uint8_t>(s.capacity_known ? 1 : 0);
@@ -194,56 +196,35 @@ void WriteMemory(Sink& out, const Snapshot& s, uint32_t* next_string) {
   out.Put<uint8_t>(s.exact ? 1 : 0);
   out.Put<uint32_t>(0);
 
-  out.Put<uint64_t>(s.allocations.size());
-  out.Put<uint64_t>(s.pending.size());
-  out.Put<uint64_t>(s.reservations.size());
-  out.Put<uint64_t>(s.failures.size());
-  out.Put<uint64_t>(s.anomalies.size());
-  out.Put<uint64_t>(s.identities.size());
+  out.PutEach<uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t>(
+      s.allocations.size(), s.pending.size(), s.reservations.size(), s.failures.size(),
+      s.anomalies.size(), s.identities.size());
 
   out.Put<uint32_t>(kEventTypeCount);
   out.Put<uint32_t>(kAnomalyKindCount);
   for (uint64_t v : s.counters.by_type) out.Put<uint64_t>(v);
   for (uint64_t v : s.counters.anomalies) out.Put<uint64_t>(v);
-  out.Put<uint64_t>(s.counters.failures);
-  out.Put<uint64_t>(s.counters.cancelled);
-  out.Put<uint64_t>(s.counters.peak_used);
-  out.Put<uint64_t>(s.counters.journal_overflows);
+  out.PutEach(s.counters.failures, s.counters.cancelled, s.counters.peak_used,
+              s.counters.journal_overflows);
 
   if (!s.allocations.empty()) {
     out.Bytes(s.allocations.data(), kAllocationBytes * s.allocations.size());
   }
   for (const PendingRequest& p : s.pending) {
-    out.Put<uint64_t>(p.instance);
-    out.Put<uint64_t>(p.size);
-    out.Put<uint64_t>(p.alignment);
-    out.Put<uint64_t>(p.planned_offset);
-    out.Put<uint64_t>(p.sequence);
-    out.Put<uint32_t>(p.identity);
-    out.Put<uint8_t>(p.flags);
+    out.PutEach(p.instance, p.size, p.alignment, p.planned_offset, p.sequence, p.identity,
+                p.flags);
     out.Zeros(3);
   }
   for (const Reservation& r : s.reservations) {
-    out.Put<uint64_t>(r.id);
-    out.Put<uint64_t>(r.offset);
-    out.Put<uint64_t>(r.size);
-    out.Put<uint64_t>(r.sequence);
+    out.PutEach(r.id, r.offset, r.size, r.sequence);
   }
   for (const Failure& f : s.failures) {
-    out.Put<uint64_t>(f.instance);
-    out.Put<uint64_t>(f.size);
-    out.Put<uint64_t>(f.alignment);
-    out.Put<uint64_t>(f.sequence);
-    out.Put<uint32_t>(f.identity);
+    out.PutEach(f.instance, f.size, f.alignment, f.sequence, f.identity);
     out.Put<uint8_t>(f.eventual ? 1 : 0);
     out.Zeros(3);
   }
   for (const Anomaly& a : s.anomalies) {
-    out.Put<uint64_t>(a.sequence);
-    out.Put<uint64_t>(a.instance);
-    out.Put<uint64_t>(a.offset);
-    out.Put<uint64_t>(a.size);
-    out.Put<uint64_t>(a.other_instance);
+    out.PutEach(a.sequence, a.instance, a.offset, a.size, a.other_instance);
     out.Put<uint8_t>(static_cast<uint8_t>(a.kind));
     out.Zeros(7);
   }
@@ -265,18 +246,10 @@ void WritePools(Sink& out, const DumpFile& dump) {
   out.Put<uint32_t>(static_cast<uint32_t>(dump.pools.size()));
   out.Put<uint32_t>(0);
   for (const Pool& p : dump.pools) {
-    out.Put<uint64_t>(p.memory_id);
-    out.Put<uint64_t>(p.pool);
-    out.Put<uint64_t>(p.backing_instance);
-    out.Put<uint64_t>(p.offset);
-    out.Put<uint64_t>(p.size);
-    out.Put<uint64_t>(p.suballocations.size());
+    out.PutEach<uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t>(
+        p.memory_id, p.pool, p.backing_instance, p.offset, p.size, p.suballocations.size());
     for (const PoolSubAllocation& sub : p.suballocations) {
-      out.Put<uint64_t>(sub.instance);
-      out.Put<uint64_t>(sub.offset);
-      out.Put<uint64_t>(sub.size);
-      out.Put<uint32_t>(sub.identity);
-      out.Put<uint32_t>(0);
+      out.PutEach(sub.instance, sub.offset, sub.size, sub.identity, uint32_t{0});
     }
   }
 }

@@ -35,17 +35,21 @@ inline constexpr char kTagMemory[4] = {'M', 'E', 'M', 'Y'};
 inline constexpr char kTagPools[4] = {'p', 'o', 'o', 'l'};
 inline bool IsOptionalTag(const uint8_t* tag) { return tag[0] >= 'a' && tag[0] <= 'z'; }
 
-// Record sizes on disk.
+// Record sizes on disk.  A memory section's records:
 inline constexpr size_t kAllocationBytes = 32;
 inline constexpr size_t kPendingBytes = 48;
 inline constexpr size_t kReservationBytes = 32;
 inline constexpr size_t kFailureBytes = 40;
 inline constexpr size_t kAnomalyBytes = 48;
+// an identity: 12 bytes, then 8 per attribute;
 inline constexpr size_t kIdentityFixedBytes = 12;
 inline constexpr size_t kAttributeBytes = 8;
+// the pools section: a count, then per pool 48 bytes and 32 per
+// sub-allocation;
 inline constexpr size_t kPoolsHeaderBytes = 8;
 inline constexpr size_t kPoolFixedBytes = 48;
 inline constexpr size_t kPoolSubAllocationBytes = 32;
+// a memory section's fixed part, counts and counters.
 inline constexpr size_t kMemoryFixedBytes = 40;
 inline constexpr size_t kMemoryCountsBytes = 48;
 inline constexpr size_t kCountersBytes =
