@@ -1,6 +1,7 @@
 // The registry of tracked memories, the options, the consumer seam, and the
 // drains every consumer runs.
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -37,13 +38,14 @@ Registry& GetRegistry() {
 }
 
 // A count from the environment variable `name`; unset keeps the default,
-// and so does anything but a positive decimal number ("16k", "-1", "0"),
-// with one line on stderr saying so.
-size_t ParseCount(const char* name, size_t fallback, bool zero_ok = false) {
+// and so does anything but a positive decimal number up to `max` ("16k",
+// "-1", "0"), with one line on stderr saying so.
+size_t ParseCount(const char* name, size_t fallback, bool zero_ok = false,
+                  uint64_t max = SIZE_MAX) {
   const char* text = std::getenv(name);
   if (text == nullptr || *text == '\0') return fallback;
   uint64_t v = 0;
-  if (!absl::SimpleAtoi(text, &v) || (v == 0 && !zero_ok)) {
+  if (!absl::SimpleAtoi(text, &v) || (v == 0 && !zero_ok) || v > max) {
     std::fprintf(stderr, "realm-shadow: %s=%s is not a %scount; using %zu\n",
                  name, text, zero_ok ? "" : "positive ", fallback);
     return fallback;
@@ -76,7 +78,8 @@ const TrackerOptions& Options() {
     const char* on = std::getenv("REALM_SHADOW");
     o.tracking = !(on != nullptr && std::string(on) == "0");
     o.journal_events = ParseCount("REALM_SHADOW_JOURNAL_EVENTS", o.journal_events);
-    o.node = static_cast<uint32_t>(ParseCount("REALM_SHADOW_NODE", 0, true));
+    // A node id is 32 bits: 4294967297 is refused, not taken as node 1.
+    o.node = static_cast<uint32_t>(ParseCount("REALM_SHADOW_NODE", 0, true, UINT32_MAX));
     return o;
   }();
   return options;

@@ -73,6 +73,24 @@ TEST_F(DumpOnFailureTest, OffWithoutTheEnvironment) {
   EXPECT_TRUE(fs::is_empty(dir_));
 }
 
+// The limit is a decimal count or nothing: "-1" used to pass as 2^64 - 1
+// (strtoul), that is no limit; "16k" and "" keep the default too.
+TEST_F(DumpOnFailureTest, ALimitThatIsNotACountKeepsTheDefault) {
+  ASSERT_EQ(::setenv("REALM_SHADOW_DUMP_DIR", dir_.c_str(), 1), 0);
+  for (const char* bad : {"-1", "16k", "4 dumps"}) {
+    ASSERT_EQ(::setenv("REALM_SHADOW_DUMP_LIMIT", bad, 1), 0);
+    ::testing::internal::CaptureStderr();
+    ASSERT_TRUE(InstallDumpOnFailure());
+    EXPECT_EQ(::testing::internal::GetCapturedStderr(),
+              std::string("realm-shadow: REALM_SHADOW_DUMP_LIMIT=") + bad +
+                  " is not a number; using 4\n");
+  }
+  ASSERT_EQ(::setenv("REALM_SHADOW_DUMP_LIMIT", "7", 1), 0);
+  ::testing::internal::CaptureStderr();
+  ASSERT_TRUE(InstallDumpOnFailure());
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+}
+
 TEST_F(DumpOnFailureTest, FragmentationWritesADumpAndAReport) {
   ASSERT_EQ(::setenv("REALM_SHADOW_DUMP_DIR", dir_.c_str(), 1), 0);
   ASSERT_EQ(::setenv("REALM_SHADOW_DUMP_LIMIT", "2", 1), 0);
