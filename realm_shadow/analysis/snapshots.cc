@@ -35,6 +35,8 @@ const bool installed = [] {
 
 }  // namespace
 
+const JournalConsumer& ShadowMapConsumer() { return kShadowMapConsumer; }
+
 Snapshot TakeSnapshot(realm_shadow_memory* memory) {
   Snapshot s;
   TakeSnapshotInto(memory, &s);

@@ -39,6 +39,11 @@ Snapshot TakeSnapshot(realm_shadow_memory* memory);
 // allocates nothing once the capacity suffices.
 void TakeSnapshotInto(realm_shadow_memory* memory, Snapshot* out);
 
+// The shadow map as a journal consumer (what this layer installs), for a
+// test that wraps it (recorder.h ReplaceJournalConsumerForTesting): its
+// state must stay the shadow map, which TakeSnapshot reads.
+const JournalConsumer& ShadowMapConsumer();
+
 }  // namespace realm_shadow
 
 // Keeps the consumer's installation in static links (the analysis target

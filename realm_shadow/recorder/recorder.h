@@ -93,6 +93,10 @@ struct JournalConsumer {
 // Installs the consumer for every memory, before any drain; once per
 // process (a second call is ignored).
 void InstallJournalConsumer(const JournalConsumer* consumer);
+// Replaces it (tests and the soak, which wrap the shadow map to see the
+// records in journal order): only between ResetTrackerForTesting and the
+// next registration.
+void ReplaceJournalConsumerForTesting(const JournalConsumer* consumer);
 
 // Under the memory's consumer mutex: applies the backlog, then calls
 // visit(context, state) with the consumer's state (null when no consumer is

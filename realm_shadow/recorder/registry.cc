@@ -139,6 +139,10 @@ void InstallJournalConsumer(const JournalConsumer* consumer) {
   g_consumer.compare_exchange_strong(none, consumer, std::memory_order_release);
 }
 
+void ReplaceJournalConsumerForTesting(const JournalConsumer* consumer) {
+  g_consumer.store(consumer, std::memory_order_release);
+}
+
 void VisitConsumerState(realm_shadow_memory* memory,
                         void (*visit)(void* context, void* state),
                         void* context) {
