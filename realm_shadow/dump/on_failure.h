@@ -7,7 +7,7 @@
 //   REALM_SHADOW_DUMP_LIMIT=n   dumps per memory per run (default 4); the
 //                               report is still printed after the limit
 // Dumps are named <dir>/realm-shadow-node<N>-mem<hexid>-<k>.rsd, k counting
-// from 1 per memory, N from REALM_SHADOW_NODE (tracker.h Options()).
+// from 1 per memory, N from REALM_SHADOW_NODE (recorder/recorder.h Options()).
 //
 // Installation is automatic: on_failure.cc holds a static initializer that
 // calls InstallDumpOnFailure() when the library is loaded.  In a shared
@@ -51,7 +51,7 @@
 namespace realm_shadow {
 
 // Reads REALM_SHADOW_DUMP_DIR and REALM_SHADOW_DUMP_LIMIT and, when a
-// directory is named, installs the failure observer (tracker.h
+// directory is named, installs the failure observer (recorder/recorder.h
 // SetFailureObserver).  Returns whether it is on.  Calling it again rereads
 // the environment (tests change it); per-memory dump counts are kept.
 bool InstallDumpOnFailure();

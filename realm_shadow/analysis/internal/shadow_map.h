@@ -7,7 +7,7 @@
 // (sorted_runs.h) so that a copy of the whole map is a memcpy per run, and
 // the instance -> offset index that releases need.
 //
-// Not thread-safe: one consumer at a time (tracker.h serializes them).
+// Not thread-safe: one consumer at a time (recorder/recorder.h serializes them).
 // Cost per event at 100k live: one hash operation on the instance index
 // (an allocation claims its entry, a release overwrites it with a mark),
 // one binary search over run heads, one inside the run and a memmove of
