@@ -58,14 +58,27 @@ struct ModelFixture {
   size_t position = 0;
 };
 
-ModelFixture& Fixture(uint32_t live, uint32_t memory_index) {
+// How the model reports (ModelMemoryOptions): the decision hooks on a
+// serialized journal, the same on a concurrent one, or heap observation on
+// a concurrent one, as realm_sites.h registers a Realm memory.
+enum class Reporting { kDecisionsSerialized = 0, kDecisionsConcurrent = 1,
+                       kHeapObserved = 2 };
+
+ModelFixture& Fixture(uint32_t live, uint32_t memory_index,
+                      Reporting reporting = Reporting::kDecisionsSerialized) {
   static std::map<uint32_t, std::unique_ptr<ModelFixture>> fixtures;
   auto& f = fixtures[memory_index];
   if (!f) {
     f.reset(new ModelFixture);
+    realm_shadow::model::ModelMemoryOptions options;
+    options.hook_flags = reporting == Reporting::kDecisionsSerialized
+                             ? REALM_SHADOW_SERIALIZED
+                             : REALM_SHADOW_CONCURRENT;
+    options.observe_heaps = reporting == Reporting::kHeapObserved;
     f->memory.reset(new ModelMemory(0x1e00000000000000ull | memory_index,
                                     REALM_SHADOW_MEM_SYSTEM,
-                                    uint64_t{live} * kBytes * 2, "bench-model"));
+                                    uint64_t{live} * kBytes * 2, "bench-model",
+                                    options));
     for (uint32_t slot = 0; slot < live; ++slot)
       f->instance_in_slot.push_back(f->memory->Create(kBytes, kBytes).instance);
     f->order.resize(live);
@@ -153,10 +166,15 @@ BENCHMARK(BM_Model_SwitchedOff)->Arg(1000)->Arg(100000)->UseManualTime();
 // alternate (the order flips every iteration), and the counter is the
 // median of the per-pair ratios.  Separate benchmarks, minutes apart, see
 // this VM's speed drift by 30% or more; a pair taken back to back sees the
-// same machine, so the ratio of a pair is the cleaner estimate.
+// same machine, so the ratio of a pair is the cleaner estimate.  The second
+// argument is how the tracked model reports (Reporting): 0 the decision
+// hooks, serialized (the first round's figure); 1 the same, concurrent;
+// 2 heap observation, concurrent, as a Realm memory is registered.
 void BM_Model_Paired(benchmark::State& state) {
   const uint32_t live = static_cast<uint32_t>(state.range(0));
-  ModelFixture& tracked = Fixture(live, live == 1000 ? 0x18 : 0x19);
+  const auto reporting = static_cast<Reporting>(state.range(1));
+  const uint32_t index = (live == 1000 ? 0x18 : 0x19) + 2 * state.range(1);
+  ModelFixture& tracked = Fixture(live, index, reporting);
   uint64_t failures = 0;
   std::vector<double> ratios, compiled_out, tracked_times;
   bool tracked_first = false;
@@ -188,8 +206,11 @@ void BM_Model_Paired(benchmark::State& state) {
       median(tracked_times) * 1e9 / kStepsPerBatch;
   state.counters["pairs"] = static_cast<double>(ratios.size());
 }
-BENCHMARK(BM_Model_Paired)->Arg(1000)->Arg(100000)->UseManualTime()
-    ->MinTime(0.5);
+BENCHMARK(BM_Model_Paired)
+    ->Args({1000, 0})->Args({100000, 0})
+    ->Args({1000, 1})->Args({100000, 1})
+    ->Args({1000, 2})->Args({100000, 2})
+    ->UseManualTime()->MinTime(0.5);
 
 #endif
 

@@ -49,14 +49,14 @@ function(realm_shadow_install_headers subdir)
     COMPONENT Development)
 endfunction()
 realm_shadow_install_headers(realm_shadow
-  hooks.h realm_sites.h heap_observer.h layers.h)
+  hooks.h realm_sites.h heap_observer.h layers.h log_sink.h)
 realm_shadow_install_headers(realm_shadow/recorder
   event.h identity.h memory_kind.h recorder.h)
 realm_shadow_install_headers(realm_shadow/analysis
   analysis.h diff.h snapshot.h snapshots.h)
 realm_shadow_install_headers(realm_shadow/dump dump.h on_failure.h)
 realm_shadow_install_headers(legion_glue
-  identity.h mapper.h pools.h INTEGRATION.md README.md)
+  identity.h legion_sites.h mapper.h pools.h INTEGRATION.md README.md)
 
 install(EXPORT RealmShadowTargets
   NAMESPACE RealmShadow::

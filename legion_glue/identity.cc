@@ -1,7 +1,12 @@
 // legion_glue/identity.cc - building, interning and attaching identities.
 #include "legion_glue/identity.h"
 
+#include <mutex>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
 #include "realm_shadow/analysis/snapshots.h"
+#include "realm_shadow/recorder/recorder.h"
 
 namespace realm_shadow {
 namespace legion {
@@ -22,6 +27,27 @@ void AddLegionFacts(Identity* identity,
 void AddExtra(Identity* identity, const LegionInstanceDescription& legion) {
   for (const auto& kv : legion.extra) AddIfSet(identity, kv.first.c_str(),
                                                kv.second);
+}
+
+// The last identity attached to each (memory, instance).  Instance ids are
+// reused, the most recently freed first, so the table stays about as large
+// as the most instances ever live at once; a reused id's entry is simply
+// overwritten by the next creation's attach.
+struct AttachedTable {
+  std::mutex mutex;
+  absl::flat_hash_map<std::pair<uint64_t, uint64_t>, uint32_t> identity;
+};
+
+AttachedTable& Attached() {
+  static AttachedTable* table = new AttachedTable;  // never destroyed
+  return *table;
+}
+
+void RememberIdentity(uint64_t memory_id, uint64_t instance,
+                      uint32_t identity) {
+  AttachedTable& table = Attached();
+  std::lock_guard<std::mutex> lock(table.mutex);
+  table.identity[{memory_id, instance}] = identity;
 }
 
 }  // namespace
@@ -77,8 +103,25 @@ uint32_t InternLegateStore(const LegateStoreDescription& store,
 void AttachIdentity(realm_shadow_memory* memory, uint64_t instance,
                     uint32_t identity, GcState gc) {
   if (memory == nullptr) return;
+  RememberIdentity(MemoryId(memory), instance, identity);
   realm_shadow_attach_identity(memory, instance, identity,
                                IsPinned(gc) ? 1 : 0);
+}
+
+bool SetGcState(uint64_t memory_id, uint64_t instance, GcState gc) {
+  realm_shadow_memory* memory = FindMemory(memory_id);
+  if (memory == nullptr) return false;
+  realm_shadow_attach_identity(memory, instance,
+                               AttachedIdentity(memory_id, instance),
+                               IsPinned(gc) ? 1 : 0);
+  return true;
+}
+
+uint32_t AttachedIdentity(uint64_t memory_id, uint64_t instance) {
+  AttachedTable& table = Attached();
+  std::lock_guard<std::mutex> lock(table.mutex);
+  auto it = table.identity.find({memory_id, instance});
+  return it == table.identity.end() ? 0 : it->second;
 }
 
 bool AttachIdentity(uint64_t memory_id, uint64_t instance, uint32_t identity,

@@ -111,6 +111,15 @@ void AttachIdentity(realm_shadow_memory* memory, uint64_t instance,
 bool AttachIdentity(uint64_t memory_id, uint64_t instance, uint32_t identity,
                     GcState gc);
 
+// A new GC state for an instance whose identity was attached through this
+// glue (the glue remembers the last identity attached to each (memory,
+// instance)): re-attaches that identity with the new pinned flag.  An
+// instance the glue never described gets no identity (id 0), only the
+// flag.  False if the memory is not registered.
+bool SetGcState(uint64_t memory_id, uint64_t instance, GcState gc);
+// The identity last attached through this glue to (memory, instance), or 0.
+uint32_t AttachedIdentity(uint64_t memory_id, uint64_t instance);
+
 // The identity an allocation carries in a snapshot, or nullptr.
 const Identity* IdentityOf(const Snapshot& snapshot,
                            const Allocation& allocation);

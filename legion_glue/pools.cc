@@ -197,6 +197,20 @@ bool PoolTable::RemoveSubAllocation(uint64_t pool, uint64_t instance) {
   return false;
 }
 
+bool PoolTable::RemoveSubAllocation(uint64_t instance) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (Entry& e : entries_) {
+    auto& subs = e.record.suballocations;
+    for (auto it = subs.begin(); it != subs.end(); ++it) {
+      if (it->instance == instance) {
+        subs.erase(it);
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 bool PoolTable::EndPool(uint64_t pool) {
   realm_shadow_memory* memory = nullptr;
   {

@@ -66,6 +66,9 @@ class PoolTable {
   bool AddSubAllocation(uint64_t pool, uint64_t instance, uint64_t offset,
                         uint64_t size, uint32_t identity = 0);
   bool RemoveSubAllocation(uint64_t pool, uint64_t instance);
+  // Same, in whichever pool holds `instance` (Legion's free_instance knows
+  // the instance only).
+  bool RemoveSubAllocation(uint64_t instance);
   // The pool was released: ends the reservation and forgets its contents.
   bool EndPool(uint64_t pool);
 

@@ -45,7 +45,8 @@
 // an integer `id` (Realm::RegionInstance).  Another heap type specializes
 // HeapContents (the model memory does, model/).
 //
-// C++17, header-only, includes only <cstdint>, <vector> and hooks.h.
+// C++17, header-only; beyond hooks.h it includes <cstdint>, <type_traits>,
+// <utility> and <vector>, which mem_impl.h's own includes bring in anyway.
 #ifndef REALM_SHADOW_HEAP_OBSERVER_H_
 #define REALM_SHADOW_HEAP_OBSERVER_H_
 

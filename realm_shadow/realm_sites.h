@@ -198,10 +198,39 @@ static inline void realm_shadow_site_dynamic_fb_released(
 #ifdef __cplusplus
 #include <cstddef>
 
+#include "realm_shadow/log_sink.h"
 #include "realm_shadow/heap_observer.h"
+
+// Inside Realm (mem_impl.h includes this header), every dump announces
+// itself in Realm's own log, through a Logger named "realm_shadow" at info
+// level (-level realm_shadow=2), so that it can be lined up with the log
+// (realm_shadow/log_sink.h; realm-shadow ingest-realm-log --cut-at-dump).
+#if REALM_SHADOW_ENABLED && defined(REALM_MEMORY_IMPL_H) && defined(__has_include)
+#if __has_include("realm/logging.h")
+#include "realm/logging.h"
+#define REALM_SHADOW_REALM_LOGGER 1
+#endif
+#endif
 
 namespace realm_shadow {
 namespace site {
+
+#if defined(REALM_SHADOW_REALM_LOGGER)
+// Built at the first memory's registration, after Realm has read -level,
+// and before the sink is installed: the sink's atexit handler (registered
+// at installation) then runs before the logger is destroyed.
+inline Realm::Logger& ShadowLogger() {
+  static Realm::Logger logger("realm_shadow");
+  return logger;
+}
+inline void LogThroughRealm(const char* line) { ShadowLogger().info() << line; }
+inline void InstallRealmLogSink() {
+  ShadowLogger();
+  realm_shadow_set_log_sink(&LogThroughRealm);
+}
+#else
+inline void InstallRealmLogSink() {}
+#endif
 
 // LocalManagedMemory's constructor, after `current_allocator.add_range(0,
 // _size)`: registers the memory (concurrent, heap-observed) and attaches
@@ -215,6 +244,7 @@ inline void ObserveManagedMemory(const Memory& me, Kind kind, size_t size,
       static_cast<uint64_t>(me.id), realm_shadow_kind_from_realm_name(name),
       static_cast<uint64_t>(size), name,
       REALM_SHADOW_CONCURRENT | REALM_SHADOW_HEAP_OBSERVED);
+  InstallRealmLogSink();
   current.shadow_observer.Attach(m, REALM_SHADOW_HEAP_CURRENT, current);
   future.shadow_observer.Attach(m, REALM_SHADOW_HEAP_FUTURE, future);
 }

@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -87,10 +88,15 @@ std::string DumpToJson(const DumpFile& dump);
 
 // ---- dumps of tracked memories ---------------------------------------------
 
-// Snapshots the tracked memory and writes it, with its pools.
+// Snapshots the tracked memory and writes it, with its pools.  Announces
+// the dump through the log sink (log_sink.h), reason "request".
 absl::Status DumpMemoryState(uint64_t memory_id, const std::string& path);
-// Every registered memory in one file.
+// Every registered memory in one file (one announcement per memory).
 absl::Status DumpAllMemories(const std::string& path);
+// The given memories (ids not registered are skipped) in one file, each
+// announced with `reason` right after its snapshot.
+absl::Status DumpMemories(const std::vector<uint64_t>& memory_ids,
+                          const std::string& path, const char* reason);
 
 // Where the dumps of tracked memories (the two above, and dump on failure)
 // get their pools: a function that appends the pools of one memory.  The
@@ -100,6 +106,35 @@ absl::Status DumpAllMemories(const std::string& path);
 // on the dumping thread, which may be the one whose allocation failed.
 using PoolSource = void (*)(uint64_t memory_id, std::vector<Pool>* out);
 void SetPoolSource(PoolSource source);
+
+// ---- the dump marker (log_sink.h) ------------------------------------------
+
+// What the marker line says: "dump memory=0x.. sequence=N node=K
+// reason=R file=PATH".
+struct DumpMarker {
+  uint64_t memory_id = 0;
+  uint64_t sequence = 0;
+  uint32_t node = 0;
+  std::string reason;  // request | failure | periodic
+  std::string file;    // absolute path, as written
+};
+std::string DumpMarkerLine(const DumpMarker& marker);
+// Parses a log message (the text after "{level}{logger}: "); false when it
+// is not a marker line.
+bool ParseDumpMarker(std::string_view message, DumpMarker* out);
+// Hands the marker of `snapshot` dumped to `path` to the installed sink (no
+// sink: nothing); the path is made absolute.
+void AnnounceDump(const std::string& path, const Snapshot& snapshot,
+                  const char* reason);
+// "dump not written file=PATH error=..." after an announced dump failed.
+void AnnounceDumpNotWritten(const std::string& path, const std::string& error);
+// "dump begin memory=0x.. node=K reason=R file=PATH", right before the
+// memory's snapshot is taken: the host's log lines between it and the
+// marker may or may not be in the snapshot (in flight while it was taken).
+void AnnounceDumpBegin(const std::string& path, uint64_t memory_id,
+                       uint32_t node, const char* reason);
+std::string DumpBeginLine(const DumpMarker& marker);  // sequence not used
+bool ParseDumpBegin(std::string_view message, DumpMarker* out);
 
 }  // namespace realm_shadow
 

@@ -68,21 +68,36 @@ void AddTrackedMemory(realm_shadow_memory* memory, DumpFile* dump) {
 }
 
 absl::Status DumpMemoryState(uint64_t memory_id, const std::string& path) {
-  realm_shadow_memory* memory = FindMemory(memory_id);
-  if (memory == nullptr) {
+  if (FindMemory(memory_id) == nullptr) {
     return absl::NotFoundError(
         path + ": memory " + HexId(memory_id) + " is not registered");
   }
-  DumpFile dump = NewTrackerDump();
-  AddTrackedMemory(memory, &dump);
-  return WriteDump(path, dump);
+  return DumpMemories({memory_id}, path, "request");
 }
 
 absl::Status DumpAllMemories(const std::string& path) {
+  return DumpMemories(RegisteredMemoryIds(), path, "request");
+}
+
+absl::Status DumpMemories(const std::vector<uint64_t>& ids, const std::string& path,
+                          const char* reason) {
   DumpFile dump = NewTrackerDump();
-  for (uint64_t id : RegisteredMemoryIds())
-    if (realm_shadow_memory* memory = FindMemory(id)) AddTrackedMemory(memory, &dump);
-  return WriteDump(path, dump);
+  dump.memories.reserve(ids.size());
+  for (uint64_t id : ids) {
+    realm_shadow_memory* memory = FindMemory(id);
+    if (memory == nullptr) continue;
+    // Bracketed by two lines in the host's log (log_sink.h): what the host
+    // logs between them may be on either side of the snapshot.
+    AnnounceDumpBegin(path, id, dump.node, reason);
+    AddTrackedMemory(memory, &dump);
+    AnnounceDump(path, dump.memories.back(), reason);
+  }
+  std::sort(dump.memories.begin(), dump.memories.end(),
+            [](const Snapshot& a, const Snapshot& b) { return a.memory_id < b.memory_id; });
+  absl::Status written = WriteDump(path, dump);
+  if (!written.ok() && !dump.memories.empty())
+    AnnounceDumpNotWritten(path, std::string(written.message()));
+  return written;
 }
 
 }  // namespace realm_shadow

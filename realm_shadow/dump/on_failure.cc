@@ -117,19 +117,22 @@ void OnFailure(realm_shadow_memory* memory, uint64_t instance) {
   }
   DumpFile dump = NewTrackerDump();
   dump.notes.push_back("written at the failure of instance " + HexId(instance));
+  const unsigned k = ClaimDump(config, MemoryId(memory));
+  char name[96];
+  std::snprintf(name, sizeof name,
+                "/realm-shadow-node%" PRIu32 "-mem%" PRIx64 "-%u.rsd",
+                dump.node, MemoryId(memory), k);
+  const std::string path = dir + name;
+  if (k != 0) AnnounceDumpBegin(path, MemoryId(memory), dump.node, "failure");
   AddTrackedMemory(memory, &dump);
   const Snapshot& snapshot = dump.memories.back();
 
+  // The marker right after the snapshot; the report is formatted after it.
+  if (k != 0) AnnounceDump(path, snapshot, "failure");
   std::string report = FormatFailureReport(snapshot, instance);
-  const unsigned k = ClaimDump(config, snapshot.memory_id);
   if (k == 0) {
     report += "  dump           not written: REALM_SHADOW_DUMP_LIMIT reached\n";
   } else {
-    char name[96];
-    std::snprintf(name, sizeof name,
-                  "/realm-shadow-node%" PRIu32 "-mem%" PRIx64 "-%u.rsd",
-                  dump.node, snapshot.memory_id, k);
-    const std::string path = dir + name;
     // The last level of the directory is made if missing (a user who sets
     // REALM_SHADOW_DUMP_DIR=/tmp/dumps should not lose the first dump);
     // WriteDump reports whatever still fails.
@@ -137,6 +140,7 @@ void OnFailure(realm_shadow_memory* memory, uint64_t instance) {
     if (const absl::Status written = WriteDump(path, dump); written.ok()) {
       report += "  dump           " + path + "\n";
     } else {
+      AnnounceDumpNotWritten(path, std::string(written.message()));
       report += "  dump           not written: " +
                 OneLine(std::string(written.message())) + "\n";
     }
@@ -182,6 +186,23 @@ bool InstallDumpOnFailure() {
   // Off leaves any other observer in place: only an explicit request takes
   // the process's single observer slot.
   if (on) SetFailureObserver(&OnFailure);
+  const char* every = std::getenv("REALM_SHADOW_DUMP_EVERY_MS");
+  if (every != nullptr && *every != '\0') {
+    char* end = nullptr;
+    const unsigned long ms = std::strtoul(every, &end, 10);
+    if (end == every || *end != '\0' || ms == 0 || ms > 86400000ul) {
+      std::fprintf(stderr,
+                   "realm-shadow: REALM_SHADOW_DUMP_EVERY_MS=%s is not a "
+                   "period in ms (1..86400000); no periodic dumps\n",
+                   every);
+    } else if (!on) {
+      std::fprintf(stderr,
+                   "realm-shadow: REALM_SHADOW_DUMP_EVERY_MS is set but "
+                   "REALM_SHADOW_DUMP_DIR is not; no periodic dumps\n");
+    } else {
+      StartPeriodicDumps(dir, static_cast<unsigned>(ms));
+    }
+  }
   return on;
 }
 

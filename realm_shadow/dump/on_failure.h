@@ -6,8 +6,15 @@
 //   REALM_SHADOW_DUMP_DIR=dir   where dumps go; unset or empty: off
 //   REALM_SHADOW_DUMP_LIMIT=n   dumps per memory per run (default 4); the
 //                               report is still printed after the limit
+//   REALM_SHADOW_DUMP_EVERY_MS=n  also dump every n ms (periodic.cc): each
+//                               memory whose events moved since its last
+//                               periodic dump, into
+//                               <dir>/realm-shadow-node<N>-periodic-<k>.rsd
+//                               (at most 1000 files per run)
 // Dumps are named <dir>/realm-shadow-node<N>-mem<hexid>-<k>.rsd, k counting
-// from 1 per memory, N from REALM_SHADOW_NODE (recorder/recorder.h Options()).
+// from 1 per memory, N from REALM_SHADOW_NODE (recorder/recorder.h Options()).  Every
+// dump is announced through the log sink (log_sink.h) so that it can be
+// lined up with the host's log.
 //
 // Installation is automatic: on_failure.cc holds a static initializer that
 // calls InstallDumpOnFailure() when the library is loaded.  In a shared
@@ -55,6 +62,12 @@ namespace realm_shadow {
 // SetFailureObserver).  Returns whether it is on.  Calling it again rereads
 // the environment (tests change it); per-memory dump counts are kept.
 bool InstallDumpOnFailure();
+
+// The periodic writer (REALM_SHADOW_DUMP_EVERY_MS); InstallDumpOnFailure
+// starts it when the environment asks.  Start is idempotent and false for
+// an empty dir or a zero period; Stop joins the thread (also at exit).
+bool StartPeriodicDumps(const std::string& dir, unsigned period_ms);
+void StopPeriodicDumps();
 
 // The report printed at a failure, several lines ending in '\n': the memory,
 // the request (from the snapshot's most recent failure of `instance`),

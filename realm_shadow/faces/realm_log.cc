@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
@@ -137,6 +138,7 @@ struct InstanceLife {
   uint64_t alignment = 1;
   uint64_t offset = 0;
   bool release_requested = false;
+  uint64_t release_wait_on = 0;  // the destroy's precondition event
   bool bounded = false;  // size is an upper bound (redistrict piece)
   uint64_t announce_order = 0;
 };
@@ -502,6 +504,7 @@ struct RealmLogReader::State {
         Apply(m, Event{EventType::kReleaseRequested, inst, 0, 0,
                        wait_on == 0 ? 1u : 0u});
         life.release_requested = true;
+        life.release_wait_on = wait_on;
       }
       return;
     }
@@ -562,7 +565,55 @@ struct RealmLogReader::State {
       ++counts.instance_lines;
       return;
     }
+    // Realm's fatal line when nobody asked for the allocation result:
+    // "instance allocation failed - out of memory in mem 1e00000000000000",
+    // then abort().  It names the memory, not the instance: the request is
+    // the most recent one in that memory still without an outcome.
+    constexpr std::string_view kOutOfMemory =
+        "instance allocation failed - out of memory in mem ";
+    if (StartsWith(msg, kOutOfMemory)) {
+      uint64_t memory = 0;
+      if (!ParseHex(Trim(msg.substr(kOutOfMemory.size())), &memory)) {
+        ++counts.unknown_lines;
+        return;
+      }
+      ++counts.instance_lines;
+      FailLatestRequest(memory);
+      return;
+    }
     ++counts.unknown_lines;
+  }
+
+  // The fatal out-of-memory line: the newest request of `memory` that has a
+  // layout and no outcome fails at once; failing that, the newest deferred
+  // one fails eventually.  Neither: the line is only counted.
+  void FailLatestRequest(uint64_t memory) {
+    uint64_t instant = 0, deferred = 0;
+    uint64_t instant_order = 0, deferred_order = 0;
+    for (const auto& [id, life] : instances) {
+      if (life.memory != memory) continue;
+      if (life.phase == Phase::kAnnounced && life.have_layout &&
+          life.announce_order > instant_order) {
+        instant = id;
+        instant_order = life.announce_order;
+      } else if (life.phase == Phase::kDeferred &&
+                 life.announce_order > deferred_order) {
+        deferred = id;
+        deferred_order = life.announce_order;
+      }
+    }
+    MemoryState& m = Memory(memory);
+    if (instant_order != 0) {
+      InstanceLife& life = instances[instant];
+      Apply(m, Event{EventType::kAllocationFailed, instant, 0, life.size,
+                     NarrowAlignment(life.alignment)});
+      life.phase = Phase::kFailed;
+    } else if (deferred_order != 0) {
+      Apply(m, Event{EventType::kDeferredFailed, deferred, 0, 0, 0});
+      instances[deferred].phase = Phase::kFailed;
+    } else {
+      ++counts.fatal_without_request;
+    }
   }
 
   // "Memory:1e00000000000000, SYSTEM_MEM, capacity: 16777216"
@@ -606,6 +657,27 @@ struct RealmLogReader::State {
       in_multiline = true;
       if (p.logger == "inst") {
         OnInstanceLine(p.message);
+      } else if (p.logger == "event" &&
+                 StartsWith(p.message, "user event cancelled:")) {
+        // -level event=2: a destroy waiting on exactly this user event
+        // will not happen (Realm keeps the range).  A destroy waiting on
+        // an event merged from it is not seen here.
+        uint64_t event = 0;
+        if (HexField(p.message, "event=", &event) && event != 0) {
+          ++counts.instance_lines;
+          for (auto& [id, life] : instances) {
+            if (!life.release_requested || life.release_wait_on != event ||
+                life.phase != Phase::kLive)
+              continue;
+            Apply(Memory(life.memory),
+                  Event{EventType::kReleaseRequested, id, 0, 0, 2});
+            life.release_requested = false;
+            life.release_wait_on = 0;
+            ++counts.cancelled_releases;
+          }
+        } else {
+          ++counts.other_logger_lines;
+        }
       } else if (p.logger == "app" && StartsWith(p.message, "CHECKPOINT ")) {
         ++counts.checkpoints;
         ++counts.other_logger_lines;
@@ -667,6 +739,11 @@ DumpFile RealmLogReader::Dump() {
         " release(s) were logged after the allocation they made room for "
         "(another thread); applied first, as they must have happened "
         "(reordering, not an anomaly)"));
+  if (c.fatal_without_request > 0)
+    dump.notes.push_back(absl::StrCat(
+        c.fatal_without_request,
+        " fatal out-of-memory line(s) found no request without an outcome "
+        "in their memory"));
   dump.notes.push_back(
       "not in Realm's log: Legion/Legate identity of instances (kind, "
       "fields, regions, provenance), what a pending release waits on");
@@ -820,6 +897,203 @@ bool IngestRealmLogs(const std::vector<std::string>& paths, DumpFile* out,
                                                 : a.node < b.node;
             });
   *out = std::move(merged);
+  return true;
+}
+
+namespace {
+
+// The message of a line of Realm's "realm_shadow" logger, or "".
+std::string_view ShadowLoggerMessage(std::string_view line) {
+  while (!line.empty() && (line.back() == '\r' || line.back() == '\n'))
+    line.remove_suffix(1);
+  PrefixedLine p;
+  if (!SplitPrefix(line, &p) || p.logger != "realm_shadow") return {};
+  return p.message;
+}
+
+std::string NormalPath(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::path p = std::filesystem::absolute(path, ec);
+  return ec ? path : p.lexically_normal().string();
+}
+
+std::string BaseName(const std::string& path) {
+  return std::filesystem::path(path).filename().string();
+}
+
+}  // namespace
+
+bool IngestRealmLogAtDump(const std::string& log_path,
+                          const std::string& dump_path, DumpFile* out,
+                          std::string* error) {
+  absl::StatusOr<DumpFile> read = ReadDump(dump_path);
+  if (!read.ok()) {
+    *error = std::string(read.status().message());
+    return false;
+  }
+  const DumpFile dumped = *std::move(read);
+  std::ifstream in(log_path, std::ios::binary);
+  if (!in) {
+    *error = log_path + ": cannot open";
+    return false;
+  }
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  if (in.bad()) {
+    *error = log_path + ": read error";
+    return false;
+  }
+
+  // Every marker of the log, by line; then those naming this dump, by exact
+  // path, else by file name.
+  struct Found {
+    size_t line;
+    DumpMarker marker;
+  };
+  std::vector<Found> markers;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const std::string_view message = ShadowLoggerMessage(lines[i]);
+    DumpMarker m;
+    if (!message.empty() && ParseDumpMarker(message, &m))
+      markers.push_back({i, std::move(m)});
+  }
+  const std::string want = NormalPath(dump_path);
+  std::vector<Found> mine;
+  for (const Found& f : markers)
+    if (f.marker.file == want) mine.push_back(f);
+  bool by_name = false;
+  if (mine.empty()) {
+    for (const Found& f : markers)
+      if (BaseName(f.marker.file) == BaseName(dump_path)) mine.push_back(f);
+    by_name = !mine.empty();
+  }
+  if (mine.empty()) {
+    *error = log_path + ": no dump marker names " + dump_path + " (" +
+             std::to_string(markers.size()) +
+             " marker(s) in the log; was the run made with -level "
+             "realm_shadow=2, and is the dump from this run?)";
+    return false;
+  }
+
+  DumpFile result;
+  result.source = "ingest-realm-log";
+  result.node = dumped.node;
+  for (const Snapshot& want_memory : dumped.memories) {
+    const Found* chosen = nullptr;
+    bool sequence_matched = false;
+    for (const Found& f : mine) {
+      if (f.marker.memory_id != want_memory.memory_id) continue;
+      if (f.marker.sequence == want_memory.sequence) {
+        chosen = &f;
+        sequence_matched = true;
+      } else if (!sequence_matched) {
+        chosen = &f;  // the last so far
+      }
+    }
+    const std::string mem = HexId(want_memory.memory_id);
+    if (chosen == nullptr) {
+      result.notes.push_back(mem + ": no marker for this memory in " +
+                             log_path + "; not rebuilt");
+      continue;
+    }
+    RealmLogReader reader;
+    for (size_t i = 0; i < chosen->line; ++i) reader.FeedLine(lines[i]);
+    // A failure dump is written at the failure, inside Realm's
+    // notify_allocation and before Realm logs the outcome: the log states
+    // that failure in a line after the marker.  That one line (the failed
+    // instance's outcome, the newest failure of the dumped memory) is
+    // applied too; nothing else after the marker is.
+    std::string late_failure;
+    if (chosen->marker.reason == "failure" && !want_memory.failures.empty()) {
+      const uint64_t failed = want_memory.failures.back().instance;
+      for (size_t i = chosen->line + 1; i < lines.size(); ++i) {
+        PrefixedLine p;
+        if (!SplitPrefix(lines[i], &p) || p.logger != "inst") continue;
+        uint64_t inst = 0;
+        const bool outcome =
+            (StartsWith(p.message, "allocation failed:") &&
+             HexField(p.message, "inst=", &inst) && inst == failed) ||
+            (StartsWith(p.message, "instance allocation failed - out of "
+                                   "memory in mem ") &&
+             RealmMemoryOfInstance(failed) == want_memory.memory_id);
+        if (!outcome) continue;
+        reader.FeedLine(lines[i]);
+        late_failure = "; the failure line of " + HexId(failed) + " (line " +
+                       std::to_string(i + 1) +
+                       ", logged after the dump was taken at the failure) "
+                       "applied too";
+        break;
+      }
+    }
+    DumpFile cut = reader.Dump();
+    // The instances the log names between the dump's begin line and its
+    // marker: Realm went on allocating while the snapshot was taken, so each
+    // of them may be on either side of it.
+    std::string in_flight;
+    size_t begin_line = chosen->line;
+    for (size_t i = chosen->line; i-- > 0;) {
+      const std::string_view message = ShadowLoggerMessage(lines[i]);
+      DumpMarker begin;
+      if (!message.empty() && ParseDumpBegin(message, &begin) &&
+          begin.memory_id == chosen->marker.memory_id &&
+          begin.file == chosen->marker.file) {
+        begin_line = i;
+        break;
+      }
+    }
+    std::set<uint64_t> flying;
+    for (size_t i = begin_line + 1; i < chosen->line; ++i) {
+      PrefixedLine p;
+      uint64_t inst = 0;
+      if (SplitPrefix(lines[i], &p) && p.logger == "inst" &&
+          (HexField(p.message, "inst=", &inst) ||
+           (p.message.rfind(':') != std::string_view::npos &&
+            ParseHex(Trim(p.message.substr(p.message.rfind(':') + 1)),
+                     &inst))) &&
+          RealmMemoryOfInstance(inst) == want_memory.memory_id)
+        flying.insert(inst);
+    }
+    for (uint64_t inst : flying) absl::StrAppend(&in_flight, " ", HexId(inst));
+    Snapshot picture;
+    bool found = false;
+    for (Snapshot& s : cut.memories) {
+      if (s.memory_id == want_memory.memory_id) {
+        picture = std::move(s);
+        found = true;
+        break;
+      }
+    }
+    if (!found) {
+      // The log had nothing of this memory yet: an empty picture.
+      picture.memory_id = want_memory.memory_id;
+      picture.node = static_cast<uint32_t>((want_memory.memory_id >> 40) & 0xffff);
+      picture.capacity_known = false;
+    }
+    result.memories.push_back(std::move(picture));
+    result.notes.push_back(
+        mem + ": log cut before line " + std::to_string(chosen->line + 1) +
+        " (the marker of " + chosen->marker.file + ", reason " +
+        chosen->marker.reason + ", sequence " +
+        std::to_string(chosen->marker.sequence) + ")" +
+        (by_name ? "; matched by file name only" : "") + late_failure +
+        (sequence_matched
+             ? ""
+             : "; the dump's sequence " +
+                   std::to_string(want_memory.sequence) +
+                   " matches no marker: the last one was used"));
+    if (!in_flight.empty())
+      result.notes.push_back(absl::StrCat(
+          mem, ": ", kInFlightNote, " (log lines ", begin_line + 2, "-",
+          chosen->line, ", between the dump's begin line and its marker):",
+          in_flight));
+    for (const std::string& note : cut.notes)
+      result.notes.push_back(mem + " cut: " + note);
+  }
+  std::sort(result.memories.begin(), result.memories.end(),
+            [](const Snapshot& a, const Snapshot& b) {
+              return a.memory_id < b.memory_id;
+            });
+  *out = std::move(result);
   return true;
 }
 

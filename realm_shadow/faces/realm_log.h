@@ -16,9 +16,17 @@
 //  - "instance created: inst=I ... ready=E" with no outcome yet: deferred
 //    (kDeferred); after an outcome it only confirms it.
 //  - "allocation failed: inst=I": kAllocationFailed, or kDeferredFailed.
+//  - "instance allocation failed - out of memory in mem M" (fatal, Realm
+//    aborts next; logged when nobody asked for the allocation result): the
+//    newest request in M with a layout and no outcome fails
+//    (kAllocationFailed), else the newest deferred one (kDeferredFailed).
 //  - "instance destroyed: inst=I wait_on=E": kReleaseRequested (ready when
 //    E is 0); for a failed instance nothing (Realm destroys those too).
 //  - "deallocation completed: inst=I": kReleased.
+//  - With -level event=2, "{2}{event}: user event cancelled: event=E": a
+//    destroy that waits on exactly E is cancelled (Realm keeps the range;
+//    a release_requested event with aux 2).  A destroy waiting on an event
+//    merged from E is not recognized.
 //  - Redistrict: the new instances get only "creating/reusing" lines (no
 //    layout); the old one gets "deallocation completed" with no "instance
 //    destroyed" before it; then one "allocation completed" (or "allocation
@@ -94,6 +102,8 @@ struct RealmLogCounts {
   uint64_t bounded_pieces = 0;      // pieces whose size is an upper bound
   uint64_t tightened_bounds = 0;    // bounds narrowed by a later allocation
   uint64_t checkpoints = 0;         // "CHECKPOINT <label>" lines seen
+  uint64_t fatal_without_request = 0;  // out-of-memory lines with no request
+  uint64_t cancelled_releases = 0;  // destroys whose user event was cancelled
 };
 
 class RealmLogReader {
@@ -130,6 +140,30 @@ class RealmLogReader {
 // all, or repeats a (node, memory) of an earlier log.
 bool IngestRealmLogs(const std::vector<std::string>& paths, DumpFile* out,
                      std::string* error);
+
+// The log lined up with one dump: for each memory of the dump at
+// `dump_path`, the state rebuilt from `log_path` up to (not including) that
+// memory's marker line for this dump (realm_shadow/log_sink.h: "dump memory=M
+// sequence=S ... file=PATH", written through Realm's logger when the dump
+// was taken).  A marker names the dump when its file is the dump's absolute
+// path, or, failing any such marker, has the same file name.  When a file
+// was written more than once, the marker whose sequence equals the dump's
+// is used, else the last one (and a note says so).  The result holds only
+// the dump's memories, in the dump's node, with notes naming each cut.
+// False with a one-line *error when a file cannot be read or no marker of
+// the dump is in the log (the run had no -level realm_shadow=2, or the dump
+// is from another run).
+//
+// Realm goes on allocating while a snapshot is taken: the instances the log
+// names between the dump's begin line ("dump begin ...", written right
+// before the snapshot) and its marker may be on either side of it.  They
+// are listed in a note "<memory>: in flight while the snapshot was taken
+// (...): <ids>" (kInFlightNote), which compare.h reads.
+inline constexpr const char* kInFlightNote =
+    "in flight while the snapshot was taken";
+bool IngestRealmLogAtDump(const std::string& log_path,
+                          const std::string& dump_path, DumpFile* out,
+                          std::string* error);
 
 }  // namespace realm_shadow
 

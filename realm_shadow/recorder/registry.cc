@@ -15,8 +15,8 @@
 namespace realm_shadow {
 namespace internal {
 
-std::atomic<bool> g_enabled{true};
-std::atomic<uint64_t> g_pauses{0};
+REALM_SHADOW_INTERNAL_HIDDEN std::atomic<bool> g_enabled{true};
+REALM_SHADOW_INTERNAL_HIDDEN std::atomic<uint64_t> g_pauses{0};
 
 }  // namespace internal
 

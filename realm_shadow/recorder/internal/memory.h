@@ -94,9 +94,17 @@ struct realm_shadow_memory {
 namespace realm_shadow::internal {
 
 // The run-time switch (realm_shadow_set_enabled) and how often it was
-// turned off: a memory that saw a pause is no longer exact.
-extern std::atomic<bool> g_enabled;
-extern std::atomic<uint64_t> g_pauses;
+// turned off: a memory that saw a pause is no longer exact.  Hidden: every
+// hook reads g_enabled, and a default-visibility global in position-
+// independent code costs a load through the GOT first (one instruction per
+// event, 26.53 -> 27.53 under callgrind).
+#if defined(__GNUC__)
+#define REALM_SHADOW_INTERNAL_HIDDEN __attribute__((visibility("hidden")))
+#else
+#define REALM_SHADOW_INTERNAL_HIDDEN
+#endif
+extern std::atomic<bool> g_enabled REALM_SHADOW_INTERNAL_HIDDEN;
+extern std::atomic<uint64_t> g_pauses REALM_SHADOW_INTERNAL_HIDDEN;
 
 inline bool Recording(const realm_shadow_memory* m) {
   // Relaxed: the switch needs no ordering with the events around it.
