@@ -45,12 +45,13 @@
 namespace realm_shadow {
 namespace legion {
 
-// Attribute keys (see snapshot.h Identity::attributes).
-inline constexpr char kRegionsKey[] = "regions";
-inline constexpr char kFieldsKey[] = "fields";
-inline constexpr char kCreatorKey[] = "creator";
-inline constexpr char kProvenanceKey[] = "provenance";
-inline constexpr char kStoreKey[] = "store";
+// Attribute keys (see snapshot.h Identity::attributes); the shared ones are
+// recorder/identity.h's, which the Realm-log reader uses too.
+inline constexpr const auto& kRegionsKey = kRegionsAttribute;
+inline constexpr const auto& kFieldsKey = kFieldsAttribute;
+inline constexpr const auto& kCreatorKey = kCreatorAttribute;
+inline constexpr const auto& kProvenanceKey = kProvenanceAttribute;
+inline constexpr const auto& kStoreKey = kStoreAttribute;
 inline constexpr char kShapeKey[] = "shape";
 inline constexpr char kTypeKey[] = "type";
 inline constexpr char kTransformKey[] = "transform";

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -35,20 +36,24 @@ const char kMainUsage[] =
     "usage: realm-shadow <command> [arguments]\n"
     "\n"
     "commands:\n"
-    "  report FILE...                      every memory: use, holes, pending,\n"
-    "                                      failures with blockers, anomalies\n"
+    "  report FILE... [--by ATTR] [--node N] [--all]\n"
+    "                                      every memory: use, who holds it,\n"
+    "                                      holes, pending, failures with\n"
+    "                                      blockers, anomalies\n"
     "  holes FILE... [--memory ID] [--top N]\n"
     "  blockers FILE... --size BYTES [--align BYTES] [--memory ID]\n"
     "                   [--objective bytes|count]\n"
     "  json FILE...                        JSON on stdout\n"
     "  diff A B                            offset-level changes from A to B\n"
-    "  ingest-realm-log LOG... -o FILE     rebuild a dump from a Realm log\n"
-    "                                      (-level inst=1[,machine=1])\n"
+    "  ingest-realm-log LOG... -o FILE     rebuild a dump from Realm logs,\n"
+    "                                      one per rank (-level inst=1,\n"
+    "                                      machine=1; -lg:spy for identity)\n"
     "  ingest-realm-log LOG --cut-at-dump D.rsd -o FILE\n"
     "                                      the log up to dump D's marker\n"
     "  compare SHADOW LOG [--run N] [--dump L] [--tsv]\n"
     "                                      does a dump agree with the log's\n"
-    "  html FILE... -o PAGE.html           the memory map page\n"
+    "  html FILE... -o PAGE.html [--color-by ATTR]\n"
+    "                                      the memory map page\n"
     "  html A B --diff -o PAGE.html        the page comparing two dumps\n"
     "\n"
     "FILE: a dump file (one per node of a run).  Sizes: bytes, or with a\n"
@@ -62,13 +67,21 @@ struct Command {
 
 const Command kCommands[] = {
     {"report",
-     "usage: realm-shadow report FILE... [--top N]\n"
+     "usage: realm-shadow report FILE... [--top N] [--by ATTR] [--node N] [--all]\n"
      "Per memory of every dump (memories kept apart by node and id):\n"
-     "capacity, use by kind, allocations, total free, the largest holes,\n"
-     "hole histogram, fragmentation, deferred requests, pending releases,\n"
-     "recent failures with their cause and blockers, anomalies; then what\n"
-     "each dump's source could not tell.\n"
-     "  --top N   how many holes to list (default 10)\n"},
+     "capacity, use by kind, who holds it (allocations grouped by an\n"
+     "identity attribute: count, bytes, share of capacity, largest), the\n"
+     "largest holes, hole histogram, fragmentation, deferred requests,\n"
+     "pending releases, recent failures with their cause and blockers,\n"
+     "anomalies; then what each dump's source could not tell.  With several\n"
+     "nodes a run summary comes first, one line per memory by pressure, and\n"
+     "full reports follow for the memories under most pressure.\n"
+     "  --top N      how many holes to list (default 10)\n"
+     "  --by ATTR    group by store, provenance, task, region, field, kind,\n"
+     "               creator or any identity attribute (default: the Legate\n"
+     "               store, else the region, else the task, when present)\n"
+     "  --node N     only node N's memories\n"
+     "  --all        every memory, group and instance (lists are cut to 10)\n"},
     {"holes",
      "usage: realm-shadow holes FILE... [--memory ID] [--top N]\n"
      "The largest holes of each memory (or of memory ID), largest first.\n"
@@ -99,10 +112,15 @@ const Command kCommands[] = {
      "usage: realm-shadow ingest-realm-log LOG... -o FILE\n"
      "       realm-shadow ingest-realm-log LOG --cut-at-dump DUMP.rsd -o FILE\n"
      "Rebuild the memory state at the end of an unmodified Legion/Realm\n"
-     "run from its log (made with -level inst=1, and machine=1 for\n"
-     "capacities; -logfile keeps the log whole when the run aborts) and\n"
-     "write it as a dump.  One LOG per node.  Unknown lines are counted and\n"
-     "skipped; the dump's notes say what the log could not tell.\n"
+     "run from its logs and write it as one dump.  Run with -level\n"
+     "inst=1,machine=1 (and -lg:spy -level legion_spy=2 for the regions,\n"
+     "fields and tasks of every instance) and -logfile run_%.log (one log\n"
+     "per rank, kept whole when the run aborts); give every rank's log\n"
+     "(run_*.log), and Legate's out-of-memory report (the run's stderr) if\n"
+     "there is one.  Logs are read in parallel.  Unknown lines are counted\n"
+     "and skipped; the dump's notes say what the logs could not tell, and\n"
+     "problems (missing debug-level lines, a second log of one rank, logs\n"
+     "of different runs, a truncated log) are printed at once.\n"
      "  -o FILE               the dump to write\n"
      "  --cut-at-dump D.rsd   for each memory of the tracked dump D, replay\n"
      "                        the log only up to that memory's marker line\n"
@@ -123,11 +141,16 @@ const Command kCommands[] = {
      "  --dump LABEL  label of the dump in the second column (default: SHADOW)\n"
      "  --tsv         tab-separated rows without header, for scripts\n"},
     {"html",
-     "usage: realm-shadow html FILE... -o PAGE.html\n"
+     "usage: realm-shadow html FILE... -o PAGE.html [--color-by ATTR]\n"
      "       realm-shadow html A B --diff -o PAGE.html\n"
-     "A self-contained page with every memory as a zoomable address map;\n"
-     "with --diff, B compared with A.\n"
-     "  -o PAGE.html  the page to write\n"},
+     "A self-contained page with every memory as a zoomable address map\n"
+     "(the rows of several nodes grouped by node); with --diff, B compared\n"
+     "with A.\n"
+     "  -o PAGE.html      the page to write\n"
+     "  --color-by ATTR   colour the blocks by kind (default) or by an\n"
+     "                    identity attribute (task, store, region, field,\n"
+     "                    ...): the top groups get a colour each, with a\n"
+     "                    legend; the page can change it\n"},
 };
 
 const Command* FindCommand(const std::string& name) {
@@ -156,6 +179,7 @@ struct Args {
   bool help = false;
   bool diff = false;
   bool tsv = false;
+  bool all = false;
 };
 
 // Options that take a value, per command; everything else starting with
@@ -166,6 +190,8 @@ bool ParseArgs(const Command& c, int argc, char** argv, Args* out,
   auto takes_value = [&](const std::string& opt) {
     if (opt == "--memory") return name == "holes" || name == "blockers";
     if (opt == "--top") return name == "holes" || name == "report";
+    if (opt == "--by" || opt == "--node") return name == "report";
+    if (opt == "--color-by") return name == "html";
     if (opt == "--size" || opt == "--align" || opt == "--objective")
       return name == "blockers";
     if (opt == "-o" || opt == "--output")
@@ -186,6 +212,10 @@ bool ParseArgs(const Command& c, int argc, char** argv, Args* out,
     }
     if (arg == "--tsv" && name == "compare") {
       out->tsv = true;
+      continue;
+    }
+    if (arg == "--all" && name == "report") {
+      out->all = true;
       continue;
     }
     if (arg == "--") {
@@ -288,8 +318,30 @@ int RunReport(const Command& c, const Args& args) {
   ReportOptions options;
   if (absl::Status top = CountOption(args, "--top", &options.top_holes); !top.ok())
     return Usage(c, top);
+  if (auto it = args.values.find("--by"); it != args.values.end()) {
+    if (it->second.empty()) return Usage(c, "--by needs an attribute");
+    options.group_by = it->second;
+  }
+  options.all = args.all;
   const absl::StatusOr<std::vector<DumpFile>> dumps = LoadDumps(args.files);
   if (!dumps.ok()) return BadInput(dumps.status());
+  if (auto it = args.values.find("--node"); it != args.values.end()) {
+    const absl::StatusOr<size_t> node = ParseCount(it->second);
+    if (!node.ok() || *node > UINT32_MAX)
+      return Usage(c, "--node '" + it->second + "': expected a node number");
+    std::set<uint32_t> nodes;
+    for (const LoadedMemory& m : ListMemories(*dumps, args.files))
+      nodes.insert(m.snapshot->node);
+    if (!nodes.count(static_cast<uint32_t>(*node))) {
+      std::string have;
+      for (uint32_t n : nodes) have += " " + std::to_string(n);
+      return BadInput("no node " + std::to_string(*node) +
+                      " in the given dump(s); they hold node(s):" +
+                      (have.empty() ? std::string(" none") : have));
+    }
+    options.node_selected = true;
+    options.node = static_cast<uint32_t>(*node);
+  }
   std::cout << FormatReport(*dumps, args.files, options);
   return 0;
 }
@@ -386,6 +438,7 @@ int RunIngest(const Command& c, const Args& args) {
   auto out = args.values.find("-o");
   if (out == args.values.end()) return Usage(c, "-o FILE is required");
   DumpFile dump;
+  IngestSummary summary;
   std::string error;
   if (auto cut = args.values.find("--cut-at-dump"); cut != args.values.end()) {
     if (args.files.size() != 1)
@@ -393,16 +446,32 @@ int RunIngest(const Command& c, const Args& args) {
                       "from), got " + std::to_string(args.files.size()));
     if (!IngestRealmLogAtDump(args.files[0], cut->second, &dump, &error))
       return BadInput(error);
-  } else if (!IngestRealmLogs(args.files, &dump, &error)) {
+  } else if (!IngestRealmLogs(args.files, IngestOptions{}, &dump, &summary,
+                              &error)) {
     return BadInput(error);
   }
+  // What is wrong with the input, at once, before the work is written.
+  for (const std::string& warning : summary.warnings)
+    std::cerr << "realm-shadow: warning: " << warning << "\n";
   if (absl::Status written = WriteDump(out->second, dump); !written.ok())
     return BadInput(written);
   size_t allocations = 0;
-  for (const Snapshot& s : dump.memories) allocations += s.allocations.size();
+  std::set<uint32_t> nodes;
+  for (const Snapshot& s : dump.memories) {
+    allocations += s.allocations.size();
+    nodes.insert(s.node);
+  }
   std::cerr << "realm-shadow: wrote " << out->second << ": "
-            << dump.memories.size() << " memory(ies), " << allocations
-            << " live allocation(s)\n";
+            << dump.memories.size() << " memory(ies) of " << nodes.size()
+            << " node(s), " << allocations << " live allocation(s)";
+  if (summary.spy_instances > 0)
+    std::cerr << "; Legion Spy identities attached to "
+              << summary.spy_attached << " of " << summary.spy_instances
+              << " instance(s) it names";
+  if (summary.legate_instances > 0)
+    std::cerr << "; Legate report: " << summary.legate_attached << " of "
+              << summary.legate_instances << " instance(s) matched";
+  std::cerr << "\n";
   return 0;
 }
 
@@ -448,7 +517,10 @@ int RunHtml(const Command& c, const Args& args) {
     }
     dumps = {std::move(merged)};
   }
-  if (absl::Status written = WriteHtmlMap(dumps, out->second); !written.ok())
+  HtmlOptions options;
+  if (auto it = args.values.find("--color-by"); it != args.values.end())
+    options.color_by = GroupAttribute(it->second);
+  if (absl::Status written = WriteHtmlMap(dumps, out->second, options); !written.ok())
     return BadInput(written);
   return 0;
 }

@@ -303,6 +303,16 @@ std::array<KindUsage, kAllocationKindCount> UsageByKind(const Snapshot& s) {
   return usage;
 }
 
+KindUsage UnplacedUsage(const Snapshot& s) {
+  KindUsage usage;
+  for (const PendingRequest& p : s.pending) {
+    if (!p.placement_unknown()) continue;
+    usage.bytes = SaturatingAdd(usage.bytes, p.size);
+    ++usage.count;
+  }
+  return usage;
+}
+
 FitResult FirstFit(const Snapshot& snapshot, uint64_t size,
                    uint64_t alignment) {
   const OffsetOrder order(snapshot.allocations);

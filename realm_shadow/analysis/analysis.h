@@ -68,6 +68,16 @@ struct KindUsage {
 };
 std::array<KindUsage, kAllocationKindCount> UsageByKind(const Snapshot& s);
 
+// Live instances whose placement the source never gave (PendingRequest with
+// kPlacementUnknown: a Realm log without debug-level lines).  While there
+// are any, the memory's holes, free space and fragmentation are unknown:
+// every function here still computes them from the placed allocations
+// alone, and the tools say so instead of printing them.
+KindUsage UnplacedUsage(const Snapshot& s);
+inline bool PlacementsKnown(const Snapshot& s) {
+  return UnplacedUsage(s).count == 0;
+}
+
 // Whether a request of `size` bytes at `alignment` fits now, and where
 // Realm's first-fit would place it (the lowest hole whose aligned start
 // leaves room; zero-byte requests fit at offset 0).

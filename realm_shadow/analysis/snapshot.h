@@ -145,7 +145,17 @@ std::string FormatHumanSize(uint64_t bytes);
 // the plain "512 B" below 1 KiB, which is exact already.
 std::string FormatSizeExact(uint64_t bytes);
 
-// A deferred request waiting on releases.
+// Bits of PendingRequest::flags (kPinned as for allocations).
+enum PendingFlag : uint8_t {
+  // Not a request: a live instance whose placement the source never gave
+  // (a Realm log without debug-level lines).  It holds `size` bytes
+  // somewhere in the memory, so that memory's holes and free space are
+  // unknown (PlacementsKnown in analysis.h); no analysis places it.
+  kPlacementUnknown = 8,
+};
+
+// A deferred request waiting on releases (or, with kPlacementUnknown, a
+// live instance of unknown placement).
 struct PendingRequest {
   uint64_t instance = 0;
   uint64_t size = 0;
@@ -154,6 +164,8 @@ struct PendingRequest {
   uint64_t sequence = 0;  // event number at which it was deferred
   uint32_t identity = 0;
   uint8_t flags = 0;
+
+  bool placement_unknown() const { return flags & kPlacementUnknown; }
 };
 
 struct Failure {

@@ -66,6 +66,7 @@ void WriteRequests(JsonWriter& w, const Snapshot& s) {
   w.ObjectArray("pending", s.pending, [&](const PendingRequest& p) {
     WritePendingFields(w, p);
     WriteIdentity(w, s, p.identity);
+    if (p.placement_unknown()) w.Bool("placement_unknown", true);
   });
   w.ObjectArray("reservations", s.reservations,
                 [&](const Reservation& r) { WriteReservationFields(w, r); });

@@ -18,6 +18,9 @@
 // the page agrees with `realm-shadow report`.  With two dumps the second is
 // compared with the first, memory by memory and instance by instance
 // (added, removed, moved or resized), and the page can show either one.
+// Blocks are coloured by kind or by any identity attribute (the top groups
+// by bytes get a colour each, with a legend), and the rows of a dump of
+// several nodes are grouped by node.
 //
 // Cost: linear in the allocations, plus O(n log k) for the top-k tables and
 // one FindBlockers per recorded failure (at most kRecentFailures per
@@ -35,14 +38,23 @@
 
 namespace realm_shadow {
 
+struct HtmlOptions {
+  // What colours the blocks when the page opens: "kind", or an identity
+  // attribute ("task", "store", "regions", ...); the page lets the reader
+  // change it.  An attribute no identity carries falls back to "kind".
+  std::string color_by = "kind";
+};
+
 // Writes the page for one dump, or two (before, after: a diff); an error
 // when there is nothing to show (no dump, more than two) or the file cannot
 // be written.
 absl::Status WriteHtmlMap(const std::vector<DumpFile>& dumps,
-                          const std::string& out_path);
+                          const std::string& out_path,
+                          const HtmlOptions& options = HtmlOptions{});
 
 // The page as a string (what WriteHtmlMap writes); tests use it.
-std::string RenderHtmlMap(const std::vector<DumpFile>& dumps);
+std::string RenderHtmlMap(const std::vector<DumpFile>& dumps,
+                          const HtmlOptions& options = HtmlOptions{});
 
 }  // namespace realm_shadow
 

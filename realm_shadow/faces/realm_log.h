@@ -1,10 +1,14 @@
-// realm_shadow/faces/realm_log.h - rebuilding memory state from the log of
-// an unmodified Legion/Realm run (-level inst=1, optionally machine=1).
+// realm_shadow/faces/realm_log.h - rebuilding memory state from the logs of
+// an unmodified Legion/Realm run (-level inst=1, optionally machine=1, and
+// with -lg:spy -level legion_spy=2 the Legion identity of every instance).
 //
 // Layer 5.  The reader turns Realm's "inst" logger lines into recorder
 // Events and applies them to one ShadowMap per memory, so a rebuilt memory is
 // exactly what the tracker would have shown for the same events, and every
-// tool (report, page, diff) reads it the same way.
+// tool (report, page, diff) reads it the same way.  Three parts, each in
+// realm_log/: the line grammar (one line -> a typed record), the replay (one
+// node's records -> Events per memory, instance lives, identity bindings),
+// and the dump assembly (every node's replay -> one DumpFile).
 //
 // What the log says and how it is read (see the fixtures' INDEX.txt):
 //  - "creating new/reusing local instance: I" opens a new life of id I
@@ -14,7 +18,10 @@
 //  - "allocation completed: inst=I offset=O": placed (kAllocated, or
 //    kDeferredCompleted when I was deferred).
 //  - "instance created: inst=I ... ready=E" with no outcome yet: deferred
-//    (kDeferred); after an outcome it only confirms it.
+//    (kDeferred); after an outcome it only confirms it.  With no layout line
+//    before it the log lacks Realm's debug-level lines: I is live with B
+//    bytes at an unknown place (PendingRequest kPlacementUnknown), and the
+//    dump says what is missing and how to get it.
 //  - "allocation failed: inst=I": kAllocationFailed, or kDeferredFailed.
 //  - "instance allocation failed - out of memory in mem M" (fatal, Realm
 //    aborts next; logged when nobody asked for the allocation result): the
@@ -27,15 +34,26 @@
 //    destroy that waits on exactly E is cancelled (Realm keeps the range;
 //    a release_requested event with aux 2).  A destroy waiting on an event
 //    merged from E is not recognized.
+//  - "creating proxy for remotely-created instance: I": another node's
+//    instance; counted, never an allocation.
 //  - Redistrict: the new instances get only "creating/reusing" lines (no
 //    layout); the old one gets "deallocation completed" with no "instance
 //    destroyed" before it; then one "allocation completed" (or "allocation
 //    failed") per piece.  Read as kRedistrict + kRedistrictPiece.
 //  - The machine=1 dump, a multi-line entry, gives each memory's kind and
 //    capacity ("Memory:1e00000000000000, SYSTEM_MEM, capacity: 16777216");
-//    "IB Memory" lines (internal, never hold instances) are skipped.
-//  - An instance's memory comes from its id bits:
+//    node 0 writes it for every node.  Legion Spy's "Memory M C K" gives a
+//    node's own memories.  "IB Memory" lines (internal) are skipped.
+//  - An instance's memory and owner node come from its id bits:
 //    0x1e << 56 | ((I >> 46) & 0xffff) << 40 | ((I >> 22) & 0xff).
+//  - Legion Spy: "Physical Instance EVENT I M REDOP ..." names the
+//    instance life of I open at that line; its Field, Creator and Creation
+//    Region lines, and the naming and operation lines anywhere in the run,
+//    give its regions, fields, creating operation and task
+//    (realm_log/legion_spy.h).
+//  - Legate's out-of-memory report (BaseMapper, on stderr and in the log):
+//    each instance it lists gets its store's allocation site and element
+//    range (realm_log/line_grammar.h).
 //
 // What the log cannot tell, and what the reader does about it:
 //  - Redistricted pieces' sizes appear nowhere.  A piece ends at or before
@@ -57,14 +75,15 @@
 //    destroy was requested and not yet completed, that release must already
 //    have happened; it is applied first and counted as a reordering, not an
 //    anomaly, and its later "deallocation completed" line is consumed.
-//  - Capacity without machine=1: unknown (Snapshot::capacity_known false).
-//  - Legion/Legate identity (kinds, fields, regions): not in this log.
+//  - Capacity without machine=1 or Legion Spy: unknown
+//    (Snapshot::capacity_known false).
 // Lines of other loggers, continuation lines of multi-line entries and lines
 // the reader does not know are counted and skipped, never fatal; the counts
 // go into the dump's notes.
 //
 // Cost: one hash lookup and one ordered-set step per instance line; memory
-// proportional to the instances alive in the log.
+// proportional to the instances alive in the log.  Several logs are read in
+// parallel, one thread per log (bench/ingest_benchmark.cc measures it).
 #ifndef REALM_SHADOW_FACES_REALM_LOG_H_
 #define REALM_SHADOW_FACES_REALM_LOG_H_
 
@@ -75,6 +94,8 @@
 #include <vector>
 
 #include "realm_shadow/dump/dump.h"
+#include "realm_shadow/faces/realm_log/dump_assembly.h"
+#include "realm_shadow/faces/realm_log/replay.h"
 
 namespace realm_shadow {
 
@@ -86,29 +107,18 @@ inline constexpr const char* kSizeUnknown = "unknown";
 
 // The memory an instance id belongs to (see the bit layout above).
 inline uint64_t RealmMemoryOfInstance(uint64_t instance) {
-  return (uint64_t{0x1e} << 56) | (((instance >> 46) & 0xffff) << 40) |
-         ((instance >> 22) & 0xff);
+  return realm_log::MemoryOfInstance(instance);
 }
 
-struct RealmLogCounts {
-  uint64_t lines = 0;
-  uint64_t instance_lines = 0;      // "inst" logger lines understood
-  uint64_t memory_lines = 0;        // machine dump "Memory:" lines read
-  uint64_t continuation_lines = 0;  // other lines of multi-line entries
-  uint64_t other_logger_lines = 0;  // lines of other loggers
-  uint64_t unknown_lines = 0;       // inst lines not understood, garbage
-  uint64_t reorderings = 0;         // releases applied before their line
-  uint64_t redistricts = 0;
-  uint64_t bounded_pieces = 0;      // pieces whose size is an upper bound
-  uint64_t tightened_bounds = 0;    // bounds narrowed by a later allocation
-  uint64_t checkpoints = 0;         // "CHECKPOINT <label>" lines seen
-  uint64_t fatal_without_request = 0;  // out-of-memory lines with no request
-  uint64_t cancelled_releases = 0;  // destroys whose user event was cancelled
-};
+using RealmLogCounts = realm_log::ReplayCounts;
+using IngestSummary = realm_log::IngestSummary;
 
+// Reads one stream of lines (one log, or several nodes' lines merged: each
+// node's lines are replayed apart, by the node in their prefix).
 class RealmLogReader {
  public:
-  RealmLogReader();
+  // `options` (may be null) must outlive the reader.
+  explicit RealmLogReader(const realm_log::ReplayOptions* options = nullptr);
   ~RealmLogReader();
   RealmLogReader(const RealmLogReader&) = delete;
   RealmLogReader& operator=(const RealmLogReader&) = delete;
@@ -121,25 +131,46 @@ class RealmLogReader {
   // The state so far as a dump (source "ingest-realm-log", the node from
   // the lines' prefix, notes on what the log could not tell).  May be
   // called at any point, e.g. at each CHECKPOINT line; reading goes on.
-  DumpFile Dump();
+  DumpFile Dump(IngestSummary* summary = nullptr);
 
-  const RealmLogCounts& counts() const;
-  // The node given by the lines' "[node - thread]" prefix (0 if none).
+  // Summed over the nodes of the stream.
+  RealmLogCounts counts() const;
+  // The node given by the first line's "[node - thread]" prefix (0 if none).
   uint32_t node() const;
   // Whether any line was recognisably from Realm's logger.
   bool saw_realm_lines() const;
+  // Lines fed so far.
+  uint64_t lines() const;
 
  private:
   struct State;
   std::unique_ptr<State> state_;
 };
 
-// Reads each log (one per node of a run) and merges their memories into one
-// dump; memories are kept apart by (node, memory id).  False with a one-line
-// *error naming the file when a log cannot be read, holds no Realm line at
-// all, or repeats a (node, memory) of an earlier log.
-bool IngestRealmLogs(const std::vector<std::string>& paths, DumpFile* out,
-                     std::string* error);
+struct IngestOptions {
+  // Stop before this 1-based line of each log (0: read everything), e.g. at
+  // the line that marks a dump taken during the run.
+  uint64_t stop_before_line = 0;
+  // Logs read at once; 0: one per core.
+  unsigned threads = 0;
+  // Observes every applied event; called from the reading threads, so it
+  // must be thread-safe when several logs are read.  May be null.
+  const realm_log::ReplayOptions* replay = nullptr;
+};
+
+// Reads each log (one per node of a run: `run_%.log` as Realm expands it,
+// and any file of Legate's out-of-memory report) and assembles one dump,
+// memories kept apart by (node, memory id) (realm_log/dump_assembly.h).
+// False with a one-line *error naming the file when a log cannot be read or
+// holds no Realm line at all; everything else (a second log of one node, a
+// log of another run, a truncated log) is a note and a warning in *summary.
+bool IngestRealmLogs(const std::vector<std::string>& paths,
+                     const IngestOptions& options, DumpFile* out,
+                     IngestSummary* summary, std::string* error);
+inline bool IngestRealmLogs(const std::vector<std::string>& paths,
+                            DumpFile* out, std::string* error) {
+  return IngestRealmLogs(paths, IngestOptions{}, out, nullptr, error);
+}
 
 // The log lined up with one dump: for each memory of the dump at
 // `dump_path`, the state rebuilt from `log_path` up to (not including) that

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <set>
+#include <unordered_map>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -68,8 +70,78 @@ std::string CauseText(const Snapshot& s, uint64_t size, uint64_t alignment) {
                       "gave)");
 }
 
+// Identities by id, for lookups in loops (Snapshot::FindIdentity scans).
+class IdentityIndex {
+ public:
+  explicit IdentityIndex(const Snapshot& s) {
+    for (const Identity& id : s.identities) by_id_.emplace(id.id, &id);
+  }
+  const Identity* Find(uint32_t id) const {
+    auto it = by_id_.find(id);
+    return it == by_id_.end() ? nullptr : it->second;
+  }
+
+ private:
+  std::unordered_map<uint32_t, const Identity*> by_id_;
+};
+
+std::string ValueOf(const Identity* id, AllocationKind kind,
+                    const std::string& attribute) {
+  if (attribute == "kind") {
+    std::string k = AllocationKindName(kind);
+    if (id != nullptr)
+      for (const auto& kv : id->attributes)
+        if (kv.first == kReductionAttribute) return k + " (reduction)";
+    return k;
+  }
+  if (id != nullptr)
+    for (const auto& [key, value] : id->attributes)
+      if (key == attribute) return value;
+  return "(unknown)";
+}
+
+std::string Padded(std::string text, size_t width) {
+  if (text.size() < width) text.append(width - text.size(), ' ');
+  return text;
+}
+
+std::string ShareOf(uint64_t bytes, const Snapshot& s) {
+  if (!s.capacity_known || s.capacity == 0) return "";
+  return Percent(static_cast<double>(bytes) / static_cast<double>(s.capacity));
+}
+
+// "    3.5 MiB  41.7%  12 allocation(s), largest 448 KiB  calc_new_currents"
+std::string GroupLines(const Snapshot& s,
+                       const std::vector<AllocationGroup>& groups,
+                       size_t shown, const std::string& indent) {
+  std::string out;
+  const size_t n = shown == 0 ? groups.size() : std::min(shown, groups.size());
+  for (size_t i = 0; i < n; ++i) {
+    const AllocationGroup& g = groups[i];
+    absl::StrAppend(&out, indent, Padded(FormatHumanSize(g.bytes), 12),
+                    Padded(ShareOf(g.bytes, s), 7),
+                    Padded(absl::StrCat(g.count, " allocation(s),"), 19),
+                    " largest ", Padded(FormatHumanSize(g.largest), 12), " ",
+                    g.value, "\n");
+  }
+  if (n < groups.size())
+    absl::StrAppend(&out, indent, "... ", groups.size() - n,
+                    " more group(s) (--all shows every one)\n");
+  return out;
+}
+
+// "... 5 more (--all shows every one)" after a list cut to `shown`.
+std::string MoreLine(size_t total, size_t shown, const std::string& indent) {
+  if (shown == 0 || total <= shown) return "";
+  return absl::StrCat(indent, "... ", total - shown,
+                      " more (--all shows every one)\n");
+}
+
+size_t Shown(const ReportOptions& o, size_t limit) { return o.all ? 0 : limit; }
+
 std::string WindowText(const Snapshot& s, const BlockerWindow& w,
-                       const char* label, const std::string& indent) {
+                       const char* label, const std::string& indent,
+                       size_t shown, const std::string& attribute) {
   std::string out;
   if (w.fits_already) {
     absl::StrAppend(&out, indent, label, ": fits now at offset ",
@@ -88,8 +160,26 @@ std::string WindowText(const Snapshot& s, const BlockerWindow& w,
                   "; window ", Range(w.window_offset,
                                      w.window_end - w.window_offset),
                   ", placed at ", w.placement, "\n");
-  for (const Allocation& a : w.blockers)
-    absl::StrAppend(&out, indent, "  ", FormatAllocationLine(s, a), "\n");
+  if (!attribute.empty() && w.blockers.size() > 1) {
+    // Who the window belongs to, in one line.
+    const std::vector<AllocationGroup> groups =
+        GroupAllocations(s, attribute, &w.blockers);
+    absl::StrAppend(&out, indent, "  by ", attribute, ":");
+    const size_t n = std::min<size_t>(groups.size(), 4);
+    for (size_t i = 0; i < n; ++i)
+      absl::StrAppend(&out, i ? ";" : "", " ", groups[i].value, " ",
+                      groups[i].count, " (", FormatHumanSize(groups[i].bytes),
+                      ")");
+    if (n < groups.size())
+      absl::StrAppend(&out, "; ", groups.size() - n, " more group(s)");
+    out += "\n";
+  }
+  const size_t n =
+      shown == 0 ? w.blockers.size() : std::min(shown, w.blockers.size());
+  for (size_t i = 0; i < n; ++i)
+    absl::StrAppend(&out, indent, "  ", FormatAllocationLine(s, w.blockers[i]),
+                    "\n");
+  out += MoreLine(w.blockers.size(), shown, indent + "  ");
   return out;
 }
 
@@ -105,7 +195,8 @@ bool SameWindow(const BlockerWindow& a, const BlockerWindow& b) {
 
 std::string BlockersBothObjectives(const Snapshot& s, uint64_t size,
                                    uint64_t alignment,
-                                   const std::string& indent) {
+                                   const std::string& indent, size_t shown,
+                                   const std::string& attribute) {
   const BlockerWindow bytes =
       FindBlockers(s, size, alignment, BlockerObjective::kFewestBytes);
   const BlockerWindow count =
@@ -113,15 +204,143 @@ std::string BlockersBothObjectives(const Snapshot& s, uint64_t size,
   std::string out;
   if (SameWindow(bytes, count)) {
     out += WindowText(s, bytes, "blockers (fewest bytes = fewest allocations)",
-                      indent);
+                      indent, shown, attribute);
   } else {
-    out += WindowText(s, bytes, "blockers (fewest bytes)", indent);
-    out += WindowText(s, count, "blockers (fewest allocations)", indent);
+    out += WindowText(s, bytes, "blockers (fewest bytes)", indent, shown,
+                      attribute);
+    out += WindowText(s, count, "blockers (fewest allocations)", indent, shown,
+                      attribute);
   }
   return out;
 }
 
 }  // namespace
+
+std::string GroupAttribute(const std::string& name) {
+  if (name == "region") return kRegionsAttribute;
+  if (name == "field") return kFieldsAttribute;
+  return name;
+}
+
+std::string MostTellingAttribute(const Snapshot& s) {
+  // In that order, the first attribute present that puts two allocations
+  // together (a region per tile groups nothing); failing that, the first
+  // present.
+  std::string first;
+  for (const char* key : {kStoreAttribute, kRegionsAttribute, kTaskAttribute}) {
+    bool present = false;
+    for (const Identity& id : s.identities)
+      for (const auto& kv : id.attributes) present |= kv.first == key;
+    if (!present) continue;
+    if (first.empty()) first = key;
+    for (const AllocationGroup& g : GroupAllocations(s, key))
+      if (g.count > 1 && g.value != "(unknown)") return key;
+  }
+  return first;
+}
+
+std::string AttributeValue(const Snapshot& s, uint32_t identity,
+                           AllocationKind kind, const std::string& attribute) {
+  return ValueOf(identity ? s.FindIdentity(identity) : nullptr, kind,
+                 attribute);
+}
+
+std::vector<AllocationGroup> GroupAllocations(
+    const Snapshot& s, const std::string& attribute,
+    const std::vector<Allocation>* subset) {
+  const IdentityIndex index(s);
+  std::unordered_map<std::string, AllocationGroup> groups;
+  auto add = [&](uint32_t identity, AllocationKind kind, uint64_t size) {
+    const std::string value =
+        ValueOf(identity ? index.Find(identity) : nullptr, kind, attribute);
+    AllocationGroup& g = groups[value];
+    g.value = value;
+    ++g.count;
+    g.bytes += size;
+    g.largest = std::max(g.largest, size);
+  };
+  for (const Allocation& a : subset ? *subset : s.allocations)
+    add(a.identity, a.kind, a.size);
+  if (subset == nullptr)
+    for (const PendingRequest& p : s.pending)
+      if (p.placement_unknown()) {
+        const Identity* id = p.identity ? index.Find(p.identity) : nullptr;
+        add(p.identity, id ? id->kind : AllocationKind::kUnknown, p.size);
+      }
+  std::vector<AllocationGroup> out;
+  out.reserve(groups.size());
+  for (auto& kv : groups) out.push_back(std::move(kv.second));
+  std::sort(out.begin(), out.end(),
+            [](const AllocationGroup& a, const AllocationGroup& b) {
+              return a.bytes != b.bytes ? a.bytes > b.bytes : a.value < b.value;
+            });
+  return out;
+}
+
+std::vector<LoadedMemory> ByPressure(const std::vector<LoadedMemory>& memories) {
+  struct Keyed {
+    LoadedMemory m;
+    uint64_t failures;
+    double use;
+  };
+  std::vector<Keyed> keyed;
+  for (const LoadedMemory& m : memories) {
+    const Snapshot& s = *m.snapshot;
+    const uint64_t used = s.used_bytes() + UnplacedUsage(s).bytes;
+    const double use = s.capacity_known && s.capacity > 0
+                           ? static_cast<double>(used) /
+                                 static_cast<double>(s.capacity)
+                           : static_cast<double>(used) / 1e18;
+    keyed.push_back({m, s.counters.failures, use});
+  }
+  std::stable_sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) {
+    if ((a.failures > 0) != (b.failures > 0)) return a.failures > 0;
+    if (a.use != b.use) return a.use > b.use;
+    if (a.m.snapshot->node != b.m.snapshot->node)
+      return a.m.snapshot->node < b.m.snapshot->node;
+    return a.m.snapshot->memory_id < b.m.snapshot->memory_id;
+  });
+  std::vector<LoadedMemory> out;
+  for (const Keyed& k : keyed) out.push_back(k.m);
+  return out;
+}
+
+std::string FormatRunSummary(const std::vector<LoadedMemory>& memories,
+                             size_t rows) {
+  const std::vector<LoadedMemory> order = ByPressure(memories);
+  std::set<uint32_t> nodes;
+  for (const LoadedMemory& m : memories) nodes.insert(m.snapshot->node);
+  std::string out = absl::StrCat(
+      "run summary: ", nodes.size(), " node(s), ", memories.size(),
+      " memory(ies), by pressure (failures first, then use of capacity)\n");
+  absl::StrAppend(&out, "  ", Padded("node", 6), Padded("memory", 20),
+                  Padded("kind", 12), Padded("used", 14), Padded("use", 8),
+                  Padded("capacity", 12), Padded("largest hole", 14),
+                  Padded("frag", 8), "failures\n");
+  const size_t n = rows == 0 ? order.size() : std::min(rows, order.size());
+  for (size_t i = 0; i < n; ++i) {
+    const Snapshot& s = *order[i].snapshot;
+    const FreeSummary sum = Summarize(s);
+    const KindUsage unplaced = UnplacedUsage(s);
+    const uint64_t used = sum.used + unplaced.bytes;
+    const bool known = unplaced.count == 0;
+    absl::StrAppend(
+        &out, "  ", Padded(absl::StrCat(s.node), 6),
+        Padded(HexId(s.memory_id), 20),
+        Padded(s.name.empty() ? MemoryKindName(s.kind) : s.name, 12),
+        Padded((known ? "" : ">=") + FormatHumanSize(used), 14),
+        Padded(ShareOf(used, s).empty() ? "?" : ShareOf(used, s), 8),
+        Padded(s.capacity_known ? FormatHumanSize(s.capacity) : "unknown", 12),
+        Padded(known && !s.addressed ? FormatHumanSize(sum.largest_hole) : "?",
+               14),
+        Padded(known && !s.addressed ? Percent(sum.fragmentation) : "?", 8),
+        s.counters.failures, "\n");
+  }
+  if (n < order.size())
+    absl::StrAppend(&out, "  ... ", order.size() - n,
+                    " more memory(ies) (--all, or --node N for one node)\n");
+  return out;
+}
 
 std::vector<LoadedMemory> ListMemories(const std::vector<DumpFile>& dumps,
                                        const std::vector<std::string>& files) {
@@ -179,15 +398,27 @@ std::string FormatMemoryReport(const Snapshot& s,
   const std::vector<Hole> holes = FindHoles(s);
   const FreeSummary sum = SummarizeHoles(s, holes);
   const uint64_t bounded = BoundedBytes(s);
+  const KindUsage unplaced = UnplacedUsage(s);
+  const bool placed = unplaced.count == 0;
+  const size_t shown = Shown(options, options.instances_shown);
   std::string out = MemoryTitle(s) + "\n";
   if (s.capacity_known)
     absl::StrAppend(&out, "  capacity            ", FormatSizeExact(s.capacity),
                     "\n");
   else
     absl::StrAppend(&out, "  capacity            unknown (the log never said)\n");
-  absl::StrAppend(&out, "  used                ", FormatSizeExact(sum.used),
-                  " in ", sum.allocation_count, " allocation(s); peak ",
-                  FormatSizeExact(s.counters.peak_used), "\n");
+  if (placed) {
+    absl::StrAppend(&out, "  used                ", FormatSizeExact(sum.used),
+                    " in ", sum.allocation_count, " allocation(s); peak ",
+                    FormatSizeExact(s.counters.peak_used), "\n");
+  } else {
+    absl::StrAppend(&out, "  used                at least ",
+                    FormatSizeExact(sum.used + unplaced.bytes), " in ",
+                    sum.allocation_count + unplaced.count,
+                    " instance(s), of which ", unplaced.count,
+                    " (", FormatSizeExact(unplaced.bytes),
+                    ") of unknown placement\n");
+  }
   if (bounded > 0)
     absl::StrAppend(&out, "                      of which ",
                     FormatSizeExact(bounded),
@@ -204,7 +435,22 @@ std::string FormatMemoryReport(const Snapshot& s,
   }
   if (!any_kind) out += " none";
   out += "\n";
-  if (s.addressed) {
+  // Who holds it: the top groups by the chosen (or most telling) attribute.
+  const std::string attribute = options.group_by.empty()
+                                    ? MostTellingAttribute(s)
+                                    : GroupAttribute(options.group_by);
+  if (!attribute.empty()) {
+    const std::vector<AllocationGroup> groups = GroupAllocations(s, attribute);
+    absl::StrAppend(&out, "  by ", attribute, "  (", groups.size(),
+                    " group(s), largest first: bytes, share of capacity, "
+                    "count, largest)\n");
+    out += GroupLines(s, groups, Shown(options, options.groups_shown), "    ");
+  }
+  if (!placed) {
+    absl::StrAppend(&out, "  placements          unknown for ", unplaced.count,
+                    " instance(s): the log has no debug-level lines (see the "
+                    "notes); holes, free space and fragmentation are unknown\n");
+  } else if (s.addressed) {
     absl::StrAppend(&out, "  total free          ",
                     FormatSizeExact(sum.total_free),
                     " (addressed memory: one allocation per range, no holes)\n");
@@ -237,8 +483,12 @@ std::string FormatMemoryReport(const Snapshot& s,
       }
     }
   }
-  absl::StrAppend(&out, "  deferred requests   ", s.pending.size(), "\n");
-  for (const PendingRequest& p : s.pending) {
+  std::vector<const PendingRequest*> deferred;
+  for (const PendingRequest& p : s.pending)
+    if (!p.placement_unknown()) deferred.push_back(&p);
+  absl::StrAppend(&out, "  deferred requests   ", deferred.size(), "\n");
+  for (size_t i = 0; i < deferred.size() && (shown == 0 || i < shown); ++i) {
+    const PendingRequest& p = *deferred[i];
     absl::StrAppend(&out, "    instance ", HexId(p.instance), " ");
     if (p.size == 0 && p.identity != 0)
       out += "size unknown";
@@ -249,18 +499,19 @@ std::string FormatMemoryReport(const Snapshot& s,
       absl::StrAppend(&out, " planned at ", p.planned_offset);
     out += IdentityText(s, p.identity) + "\n";
   }
-  size_t releases = 0;
+  out += MoreLine(deferred.size(), shown, "    ");
+  std::vector<const Allocation*> releases;
   for (const Allocation& a : s.allocations)
-    if (a.state != AllocationState::kLive) ++releases;
-  absl::StrAppend(&out, "  pending releases    ", releases, "\n");
-  for (const Allocation& a : s.allocations)
-    if (a.state != AllocationState::kLive)
-      absl::StrAppend(&out, "    ", FormatAllocationLine(s, a), "\n");
+    if (a.state != AllocationState::kLive) releases.push_back(&a);
+  absl::StrAppend(&out, "  pending releases    ", releases.size(), "\n");
+  for (size_t i = 0; i < releases.size() && (shown == 0 || i < shown); ++i)
+    absl::StrAppend(&out, "    ", FormatAllocationLine(s, *releases[i]), "\n");
+  out += MoreLine(releases.size(), shown, "    ");
   absl::StrAppend(&out, "  failures            ", s.counters.failures,
                   " in all", s.failures.empty() ? "" : "; most recent last",
                   "\n");
   const size_t first_failure =
-      s.failures.size() > options.failures_shown
+      s.failures.size() > options.failures_shown && !options.all
           ? s.failures.size() - options.failures_shown
           : 0;
   if (first_failure > 0)
@@ -270,18 +521,26 @@ std::string FormatMemoryReport(const Snapshot& s,
     absl::StrAppend(&out, "    instance ", HexId(f.instance),
                     f.eventual ? " (deferred, failed later)" : " (instant)");
     if (f.size == 0) {
-      out += ": request size unknown (not in the source)\n";
+      out += ": request size unknown (not in the source)" +
+             IdentityText(s, f.identity) + "\n";
       continue;
     }
     const uint64_t alignment = f.alignment == 0 ? 1 : f.alignment;
     absl::StrAppend(&out, ": request ", FormatSizeExact(f.size), " align ",
                     alignment, IdentityText(s, f.identity), "\n");
+    if (!placed) {
+      absl::StrAppend(&out, "      now: cause unknown (placements unknown; "
+                            "at least ", FormatSizeExact(sum.used + unplaced.bytes),
+                      " used)\n");
+      continue;
+    }
     absl::StrAppend(&out, "      now: ", CauseText(s, f.size, alignment),
                     " (total free ", FormatSizeExact(sum.total_free),
                     ", largest hole ", FormatSizeExact(sum.largest_hole),
                     ")\n");
     if (!s.addressed)
-      out += BlockersBothObjectives(s, f.size, alignment, "      ");
+      out += BlockersBothObjectives(s, f.size, alignment, "      ", shown,
+                                    attribute);
   }
   uint64_t anomaly_total = 0;
   for (uint64_t n : s.counters.anomalies) anomaly_total += n;
@@ -292,7 +551,7 @@ std::string FormatMemoryReport(const Snapshot& s,
                       ": ", s.counters.anomalies[k]);
   out += "\n";
   const size_t first_anomaly =
-      s.anomalies.size() > options.anomalies_shown
+      s.anomalies.size() > options.anomalies_shown && !options.all
           ? s.anomalies.size() - options.anomalies_shown
           : 0;
   for (size_t i = first_anomaly; i < s.anomalies.size(); ++i) {
@@ -325,11 +584,30 @@ std::string FormatDumpNotes(const DumpFile& dump, const std::string& file) {
 std::string FormatReport(const std::vector<DumpFile>& dumps,
                          const std::vector<std::string>& files,
                          const ReportOptions& options) {
+  std::vector<LoadedMemory> memories;
+  for (const LoadedMemory& m : ListMemories(dumps, files))
+    if (!options.node_selected || m.snapshot->node == options.node)
+      memories.push_back(m);
+  std::set<uint32_t> nodes;
+  for (const LoadedMemory& m : memories) nodes.insert(m.snapshot->node);
   std::string out;
-  for (const LoadedMemory& m : ListMemories(dumps, files)) {
+  std::vector<LoadedMemory> detailed = memories;
+  if (nodes.size() > 1) {
+    out += FormatRunSummary(memories, options.all ? 0 : 20) + "\n";
+    if (!options.all && !options.node_selected &&
+        memories.size() > options.detailed_memories) {
+      detailed = ByPressure(memories);
+      detailed.resize(options.detailed_memories);
+    }
+  }
+  for (const LoadedMemory& m : detailed) {
     out += FormatMemoryReport(*m.snapshot, options);
     out += "\n";
   }
+  if (detailed.size() < memories.size())
+    absl::StrAppend(&out, "(", memories.size() - detailed.size(),
+                    " more memory(ies) in the summary above: --node N or "
+                    "--all for their reports)\n\n");
   for (size_t i = 0; i < dumps.size(); ++i)
     out += FormatDumpNotes(dumps[i], i < files.size() ? files[i] : "");
   return out;
@@ -381,7 +659,7 @@ std::string FormatBlockers(const Snapshot& s, uint64_t size,
                     objective == BlockerObjective::kFewestBytes
                         ? "blockers (fewest bytes)"
                         : "blockers (fewest allocations)",
-                    "  ");
+                    "  ", 0, MostTellingAttribute(s));
   return out;
 }
 

@@ -10,6 +10,12 @@
 // a real run, but dumps of different runs may be read together, so the node
 // is always part of the name.
 //
+// Who holds a memory: allocations and blocker windows are grouped by any
+// identity attribute (task, store, region, field, kind, ...), so that nine
+// tiles of one store are one line.  A run of several nodes is summarized
+// first, one line per memory in pressure order, so that a thousand ranks
+// stay readable; full reports follow for the memories under most pressure.
+//
 // Sizes a rebuilt log could not know: an allocation whose Identity has
 // attribute "size" = "upper bound" (realm_log.h) is marked "<=" wherever
 // its size is printed, and a failure's cause is given as a range when the
@@ -49,7 +55,60 @@ struct ReportOptions {
   size_t top_holes = 10;
   size_t failures_shown = 10;  // most recent, with their blockers
   size_t anomalies_shown = 10;
+  // Per-instance lists (blockers, deferred requests, pending releases) are
+  // cut to this many, and group tables to groups_shown; `all` shows all.
+  size_t instances_shown = 10;
+  size_t groups_shown = 10;
+  bool all = false;
+  // Group live allocations and blocker windows by this identity attribute
+  // ("task", "store", "regions", ... or "kind"; GroupAttribute takes the
+  // command line's names).  Empty: by the most telling attribute present.
+  std::string group_by;
+  // Only this node's memories (the command's --node N).
+  bool node_selected = false;
+  uint32_t node = 0;
+  // With several nodes, full reports of this many memories, in pressure
+  // order (RunSummary), unless `all` or `node_selected`.
+  size_t detailed_memories = 4;
 };
+
+// ---- who holds the memory -------------------------------------------------
+
+// The identity attribute `name` selects: "region" -> "regions", "field" ->
+// "fields"; "kind" is the allocation kind (a reduction instance is
+// "region_instance (reduction)"); any other name is an attribute key.
+std::string GroupAttribute(const std::string& name);
+// What groups a memory's allocations best: the Legate store when any
+// allocation has one, else the region, else the creating task, taking the
+// first of them that puts at least two allocations in one group (a region
+// per tile groups nothing), else the first present; "" when none is.
+std::string MostTellingAttribute(const Snapshot& snapshot);
+
+struct AllocationGroup {
+  std::string value;  // the attribute's value; "(unknown)" when absent
+  uint64_t count = 0;
+  uint64_t bytes = 0;
+  uint64_t largest = 0;
+};
+// Live allocations (and instances of unknown placement) of `snapshot`, or
+// just `subset` when given, grouped by `attribute`, largest bytes first.
+std::vector<AllocationGroup> GroupAllocations(
+    const Snapshot& snapshot, const std::string& attribute,
+    const std::vector<Allocation>* subset = nullptr);
+// The value of `attribute` for one allocation's identity and kind.
+std::string AttributeValue(const Snapshot& snapshot, uint32_t identity,
+                           AllocationKind kind, const std::string& attribute);
+
+// ---- runs of several nodes --------------------------------------------------
+
+// Every memory of every dump in pressure order: memories with failures
+// first, then by use of capacity (used bytes where capacity is unknown),
+// then by node and id.
+std::vector<LoadedMemory> ByPressure(const std::vector<LoadedMemory>& memories);
+// One line per memory, in pressure order: node, memory, used, capacity,
+// largest hole, fragmentation, failures; cut to `rows` (0: all).
+std::string FormatRunSummary(const std::vector<LoadedMemory>& memories,
+                             size_t rows);
 
 // The full report of one memory (see docs/cli.md for a sample).
 std::string FormatMemoryReport(const Snapshot& snapshot,

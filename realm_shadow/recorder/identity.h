@@ -50,6 +50,17 @@ inline constexpr int kAllocationKindCount = 8;
 const char* AllocationKindName(AllocationKind kind);
 AllocationKind ParseAllocationKind(const std::string& name);
 
+// Attribute keys every source uses (legion_glue, the Realm-log reader), so
+// that tools can group and search by them (report --by, the page).
+inline constexpr char kRegionsAttribute[] = "regions";
+inline constexpr char kFieldsAttribute[] = "fields";
+inline constexpr char kCreatorAttribute[] = "creator";  // the operation
+inline constexpr char kTaskAttribute[] = "task";        // its task's name
+inline constexpr char kProvenanceAttribute[] = "provenance";
+inline constexpr char kStoreAttribute[] = "store";          // Legate store
+inline constexpr char kElementsAttribute[] = "elements";    // its range
+inline constexpr char kReductionAttribute[] = "redop";      // reduction op
+
 // Legion / Legate identity attached to allocations (see legion_glue).
 struct Identity {
   uint32_t id = 0;

@@ -7,8 +7,10 @@
 //     request, a reservation, a failure, identities), writes
 //     DIR/before.rsd and DIR/after.rsd with WriteDump, reads them back with
 //     ReadDump and writes DIR/map.html (the two dumps: a diff) and
-//     DIR/single.html.  DIR/expected.json says where the test should find
-//     what, so the layout is written down once, here.
+//     DIR/single.html; and DIR/nodes.html, one dump of two nodes whose
+//     allocations carry a "task" attribute, coloured by task.
+//     DIR/expected.json says where the test should find what, so the layout
+//     is written down once, here.
 //   make_map_fixture --perf N --out PAGE.html
 //     One framebuffer with N allocations (sizes 256 B to 64 KiB, about one
 //     slot in eight left as a hole), through the hooks, a dump and back.
@@ -66,6 +68,8 @@ bool WriteAndReadBack(const std::string& path, const rs::DumpFile& dump,
     std::fprintf(stderr, "make_map_fixture: %s\n", std::string(status.message()).c_str());
   return status.ok();
 }
+
+rs::DumpFile TwoNodes();
 
 int Fixture(const std::string& dir) {
   realm_shadow_memory* fb = rs::RegisterMemory(
@@ -150,6 +154,15 @@ int Fixture(const std::string& dir) {
     std::fprintf(stderr, "make_map_fixture: %s\n", std::string(written.message()).c_str());
     return 1;
   }
+  rs::DumpFile nodes_back;
+  rs::HtmlOptions by_task;
+  by_task.color_by = "task";
+  if (!WriteAndReadBack(dir + "/nodes.rsd", TwoNodes(), &nodes_back)) return 1;
+  written = rs::WriteHtmlMap({nodes_back}, dir + "/nodes.html", by_task);
+  if (!written.ok()) {
+    std::fprintf(stderr, "make_map_fixture: %s\n", std::string(written.message()).c_str());
+    return 1;
+  }
   std::ofstream expected(dir + "/expected.json");
   expected << "{\n"
            << "  \"mib\": " << kMiB << ",\n"
@@ -161,9 +174,58 @@ int Fixture(const std::string& dir) {
            << "  \"small_count\": 1024,\n"
            << "  \"holes_before\": [[" << 256 * kMiB << ", " << 128 * kMiB << "], [" << 576 * kMiB << ", " << 64 * kMiB << "], [" << 960 * kMiB << ", " << 64 * kMiB << "]],\n"
            << "  \"failure\": {\"size\": " << 192 * kMiB << ", \"window\": [" << 256 * kMiB << ", " << 512 * kMiB << "], \"blocker\": \"0x4000000000000002\"},\n"
-           << "  \"pending\": {\"offset\": " << 384 * kMiB << ", \"size\": " << 200 * kMiB << "}\n"
+           << "  \"pending\": {\"offset\": " << 384 * kMiB << ", \"size\": " << 200 * kMiB << "},\n"
+           << "  \"nodes\": {\"alpha_bytes\": " << 24 * kMiB << ", \"beta_bytes\": " << 20 * kMiB << ", \"alpha_at\": " << 4 * kMiB << ", \"beta_at\": " << 8 * kMiB << ", \"none_at\": " << 36 * kMiB << "}\n"
            << "}\n";
   return expected.good() ? 0 : 1;
+}
+
+// Two nodes' memories, as ingest-realm-log writes a 2-rank run: node 0
+// holds 3 x 8 MiB of task "alpha" at 0, 8, 16 MiB and 4 MiB of "beta" at
+// 32 MiB; node 1 holds 16 MiB of "beta" at 0 and 8 MiB of no identity at
+// 32 MiB.  By bytes: alpha 24 MiB, beta 20 MiB.
+rs::DumpFile TwoNodes() {
+  rs::DumpFile dump;
+  dump.source = "make_map_fixture";
+  rs::Identity alpha, beta;
+  alpha.id = 1;
+  alpha.kind = rs::AllocationKind::kRegionInstance;
+  alpha.attributes = {{"regions", "cells"}, {"task", "alpha"}};
+  beta.id = 2;
+  beta.kind = rs::AllocationKind::kRegionInstance;
+  beta.attributes = {{"regions", "cells"}, {"task", "beta"}};
+  auto allocation = [](uint64_t instance, uint64_t offset, uint64_t size,
+                       uint32_t identity) {
+    rs::Allocation a;
+    a.instance = instance;
+    a.offset = offset;
+    a.size = size;
+    a.identity = identity;
+    a.kind = identity ? rs::AllocationKind::kRegionInstance
+                      : rs::AllocationKind::kUnknown;
+    return a;
+  };
+  for (uint32_t node = 0; node < 2; ++node) {
+    rs::Snapshot s;
+    s.memory_id = 0x1e00000000000000ull | (uint64_t{node} << 40);
+    s.kind = rs::MemoryKind::kSystem;
+    s.name = "SYSTEM_MEM";
+    s.node = node;
+    s.capacity = 64 * kMiB;
+    const uint64_t base = uint64_t{node} << 46 | uint64_t{1} << 62;
+    if (node == 0) {
+      for (uint64_t k = 0; k < 3; ++k)
+        s.allocations.push_back(allocation(base + k, k * 8 * kMiB, 8 * kMiB, 1));
+      s.allocations.push_back(allocation(base + 3, 32 * kMiB, 4 * kMiB, 2));
+      s.identities = {alpha, beta};
+    } else {
+      s.allocations.push_back(allocation(base, 0, 16 * kMiB, 2));
+      s.allocations.push_back(allocation(base + 1, 32 * kMiB, 8 * kMiB, 0));
+      s.identities = {beta};
+    }
+    dump.memories.push_back(std::move(s));
+  }
+  return dump;
 }
 
 int Perf(uint64_t n, const std::string& out) {

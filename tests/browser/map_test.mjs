@@ -239,6 +239,30 @@ try {
   s = await rs('state');
   check(s.dump === 0 && !s.diff && s.memories[0].count === 4 + X.small_count, 'switching to the before picture', [s.dump, s.diff]);
 
+  // ---- two nodes, coloured by task ---------------------------------------
+  await page.goto(pathToFileURL(join(work, 'nodes.html')).href);
+  await page.waitForFunction(() => window.__realmShadow && window.__realmShadow.ready, null, { timeout: 30000 });
+  s = await rs('state');
+  check(s.multiNode && s.colorBy === 'task', 'two nodes, coloured by task as the page was written', [s.multiNode, s.colorBy]);
+  const bands = await rs('nodeBands');
+  const g0 = await rs('rowGeometry', 0), g1 = await rs('rowGeometry', 1);
+  check(bands[0].node === 0 && bands[1].node === 1 && g0.top > 0 && g1.top >= g0.top + g0.height + 20, 'each node\'s rows under a band of its own', [bands, g0.top, g1.top]);
+  const groups = await rs('groups');
+  check(groups.length === 2 && groups[0].value === 'alpha' && groups[0].bytes === X.nodes.alpha_bytes && groups[1].value === 'beta' && groups[1].bytes === X.nodes.beta_bytes,
+        'top groups by bytes across the nodes: alpha, then beta', groups);
+  const legend = await page.textContent('#legend');
+  check(legend.includes('alpha') && legend.includes('beta') && legend.includes('task unknown'), 'the legend names the top groups', legend);
+  const pAlpha = await rs('pixel', await rs('xOf', 0, X.nodes.alpha_at), g0.barTop + 20);
+  check(near(pAlpha, hexColor(groups[0].color)), 'pixel: an alpha block has alpha\'s colour', [pAlpha, groups[0].color]);
+  const pBeta = await rs('pixel', await rs('xOf', 1, X.nodes.beta_at), g1.barTop + 20);
+  check(near(pBeta, hexColor(groups[1].color)), 'pixel: node 1\'s beta block has beta\'s colour', [pBeta, groups[1].color]);
+  const pNone = await rs('pixel', await rs('xOf', 1, X.nodes.none_at), g1.barTop + 20);
+  check(near(pNone, hexColor('#dde2e8')), 'pixel: an allocation without a task is "unknown"', pNone);
+  await page.screenshot({ path: join(artifacts, 'map_nodes.png') });
+  await page.selectOption('#colorBy', 'kind');
+  const pKind = await rs('pixel', await rs('xOf', 0, X.nodes.alpha_at), g0.barTop + 20);
+  check((await rs('state')).colorBy === 'kind' && near(pKind, hexColor(await rs('kindColor', 1))), 'colour by kind again: region instances in their kind colour', pKind);
+
   check(consoleErrors.length === 0, 'no console errors and no network requests', consoleErrors);
 } finally {
   await browser.close();

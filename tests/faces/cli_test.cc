@@ -15,6 +15,7 @@ namespace {
 
 const std::string kCli = REALM_SHADOW_CLI;
 const std::string kFixtures = REALM_SHADOW_FIXTURES;
+const std::string kSpyFixtures = REALM_SHADOW_SPY_FIXTURES;
 
 struct Result {
   int status = -1;
@@ -271,6 +272,87 @@ TEST_F(Cli, BadInputNamesTheFile) {
   EXPECT_EQ(r.status, 1);
   EXPECT_TRUE(Contains(r.output, "none.log"));
   EXPECT_EQ(RunCli("ingest-realm-log '" + garbage + "'").status, 2);  // no -o
+}
+
+// The stock-Legion path end to end: every rank's log of a 2-rank run in one
+// dump, the run summary first, the report grouped by task, one node alone.
+TEST_F(Cli, TwoRankRunReportByTask) {
+  if (!std::ifstream(kSpyFixtures + "/INDEX.txt").good())
+    GTEST_SKIP() << "no fixtures at " << kSpyFixtures;
+  const std::string dump = dir_ + "/oom.rsd";
+  Result in = RunCli("ingest-realm-log '" + kSpyFixtures +
+                     "/circuit-2rank-oom_0.log' '" + kSpyFixtures +
+                     "/circuit-2rank-oom_1.log' -o '" + dump + "'");
+  ASSERT_EQ(in.status, 0) << in.output;
+  EXPECT_TRUE(Contains(in.output, "2 memory(ies) of 2 node(s)")) << in.output;
+  EXPECT_TRUE(Contains(in.output, "Legion Spy identities attached to 56 of 56"))
+      << in.output;
+  EXPECT_FALSE(Contains(in.output, "warning"));
+  Result r = RunCli("report --by task '" + dump + "'");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(r.output.rfind("run summary: 2 node(s), 2 memory(ies)", 0), 0u)
+      << r.output;
+  EXPECT_TRUE(Contains(r.output, "  by task  (4 group(s)")) << r.output;
+  EXPECT_TRUE(Contains(r.output, "calc_new_currents")) << r.output;
+  EXPECT_TRUE(Contains(r.output, "node 1 memory 0x1e00010000000000"));
+  // Default grouping: no Legate store in this run, and every instance is a
+  // region of its own (a tile), so by task.
+  Result d = RunCli("report '" + dump + "'");
+  EXPECT_TRUE(Contains(d.output, "  by task  (")) << d.output;
+  Result by_region = RunCli("report --by region '" + dump + "'");
+  EXPECT_TRUE(Contains(by_region.output, "  by regions  (29 group(s)"))
+      << by_region.output;
+  Result one = RunCli("report --node 1 '" + dump + "'");
+  ASSERT_EQ(one.status, 0) << one.output;
+  EXPECT_FALSE(Contains(one.output, "run summary"));
+  EXPECT_FALSE(Contains(one.output, "node 0 memory"));
+  Result none = RunCli("report --node 7 '" + dump + "'");
+  EXPECT_EQ(none.status, 1);
+  EXPECT_TRUE(Contains(none.output, "no node 7")) << none.output;
+  EXPECT_EQ(RunCli("report --by '' '" + dump + "'").status, 2);
+  EXPECT_EQ(RunCli("report --node x '" + dump + "'").status, 2);
+  const std::string page = dir_ + "/oom.html";
+  Result h = RunCli("html '" + dump + "' --color-by task -o '" + page + "'");
+  EXPECT_EQ(h.status, 0) << h.output;
+  std::ifstream in_page(page);
+  std::stringstream text;
+  text << in_page.rdbuf();
+  EXPECT_TRUE(Contains(text.str(), "\"color_by\":\"task\""));
+}
+
+// Per-instance lists are cut to what a person reads; --all shows them all.
+TEST_F(Cli, ReportCutsListsUnlessAll) {
+  const std::string dump = Ingest("circuit-oom");
+  Result cut = RunCli("report '" + dump + "'");
+  ASSERT_EQ(cut.status, 0) << cut.output;
+  // The fewest-bytes window releases 15 allocations: 10 shown.
+  EXPECT_TRUE(Contains(cut.output, "... 5 more (--all shows every one)"))
+      << cut.output;
+  Result all = RunCli("report --all '" + dump + "'");
+  EXPECT_FALSE(Contains(all.output, "more (--all shows every one)"));
+  EXPECT_TRUE(Contains(all.output, "instance 0x400000000000000e [688128"));
+}
+
+// A log without Realm's debug-level lines: said at once, with what to do.
+TEST_F(Cli, LogWithoutDebugLinesIsSaidAtOnce) {
+  std::ifstream in(kFixtures + "/circuit-oom.log");
+  const std::string log = dir_ + "/nodebug.log";
+  {
+    std::ofstream out(log);
+    for (std::string line; std::getline(in, line);)
+      if (line.find("{1}{") == std::string::npos) out << line << "\n";
+  }
+  Result r = RunCli("ingest-realm-log '" + log + "' -o '" + dir_ + "/nd.rsd'");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(Contains(r.output, "warning: " + log +
+                                     ": the log has no debug-level lines"))
+      << r.output;
+  EXPECT_TRUE(Contains(r.output, "-DLegion_OUTPUT_LEVEL=DEBUG"));
+  EXPECT_TRUE(Contains(r.output, "-level inst=1"));
+  Result report = RunCli("report '" + dir_ + "/nd.rsd'");
+  EXPECT_TRUE(Contains(report.output, "placements          unknown for 48"))
+      << report.output;
+  EXPECT_FALSE(Contains(report.output, "total free"));
 }
 
 }  // namespace

@@ -342,7 +342,8 @@ void WriteMemory(JsonWriter& w, const Snapshot& s, const Snapshot* before) {
   w.EndObject();
 }
 
-std::string DataBlock(const std::vector<DumpFile>& dumps) {
+std::string DataBlock(const std::vector<DumpFile>& dumps,
+                      const HtmlOptions& options) {
   std::string out;
   size_t total = 0;
   for (const DumpFile& d : dumps)
@@ -351,6 +352,7 @@ std::string DataBlock(const std::vector<DumpFile>& dumps) {
   JsonWriter w(&out, JsonWriter::Context::kScriptElement);
   w.BeginObject();
   w.Uint("format", 1);
+  w.String("color_by", options.color_by);
   w.Key("dumps");
   w.BeginArray();
   for (size_t di = 0; di < dumps.size(); ++di) {
@@ -391,23 +393,24 @@ void Fill(std::string* page, const char* marker, const std::string& text) {
 
 }  // namespace
 
-std::string RenderHtmlMap(const std::vector<DumpFile>& dumps) {
+std::string RenderHtmlMap(const std::vector<DumpFile>& dumps,
+                          const HtmlOptions& options) {
   std::string page = html::kMapHtml;
   // The data go in last: the script and styles are markers-free, and
   // the data are the bulk of the page.
   Fill(&page, "/*@MAP_CSS@*/", html::kMapCss);
   Fill(&page, "/*@MAP_JS@*/", html::kMapJs);
-  Fill(&page, "@MAP_DATA@", DataBlock(dumps));
+  Fill(&page, "@MAP_DATA@", DataBlock(dumps, options));
   return page;
 }
 
 absl::Status WriteHtmlMap(const std::vector<DumpFile>& dumps,
-                          const std::string& out_path) {
+                          const std::string& out_path, const HtmlOptions& options) {
   if (dumps.empty() || dumps.size() > 2) {
     return absl::InvalidArgumentError(absl::StrCat(
         "html: give one dump, or two to compare (got ", dumps.size(), ")"));
   }
-  return WriteFileAtomically(out_path, RenderHtmlMap(dumps));
+  return WriteFileAtomically(out_path, RenderHtmlMap(dumps, options));
 }
 
 }  // namespace realm_shadow

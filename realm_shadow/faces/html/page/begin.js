@@ -15,7 +15,7 @@
 // This is part 1 of the page script (page/begin.js): it opens the page's
 // scope and holds its constants.  The parts are one script, concatenated in
 // the order faces/CMakeLists.txt lists them and sharing this scope; each
-// holds one concern (decode, format, view, draw, ui, whatif), and only
+// holds one concern (decode, format, view, colour, draw, ui, whatif), and only
 // end.js runs the page.
 (function () {
   'use strict';
@@ -28,6 +28,7 @@
   // and reservations.
   const ROW = { title: 16, stats: 16, ruler: 16, bar: 44, note: 14, lane: 16, gap: 12 };
   const ROW_H = ROW.title + ROW.stats + ROW.ruler + ROW.bar + ROW.note + ROW.lane + ROW.gap;
+  const NODE_H = 22;               // the band naming a node above its rows
   const MARGIN_L = 10, MARGIN_R = 14;
   const KIND_COLORS = ['#9aa5b1', '#3b82c4', '#14a38b', '#8bc34a',
                        '#e0a526', '#8e6cc2', '#c26cb0', '#a0522d'];

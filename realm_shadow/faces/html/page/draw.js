@@ -30,7 +30,7 @@
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.clearRect(0, 0, cssW, cssH);
     st.lastBlocks = [];
-    mems().forEach((m, mi) => drawRow(m, mi));
+    mems().forEach((m, mi) => { drawNodeBand(mi); drawRow(m, mi); });
     const ms = performance.now() - t;
     timing.frames.push(ms);
     if (timing.frames.length > 500) timing.frames.shift();
@@ -45,6 +45,23 @@
     return step;
   }
 
+  // With several nodes: above a node's first row, a band naming it and
+  // summing its memories.
+  function drawNodeBand(mi) {
+    const ms = mems(), m = ms[mi];
+    if (!st.multiNode || (mi > 0 && ms[mi - 1].node === m.node)) return;
+    let used = 0, cap = 0, rows = 0, failures = 0;
+    for (const o of ms) if (o.node === m.node) { used += o.summary.used; cap += o.cap || 0; rows++; failures += o.summary.failures_total; }
+    const y = rowTop(mi) - NODE_H;
+    ctx.fillStyle = '#e8edf3';
+    ctx.fillRect(0, y + 2, cssW, NODE_H - 4);
+    ctx.fillStyle = '#0b3d91';
+    ctx.font = '600 12px system-ui, "DejaVu Sans", sans-serif';
+    ctx.textBaseline = 'top';
+    ctx.fillText('node ' + m.node + '  \u00b7  ' + rows + ' memor' + (rows === 1 ? 'y' : 'ies') + ', used ' + human(used) +
+      (cap ? ' of ' + human(cap) : '') + (failures ? '  \u00b7  ' + failures + ' failure' + (failures === 1 ? '' : 's') : ''), MARGIN_L, y + 6);
+  }
+
   function drawRow(m, mi) {
     const g = rowGeometry(mi);
     const W = g.width, X0 = g.left;
@@ -57,7 +74,7 @@
     ctx.textBaseline = 'top';
     ctx.font = '600 12px system-ui, "DejaVu Sans", sans-serif';
     ctx.fillStyle = mi === st.focus ? '#0b3d91' : '#1d2733';
-    fitText((m.name || 'memory') + '  [' + m.kind + ' ' + m.id + ']', X0, g.top + 2, W, texts);
+    fitText((st.multiNode ? 'node ' + m.node + ' \u00b7 ' : '') + (m.name || 'memory') + '  [' + m.kind + ' ' + m.id + ']', X0, g.top + 2, W, texts);
     ctx.font = '12px system-ui, "DejaVu Sans", sans-serif';
     ctx.fillStyle = '#334155';
     const capText = m.capacity_known ? 'capacity ' + human(m.capacity) : 'capacity unknown (axis to ' + human(m.extent) + ')';
@@ -120,12 +137,12 @@
     for (let i = lo; i < hi; i++) {
       const sz = m.size[i];
       if (sz <= 0) continue;
-      const bits = m.bits[i], kind = bits & 7, state = (bits >> 3) & 3, flags = bits >> 5;
+      const bits = m.bits[i], kind = bits & 7, state = (bits >> 3) & 3, flags = bits >> 5, color = m.color[i];
       const x0 = xOf(m, m.off[i]), x1 = xOf(m, m.off[i] + sz);
       if (record.blocks.length < 20000) record.blocks.push({ index: i, x0, x1, kind, state });
       if (x1 - x0 >= 2) {
         const a = Math.max(X0 - 2, x0), b = Math.min(X0 + W + 2, x1);
-        ctx.fillStyle = KIND_COLORS[kind];
+        ctx.fillStyle = st.palette[color];
         ctx.fillRect(a, y, b - a, h);
         if (state) { ctx.fillStyle = state === 1 ? PAT.releasePending : PAT.releaseReady; ctx.fillRect(a, y, b - a, h); }
         if (flags & 1) { ctx.fillStyle = 'rgba(0,0,0,0.55)'; ctx.fillRect(a, y + h - 4, b - a, 4); }
@@ -146,7 +163,7 @@
       } else {
         const c = Math.max(0, Math.min(W, Math.floor(x0 - X0)));
         colBytes[c] += sz;
-        if (sz > colBest[c]) { colBest[c] = sz; colKind[c] = kind; }
+        if (sz > colBest[c]) { colBest[c] = sz; colKind[c] = color; }
         if (state) colRel[c] = 1;
         if (diffOn && m.diffStatus[i]) colDiff[c] = m.diffStatus[i];
       }
@@ -160,7 +177,7 @@
       if (colBytes[c] <= 0) continue;
       const occ = Math.min(1, colBytes[c] / bpp);
       ctx.globalAlpha = 0.3 + 0.7 * occ;
-      ctx.fillStyle = KIND_COLORS[colKind[c] < 0 ? 0 : colKind[c]];
+      ctx.fillStyle = st.palette[colKind[c] < 0 ? 0 : colKind[c]];
       ctx.fillRect(X0 + c, y, 1, h);
       ctx.globalAlpha = 1;
       if (colRel[c]) { ctx.fillStyle = C.pending; ctx.fillRect(X0 + c, y, 1, 4); }
@@ -173,7 +190,7 @@
     const W = g.width;
     const colBytes = new Float64Array(W), colKind = new Int8Array(W).fill(-1);
     const colRel = new Uint8Array(W), colDiff = new Uint8Array(W);
-    const kindBytes = new Float64Array(8);
+    const kindBytes = new Float64Array(st.palette.length);
     let i0 = lo;
     for (let c = 0; c < W; c++) {
       const a = m.view[0] + c * bpp, b = a + bpp;
@@ -185,12 +202,12 @@
         const lastEnd = m.off[i1 - 1] + m.size[i1 - 1];
         if (lastEnd > b) covered -= Math.min(m.size[i1 - 1], lastEnd - b);
         colBytes[c] = covered;
-        // dominant kind among up to 7 sampled blocks, weighted by size
+        // dominant colour among up to 7 sampled blocks, weighted by size
         kindBytes.fill(0);
         const n = i1 - i0, stride = Math.max(1, Math.floor(n / 7));
-        for (let k = i0; k < i1; k += stride) kindBytes[m.bits[k] & 7] += m.size[k];
+        for (let k = i0; k < i1; k += stride) kindBytes[m.color[k]] += m.size[k];
         let best = 0;
-        for (let k = 1; k < 8; k++) if (kindBytes[k] > kindBytes[best]) best = k;
+        for (let k = 1; k < kindBytes.length; k++) if (kindBytes[k] > kindBytes[best]) best = k;
         colKind[c] = best;
         if (m.preRel[i1] - m.preRel[i0] > 0) colRel[c] = 1;
         if (diffOn) for (let k = i0; k < i1; k += stride) if (m.diffStatus[k]) { colDiff[c] = m.diffStatus[k]; break; }

@@ -9,6 +9,10 @@
     st.focus = failed >= 0 ? failed : best;
     if (failed >= 0) st.failure = { mi: failed, fi: ms[failed].failures.length - 1 };
   })();
+  if (data.color_by && (data.color_by === 'kind' || attributeKeys(dump()).includes(data.color_by))) st.colorBy = data.color_by;
+  renderColorChoice();
+  applyColoring();
+  renderLegend();
   resize();
   renderSide();
   draw();
@@ -20,7 +24,7 @@
     timing,
     state() {
       return {
-        dump: st.dump, diff: st.diff, focus: st.focus,
+        dump: st.dump, diff: st.diff, focus: st.focus, colorBy: st.colorBy, multiNode: st.multiNode,
         memories: mems().map((m) => ({ id: m.id, name: m.name, kind: m.kind, count: m.count, extent: m.extent, capacity: m.capacity, view: m.view.slice(), summary: m.summary })),
         hover: st.hover, pinned: st.pinned, failure: st.failure,
         whatIf: st.whatIf && { size: st.whatIf.size, align: st.whatIf.align, fits: st.whatIf.result.fits, offset: st.whatIf.result.offset },
@@ -50,6 +54,11 @@
       return [p[0], p[1], p[2], p[3]];
     },
     kindColor(k) { return KIND_COLORS[k]; },
+    colorBy,
+    colorKeys() { return attributeKeys(dump()); },
+    groups() { return st.groups ? st.groups.map((g) => ({ ...g })) : null; },
+    allocationColor(mi, i) { return st.palette[mems()[mi].color[i]]; },
+    nodeBands() { return mems().map((m, k) => ({ node: m.node, top: rowTop(k) })); },
     zoomTo(mi, a, b) { setView(mems()[mi], a, b); return draw(); },
     reset() { for (const m of mems()) m.view = [0, m.extent]; return draw(); },
     redrawNow() { return draw(); },

@@ -241,9 +241,21 @@
     if (anomalies.length) kv.push(['anomalies', anomalies.map(([k, v]) => k + ' ' + v).join(', ')]);
     $('stats').innerHTML = kv.map(([k, v]) => '<tr><td>' + esc(k) + '</td><td>' + esc(v) + '</td></tr>').join('');
 
-    table($('usage'), ['kind', 'bytes', 'count'], m.usage.filter((u) => u.count).map((u, k) =>
-      ['<span class="sw" style="display:inline-block;width:10px;height:10px;background:' + KIND_COLORS[m.usage.indexOf(u)] + '"></span> ' + esc(u.kind),
-       human(u.bytes), String(u.count)]));
+    const swatch = (color) => '<span class="sw" style="display:inline-block;width:10px;height:10px;background:' + color + '"></span> ';
+    $('usageTitle').textContent = 'Use by ' + st.colorBy;
+    if (st.colorBy === 'kind') {
+      table($('usage'), ['kind', 'bytes', 'count'], m.usage.filter((u) => u.count).map((u) =>
+        [swatch(KIND_COLORS[m.usage.indexOf(u)]) + esc(u.kind), human(u.bytes), String(u.count)]));
+    } else {
+      // this memory's allocations by the colouring's groups
+      const bytes = new Float64Array(st.palette.length), count = new Float64Array(st.palette.length);
+      for (let i = 0; i < m.count; i++) { bytes[m.color[i]] += m.size[i]; count[m.color[i]]++; }
+      const label = (k) => k < st.groups.length ? st.groups[k].value : k === GROUP_COLORS.length ? 'other' : 'unknown';
+      const rows = [];
+      for (let k = 0; k < st.palette.length; k++) if (count[k]) rows.push(k);
+      rows.sort((a, b) => bytes[b] - bytes[a]);
+      table($('usage'), [esc(st.colorBy), 'bytes', 'count'], rows.map((k) => [swatch(st.palette[k]) + esc(label(k)), human(bytes[k]), String(count[k])]));
+    }
     table($('holes'), ['offset', 'size', ''], m.top_holes.slice(0, 30).map(([o, z]) => [offs(o) + ' <span class="note">' + human(o) + '</span>', human(z), 'zoom']),
       (k) => { const [o, z] = m.top_holes[k]; zoomToRange(mi, o, o + z, 0.25); });
     table($('allocs'), ['instance', 'size', 'offset'], m.top_allocations.slice(0, 30).map((i) =>
@@ -339,7 +351,7 @@
     $('dumpPick').hidden = false; $('diffPick').hidden = false;
     const sel = $('dumpSelect');
     sel.innerHTML = data.dumps.map((d, k) => '<option value="' + k + '"' + (k === st.dump ? ' selected' : '') + '>' + esc(d.label) + '</option>').join('');
-    sel.addEventListener('change', () => { st.dump = +sel.value; st.diff = st.dump === 1 && $('diffToggle').checked; resetSelection(); });
+    sel.addEventListener('change', () => { st.dump = +sel.value; st.diff = st.dump === 1 && $('diffToggle').checked; renderColorChoice(); colorBy(st.colorBy); resetSelection(); });
     $('diffToggle').addEventListener('change', (e) => { st.diff = e.target.checked && st.dump === 1; renderSide(); requestDraw(); });
   }
   function resetSelection() {
@@ -351,14 +363,35 @@
   }
 
   // ---- legend ---------------------------------------------------------
-  const present = new Set();
-  for (const d of data.dumps) for (const m of d.memories) m.usage.forEach((u, k) => { if (u.count) present.add(k); });
-  $('legend').innerHTML = [...present].sort().map((k) => '<span><span class="sw" style="background:' + KIND_COLORS[k] + '"></span>' + esc(kindNames[k]) + '</span>').join('') +
-    '<span><span class="sw" style="background:repeating-linear-gradient(135deg,#3b82c4 0 3px,#fff 3px 5px)"></span>release pending</span>' +
-    '<span><span class="sw" style="background:#fff"></span>hole</span>' +
-    '<span><span class="sw" style="background:repeating-linear-gradient(135deg,' + C.pending + ' 0 2px,#fff 2px 5px);border:1px dashed ' + C.pending + '"></span>pending request</span>' +
-    '<span><span class="sw" style="background:repeating-linear-gradient(135deg,' + C.reservation + ' 0 2px,#fff 2px 4px)"></span>reservation</span>' +
-    '<span><span class="sw" style="background:rgba(0,0,0,.55)"></span>pinned (bottom bar)</span>' +
-    '<span><span class="sw" style="background:rgba(214,40,40,.3);border:2px solid ' + C.fail + '"></span>blocker window</span>' +
-    (data.dumps.length > 1 ? '<span><span class="sw" style="background:' + C.added + '"></span>added</span><span><span class="sw" style="background:' + C.moved + '"></span>moved</span><span><span class="sw" style="background:' + C.removed + '"></span>removed</span>' : '');
-
+  // Colours by kind, or the top groups of the chosen attribute with their
+  // bytes in this dump; then the marks every map has.
+  function renderLegend() {
+    const sw = (color) => '<span class="sw" style="background:' + color + '"></span>';
+    let colours;
+    if (!st.groups) {
+      const present = new Set();
+      for (const m of mems()) m.usage.forEach((u, k) => { if (u.count) present.add(k); });
+      colours = [...present].sort().map((k) => '<span>' + sw(KIND_COLORS[k]) + esc(kindNames[k]) + '</span>').join('');
+    } else {
+      const cut = (v) => v.length > 48 ? v.slice(0, 46) + '\u2026' : v;
+      colours = st.groups.map((g) => '<span title="' + esc(g.value) + '">' + sw(g.color) + esc(cut(g.value)) + ' <span class="note">' + human(g.bytes) + '</span></span>').join('') +
+        (st.groups.other.groups ? '<span>' + sw(OTHER_COLOR) + st.groups.other.groups + ' other ' + esc(st.colorBy) + ' <span class="note">' + human(st.groups.other.bytes) + '</span></span>' : '') +
+        '<span>' + sw(UNKNOWN_COLOR) + esc(st.colorBy) + ' unknown</span>';
+    }
+    $('legend').innerHTML = colours +
+      '<span><span class="sw" style="background:repeating-linear-gradient(135deg,#3b82c4 0 3px,#fff 3px 5px)"></span>release pending</span>' +
+      '<span><span class="sw" style="background:#fff"></span>hole</span>' +
+      '<span><span class="sw" style="background:repeating-linear-gradient(135deg,' + C.pending + ' 0 2px,#fff 2px 5px);border:1px dashed ' + C.pending + '"></span>pending request</span>' +
+      '<span><span class="sw" style="background:repeating-linear-gradient(135deg,' + C.reservation + ' 0 2px,#fff 2px 4px)"></span>reservation</span>' +
+      '<span><span class="sw" style="background:rgba(0,0,0,.55)"></span>pinned (bottom bar)</span>' +
+      '<span><span class="sw" style="background:rgba(214,40,40,.3);border:2px solid ' + C.fail + '"></span>blocker window</span>' +
+      (data.dumps.length > 1 ? '<span><span class="sw" style="background:' + C.added + '"></span>added</span><span><span class="sw" style="background:' + C.moved + '"></span>moved</span><span><span class="sw" style="background:' + C.removed + '"></span>removed</span>' : '');
+  }
+  // The choice of colouring: kind, or any attribute the dump's identities carry.
+  function renderColorChoice() {
+    const keys = attributeKeys(dump());
+    const sel = $('colorBy');
+    sel.innerHTML = ['kind'].concat(keys).map((k) => '<option value="' + esc(k) + '"' + (k === st.colorBy ? ' selected' : '') + '>' + esc(k) + '</option>').join('');
+    $('colorPick').hidden = keys.length === 0;
+  }
+  $('colorBy').addEventListener('change', (e) => colorBy(e.target.value));

@@ -23,7 +23,11 @@
   let data;
   try {
     data = JSON.parse($('rs-data').textContent);
-    for (const d of data.dumps) for (const m of d.memories) decodeMemory(m);
+    for (const d of data.dumps) {
+      for (const m of d.memories) decodeMemory(m);
+      // node by node (a dump of several nodes may list them interleaved)
+      d.memories = d.memories.map((m, k) => [m, k]).sort((a, b) => a[0].node - b[0].node || a[1] - b[1]).map((e) => e[0]);
+    }
   } catch (e) {
     errors.push(String(e));
     document.body.insertAdjacentHTML('afterbegin', '<p class="bad">cannot read the embedded data: ' + esc(e) + '</p>');
@@ -45,6 +49,12 @@
     hits: null,        // {mi: [indices]}
     lastBlocks: [],    // per row, what the last draw drew
     lastTexts: [],     // per row, the text lines and labels drawn: {text, x, y, w, h}
+    colorBy: 'kind',   // 'kind' or an identity attribute (colour.js)
+    palette: KIND_COLORS,
+    groups: null,      // the attribute's top groups, for the legend
+    tops: [],          // per row, its top (rows grouped by node)
+    height: 0,
+    multiNode: false,
   };
   const timing = { scriptStartMs: T0, decodeMs, firstRenderMs: null, frames: [] };
   function dump() { return data.dumps[st.dump]; }
@@ -55,7 +65,21 @@
   const ctx = canvas.getContext('2d');
   let cssW = 800, cssH = 400, dpr = 1;
   function barWidth() { return Math.max(50, cssW - MARGIN_L - MARGIN_R); }
-  function rowTop(mi) { return mi * ROW_H; }
+  // Rows in node order; with several nodes each node's rows sit under a
+  // band that names the node.
+  function layoutRows() {
+    const ms = mems();
+    st.multiNode = new Set(ms.map((m) => m.node)).size > 1;
+    st.tops = [];
+    let y = 0;
+    ms.forEach((m, k) => {
+      if (st.multiNode && (k === 0 || ms[k - 1].node !== m.node)) y += NODE_H;
+      st.tops.push(y);
+      y += ROW_H;
+    });
+    st.height = y;
+  }
+  function rowTop(mi) { return st.tops[mi]; }
   function rowGeometry(mi) {
     const top = rowTop(mi);
     const rulerTop = top + ROW.title + ROW.stats, barTop = rulerTop + ROW.ruler;
@@ -67,14 +91,17 @@
   function xOf(m, addr) { return MARGIN_L + (addr - m.view[0]) / (m.view[1] - m.view[0]) * barWidth(); }
   function addrOf(m, x) { return m.view[0] + (x - MARGIN_L) / barWidth() * (m.view[1] - m.view[0]); }
   function rowAt(y) {
-    const mi = Math.floor(y / ROW_H);
-    return mi >= 0 && mi < mems().length ? mi : -1;
+    let lo = 0, hi = st.tops.length;  // the last row starting at or above y
+    while (lo < hi) { const mid = (lo + hi) >>> 1; if (st.tops[mid] <= y) lo = mid + 1; else hi = mid; }
+    const mi = lo - 1;
+    return mi >= 0 && y < st.tops[mi] + ROW_H ? mi : -1;
   }
   function resize() {
     const pane = $('mapPane');
     dpr = window.devicePixelRatio || 1;
     cssW = Math.max(200, pane.clientWidth);
-    cssH = Math.max(ROW_H, mems().length * ROW_H);
+    layoutRows();
+    cssH = Math.max(ROW_H, st.height);
     canvas.style.width = cssW + 'px';
     canvas.style.height = cssH + 'px';
     canvas.width = Math.round(cssW * dpr);
