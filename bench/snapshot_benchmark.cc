@@ -6,7 +6,12 @@
 // allocation): BM_Memcpy copies that many bytes between two warm buffers.
 // BM_Snapshot times TakeSnapshot on a memory whose journal is already
 // drained, so the figure is the copy (plus the Snapshot's own allocation);
-// BM_Drain times applying a backlog of 8192 events at the same sizes.
+// BM_Drain times applying a backlog of 8192 events at the same sizes, with
+// the history off (REALM_SHADOW_HISTORY=0); BM_DrainWithHistory the same on
+// a memory that keeps the default history (65536 events), so that the two
+// lines give what history adds to the consumer per event, and its bytes
+// per event kept.
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -41,16 +46,19 @@ struct FilledMemory {
   uint32_t next_slot = 0;
 };
 
-FilledMemory& Filled(uint32_t live) {
-  static std::map<uint32_t, std::unique_ptr<FilledMemory>> memories;
-  auto& f = memories[live];
+// history: whether the memory keeps the default history (the figures of
+// BM_Snapshot and BM_Dump* use the memory without, as before histories).
+FilledMemory& Filled(uint32_t live, bool history = false) {
+  static std::map<std::pair<uint32_t, bool>, std::unique_ptr<FilledMemory>> memories;
+  auto& f = memories[{live, history}];
   if (!f) {
     f.reset(new FilledMemory);
-    f->id = kMemoryIdBase + live;
+    f->id = kMemoryIdBase + live + (history ? 0x10000000ull : 0);
     f->live = live;
     f->memory = realm_shadow::RegisterMemory(
         f->id, realm_shadow::MemoryKind::kFramebuffer,
-        uint64_t{live} * kSlotBytes * 2, "bench", REALM_SHADOW_SERIALIZED);
+        uint64_t{live} * kSlotBytes * 2, "bench", REALM_SHADOW_SERIALIZED, 0,
+        history ? realm_shadow::kHistoryFromOptions : 0);
     for (uint32_t slot = 0; slot < live; ++slot)
       realm_shadow_allocated(f->memory, slot + 1, slot * kSlotBytes,
                              kSlotBytes, 256);
@@ -113,8 +121,8 @@ BENCHMARK(BM_Memcpy)->Apply(Sizes)->UseRealTime();
 // Applying a backlog: 8192 events (released + allocated pairs) appended
 // untimed, then one timed DrainAll.  The drainer thread is stopped for the
 // run so that it cannot take the backlog first.
-void BM_Drain(benchmark::State& state) {
-  FilledMemory& f = Filled(static_cast<uint32_t>(state.range(0)));
+void Drain(benchmark::State& state, bool history) {
+  FilledMemory& f = Filled(static_cast<uint32_t>(state.range(0)), history);
   constexpr int kPairs = 4096;
   realm_shadow::StopDrainer();
   realm_shadow::DrainAll();
@@ -137,8 +145,21 @@ void BM_Drain(benchmark::State& state) {
   }
   realm_shadow::StartDrainer(1000);
   state.SetItemsProcessed(state.iterations() * kPairs * 2);
+  if (history) {
+    realm_shadow::MemoryHistory h;
+    realm_shadow::TakeHistory(f.memory, &h);
+    state.counters["history_events"] = static_cast<double>(h.events.size());
+    state.counters["history_bytes"] =
+        static_cast<double>(realm_shadow::HistoryBytes(f.memory));
+    state.counters["history_bytes_per_event"] =
+        static_cast<double>(realm_shadow::HistoryBytes(f.memory)) /
+        static_cast<double>(std::max<size_t>(1, h.events.size()));
+  }
 }
+void BM_Drain(benchmark::State& state) { Drain(state, false); }
+void BM_DrainWithHistory(benchmark::State& state) { Drain(state, true); }
 BENCHMARK(BM_Drain)->Arg(1000)->Arg(100000)->Arg(1000000)->UseRealTime();
+BENCHMARK(BM_DrainWithHistory)->Arg(1000)->Arg(100000)->Arg(1000000)->UseRealTime();
 
 std::string BenchDir() {
   const char* dir = std::getenv("REALM_SHADOW_BENCH_DIR");

@@ -53,7 +53,7 @@ realm_shadow_install_headers(realm_shadow
 realm_shadow_install_headers(realm_shadow/recorder
   event.h identity.h memory_kind.h recorder.h)
 realm_shadow_install_headers(realm_shadow/analysis
-  analysis.h diff.h snapshot.h snapshots.h)
+  analysis.h diff.h history.h snapshot.h snapshots.h)
 realm_shadow_install_headers(realm_shadow/dump dump.h on_failure.h)
 realm_shadow_install_headers(legion_glue
   identity.h legion_sites.h mapper.h pools.h INTEGRATION.md README.md)

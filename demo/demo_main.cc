@@ -4,7 +4,12 @@
 // 192 MiB array deferred behind the releases of a task that then faults).
 // The failure writes its dump and prints the failure report (dump on
 // failure, REALM_SHADOW_DUMP_DIR); at the end every memory is dumped to one
-// file too.
+// file too.  Then, from the history the failure's dump carries: its trace
+// (OUT_DIR/demo-failure-trace.json, for ui.perfetto.dev), its page with
+// the time strip (OUT_DIR/demo-failure.html), and, last, the timeline of
+// the memory that failed: how it got there; and its replay: whether best
+// fit, or any other placement, would have avoided it, and the smallest
+// capacity under each.
 //
 // Every instance the workload creates carries its Legion/Legate identity,
 // interned and attached through legion_glue (what Legion's
@@ -22,8 +27,13 @@
 #include "realm_shadow/dump/dump.h"
 #include "realm_shadow/dump/on_failure.h"
 #include "absl/strings/numbers.h"
+#include "realm_shadow/faces/html_page.h"
+#include "realm_shadow/faces/timeline.h"
+#include "realm_shadow/faces/trace.h"
 #include "model/workload.h"
 #include "realm_shadow/analysis/snapshots.h"
+#include "replay/from_dump.h"
+#include "replay/report.h"
 
 namespace {
 
@@ -67,6 +77,70 @@ void AttachDescription(const InstanceDescription& d) {
   legion::AttachIdentity(d.shadow, d.instance, id,
                          d.collectable ? legion::GcState::kCollectable
                                        : legion::GcState::kValid);
+}
+
+// The failed memory's run again under every placement policy, with the
+// smallest capacity under each: would another allocator have saved it?
+int ShowReplay(const realm_shadow::DumpFile& dump, const realm_shadow::Snapshot& memory,
+               const std::string& path) {
+  namespace replay = realm_shadow::replay;
+  replay::ReplayScript script;
+  replay::ReplayQuestion question;
+  question.min_capacity = true;
+  replay::MemoryAnswer answer;
+  std::string error;
+  if (!replay::ScriptOfDumpMemory(dump, memory, &script, &error) ||
+      !replay::ReplayMemory(std::move(script), question, &answer, &error)) {
+    std::fprintf(stderr, "realm_shadow_demo: replay: %s\n", error.c_str());
+    return 1;
+  }
+  std::printf("\nwould another placement, or more memory, have avoided it "
+              "(realm-shadow replay %s --min-capacity):\n%s",
+              path.c_str(), replay::FormatMemoryAnswer(answer).c_str());
+  for (const replay::PolicyAnswer& p : answer.policies)
+    if (p.result.policy == realm_shadow::model::PlacementPolicy::kBestFit)
+      std::printf("best-fit would %s the failure%s\n",
+                  p.result.failed() ? "not have avoided" : "have avoided",
+                  p.min.found ? ("; under it the run needs " +
+                                 realm_shadow::FormatSizeExact(p.min.capacity))
+                                    .c_str()
+                              : "");
+  return 0;
+}
+
+// The failure's dump (the first one dump on failure wrote for the memory),
+// its trace and page, and its timeline; 1 when any of it cannot be made.
+int ShowHistory(const std::string& out_dir, uint64_t memory_id) {
+  char name[96];
+  std::snprintf(name, sizeof name, "/realm-shadow-node%u-mem%llx-1.rsd",
+                realm_shadow::Options().node, (unsigned long long)memory_id);
+  const std::string path = out_dir + name;
+  absl::StatusOr<realm_shadow::DumpFile> read = realm_shadow::ReadDump(path);
+  if (!read.ok()) {
+    std::fprintf(stderr, "realm_shadow_demo: %s\n", std::string(read.status().message()).c_str());
+    return 1;
+  }
+  const realm_shadow::DumpFile dump = *std::move(read);
+  const std::string trace = out_dir + "/demo-failure-trace.json";
+  const std::string page = out_dir + "/demo-failure.html";
+  absl::Status made = realm_shadow::WriteTrace({dump}, {path}, trace).status();
+  if (made.ok()) made = realm_shadow::WriteHtmlMap({dump}, page);
+  if (!made.ok()) {
+    std::fprintf(stderr, "realm_shadow_demo: %s\n", std::string(made.message()).c_str());
+    return 1;
+  }
+  std::printf("trace of the failure's history (ui.perfetto.dev): %s\n", trace.c_str());
+  std::printf("page with the time strip: %s\n", page.c_str());
+  for (const realm_shadow::Snapshot& s : dump.memories) {
+    const realm_shadow::MemoryHistory* h = realm_shadow::FindHistory(dump, s);
+    if (s.memory_id != memory_id || h == nullptr) continue;
+    std::printf("\nhow it got there (realm-shadow timeline %s):\n%s", path.c_str(),
+                realm_shadow::FormatTimeline(s, *h, realm_shadow::TimelineOptions()).c_str());
+    return ShowReplay(dump, s, path);
+  }
+  std::fprintf(stderr, "realm_shadow_demo: %s has no history of the memory that failed\n",
+               path.c_str());
+  return 1;
 }
 
 }  // namespace
@@ -124,5 +198,6 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::printf("all memories: %s\n", all.c_str());
-  return result.failed ? 0 : 3;
+  if (!result.failed) return 3;
+  return ShowHistory(out_dir, result.failed_memory);
 }

@@ -55,9 +55,9 @@ ModelMemory::ModelMemory(uint64_t memory_id, realm_shadow_memory_kind kind,
       capacity_(capacity),
       name_(std::move(name)),
       options_(options),
-      current_(capacity),
-      future_(capacity),
-      release_(capacity),
+      current_(capacity, options_.placement),
+      future_(capacity, options_.placement),
+      release_(capacity, options_.placement),
       ids_(memory_id, options_.creator_node) {
   if (options_.events) {
     events_ = options_.events;
@@ -68,8 +68,9 @@ ModelMemory::ModelMemory(uint64_t memory_id, realm_shadow_memory_kind kind,
   const unsigned flags =
       options_.hook_flags |
       (options_.observe_heaps ? unsigned{REALM_SHADOW_HEAP_OBSERVED} : 0u);
-  handle_ = realm_shadow_register_memory(memory_id_, kind_, capacity_,
-                                         name_.c_str(), flags);
+  if (options_.shadowed)
+    handle_ = realm_shadow_register_memory(memory_id_, kind_, capacity_,
+                                           name_.c_str(), flags);
   if (options_.observe_heaps) {
     entries_ = handle_;
     for (RangeAllocator* heap : {&current_, &future_, &release_})
@@ -710,6 +711,37 @@ std::optional<RedistrictResult> ModelMemory::RedistrictOutcome(
   auto it = redistricts_.find(first_piece);
   if (it == redistricts_.end()) return std::nullopt;
   return it->second;
+}
+
+std::vector<uint64_t> ModelMemory::Seed(
+    const std::vector<SeedAllocation>& allocations) {
+  if (!records_.empty() || next_key_ != 1 || ids_.available() < allocations.size())
+    return {};
+  std::vector<std::pair<uint64_t, RangeAllocator::Range>> ranges;
+  ranges.reserve(allocations.size());
+  for (size_t i = 0; i < allocations.size(); ++i)
+    ranges.emplace_back(next_key_ + i,
+                        RangeAllocator::Range{allocations[i].offset,
+                                              allocations[i].offset + allocations[i].size});
+  if (!current_.Seed(ranges)) return {};
+  future_ = current_;
+  release_ = current_;
+  std::vector<uint64_t> out;
+  out.reserve(allocations.size());
+  for (const SeedAllocation& a : allocations) {
+    uint32_t index = 0;
+    ids_.Acquire(&index);
+    auto rec = std::make_unique<Record>();
+    rec->key = NewKey();
+    rec->instance = MakeInstanceId(index);
+    rec->size = a.size;
+    rec->alignment = a.alignment;
+    rec->state = InstanceState::kLive;
+    key_of_instance_[rec->instance] = rec->key;
+    out.push_back(rec->instance);
+    records_.emplace(rec->key, std::move(rec));
+  }
+  return out;
 }
 
 uint64_t ModelMemory::Reserve(uint64_t offset, uint64_t size) {

@@ -146,6 +146,18 @@ struct ModelMemoryOptions {
   //    plus the entry sites of Realm's allocate/release/reuse functions and
   //    of notify_allocation.  The memory registers REALM_SHADOW_HEAP_OBSERVED.
   bool observe_heaps = false;
+  // Where the heaps place requests (placement.h); Realm's by default.
+  PlacementPolicy placement = PlacementPolicy::kRealm;
+  // false: the memory does not register with the shadow and reports
+  // nothing (a replay's private memory, replay/).
+  bool shadowed = true;
+};
+
+// One allocation a memory starts with (ModelMemory::Seed).
+struct SeedAllocation {
+  uint64_t offset = 0;
+  uint64_t size = 0;
+  uint64_t alignment = 0;
 };
 
 // Called for every allocation outcome (Realm's notify_allocation), after
@@ -183,6 +195,13 @@ class ModelMemory {
   // What happened to a redistrict's pieces (done/placed), by its first id.
   std::optional<RedistrictResult> RedistrictOutcome(uint64_t first_piece) const;
 
+  // Starts the memory with these allocations live, at their offsets, as a
+  // snapshot shows them (a replay from a base snapshot): no hook reports
+  // them and no request made them.  Only before any other call; returns
+  // their instance ids in order, or nothing (and no change) when the
+  // memory is not new or the ranges overlap or pass the capacity.
+  std::vector<uint64_t> Seed(const std::vector<SeedAllocation>& allocations);
+
   // A pool or upper-bound reservation, reported to the shadow; the heaps do
   // not see it (Realm's allocator never does).  offset may be
   // REALM_SHADOW_NO_OFFSET for an amount.  Returns the reservation id.
@@ -201,6 +220,7 @@ class ModelMemory {
   uint64_t memory_id() const { return memory_id_; }
   realm_shadow_memory_kind kind() const { return kind_; }
   uint64_t capacity() const { return capacity_; }
+  PlacementPolicy placement() const { return options_.placement; }
   const std::string& name() const { return name_; }
   realm_shadow_memory* shadow_handle() const { return handle_; }
 

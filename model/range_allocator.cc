@@ -7,16 +7,6 @@
 namespace realm_shadow {
 namespace model {
 
-uint64_t AlignUp(uint64_t offset, uint64_t alignment) {
-  if (alignment <= 1) return offset;
-  const uint64_t rem = offset % alignment;
-  if (rem == 0) return offset;
-  const uint64_t add = alignment - rem;
-  if (offset > std::numeric_limits<uint64_t>::max() - add)
-    return std::numeric_limits<uint64_t>::max();
-  return offset + add;
-}
-
 namespace {
 // Where a request lands inside [first, last), or false.
 bool FitsIn(uint64_t first, uint64_t last, uint64_t size, uint64_t alignment,
@@ -28,20 +18,80 @@ bool FitsIn(uint64_t first, uint64_t last, uint64_t size, uint64_t alignment,
 }
 }  // namespace
 
-RangeAllocator::RangeAllocator(uint64_t capacity) { AddRange(0, capacity); }
+RangeAllocator::RangeAllocator(PlacementPolicy policy)
+    : placement_(MakePlacement(policy)) {}
+
+RangeAllocator::RangeAllocator(uint64_t capacity, PlacementPolicy policy)
+    : placement_(MakePlacement(policy)) {
+  AddRange(0, capacity);
+}
+
+RangeAllocator::RangeAllocator(const RangeAllocator& other)
+    : capacity_(other.capacity_),
+      free_bytes_(other.free_bytes_),
+      placement_(other.placement_->Clone()),
+      allocated_(other.allocated_),
+      instance_of_(other.instance_of_),
+      instance_context_(other.instance_context_) {}
+
+RangeAllocator& RangeAllocator::operator=(const RangeAllocator& other) {
+  if (this == &other) return *this;
+  capacity_ = other.capacity_;
+  free_bytes_ = other.free_bytes_;
+  placement_ = other.placement_->Clone();
+  allocated_ = other.allocated_;
+  instance_of_ = other.instance_of_;
+  instance_context_ = other.instance_context_;
+  // Last: an observed heap reports the content it now holds.
+  shadow_observer = other.shadow_observer;
+  return *this;
+}
 
 bool RangeAllocator::AddRange(uint64_t first, uint64_t last) {
   if (first >= last) return false;
   // Overlap with a free range?
-  auto it = free_.upper_bound(first);
-  if (it != free_.end() && it->first < last) return false;
-  if (it != free_.begin() && std::prev(it)->second > first) return false;
+  bool overlaps = false;
+  placement_->ForEachFreeRange([&](const Range& r) {
+    overlaps |= r.first < last && first < r.last;
+  });
+  if (overlaps) return false;
   for (const auto& [tag, r] : allocated_) {
     (void)tag;
     if (r.first < last && first < r.last) return false;
   }
   InsertFree(first, last);
   capacity_ = std::max(capacity_, last);
+  return true;
+}
+
+bool RangeAllocator::Seed(const std::vector<std::pair<Tag, Range>>& allocations) {
+  std::vector<std::pair<Tag, Range>> sorted = allocations;
+  std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
+    return a.second.first < b.second.first;
+  });
+  absl::flat_hash_map<Tag, Range> placed;
+  uint64_t cursor = 0, used = 0;
+  for (const auto& [tag, r] : sorted) {
+    if (r.last < r.first || !placed.emplace(tag, r).second) return false;
+    if (r.size() == 0) {
+      placed[tag] = Range{0, 0};
+      continue;
+    }
+    if (r.first < cursor || r.last > capacity_) return false;
+    cursor = r.last;
+    used += r.size();
+  }
+  allocated_ = std::move(placed);
+  placement_->Clear();
+  free_bytes_ = capacity_ - used;
+  cursor = 0;
+  for (const auto& [tag, r] : sorted) {
+    (void)tag;
+    if (r.size() == 0) continue;
+    placement_->Give(cursor, r.first);
+    cursor = r.last;
+  }
+  placement_->Give(cursor, capacity_);
   return true;
 }
 
@@ -55,54 +105,55 @@ bool RangeAllocator::Allocate(Tag tag, uint64_t size, uint64_t alignment,
     shadow_observer.Placed(InstanceOf(tag), 0, 0, alignment);
     return true;
   }
-  for (auto it = free_.begin(); it != free_.end(); ++it) {
-    uint64_t start;
-    if (!FitsIn(it->first, it->second, size, alignment, &start)) continue;
-    const uint64_t first = it->first;
-    const uint64_t last = it->second;
-    const uint64_t end = start + size;
-    // The pad before the aligned start stays a free range of its own; the
-    // tail after the allocation stays free as well.
-    if (start > first) {
-      it->second = start;
-    } else {
-      free_.erase(it);
-    }
-    if (end < last) free_.emplace(end, last);
-    free_bytes_ -= size;
-    allocated_.emplace(tag, Range{start, end});
-    *offset = start;
-    shadow_observer.Placed(InstanceOf(tag), start, size, alignment);
-    return true;
+  uint64_t start;
+  if (!placement_->Take(size, alignment, &start)) {
+    // Only a placement that moves live data gets a second chance.
+    if (!placement_->MovesLiveData() || free_bytes_ < size) return false;
+    Compact();
+    if (!placement_->Take(size, alignment, &start)) return false;
   }
-  return false;
+  free_bytes_ -= size;
+  allocated_.emplace(tag, Range{start, start + size});
+  *offset = start;
+  shadow_observer.Placed(InstanceOf(tag), start, size, alignment);
+  return true;
 }
 
 bool RangeAllocator::CanAllocate(uint64_t size, uint64_t alignment) const {
   if (size == 0) return true;
-  for (const auto& [first, last] : free_) {
-    uint64_t start;
-    if (FitsIn(first, last, size, alignment, &start)) return true;
+  return placement_->CanTake(size, alignment);
+}
+
+void RangeAllocator::Compact() {
+  std::vector<std::pair<uint64_t, Tag>> by_offset;
+  by_offset.reserve(allocated_.size());
+  for (const auto& [tag, r] : allocated_)
+    if (r.size() > 0) by_offset.emplace_back(r.first, tag);
+  std::sort(by_offset.begin(), by_offset.end());
+  uint64_t cursor = 0;
+  for (const auto& [first, tag] : by_offset) {
+    (void)first;
+    Range& r = allocated_[tag];
+    const uint64_t size = r.size();
+    r = Range{cursor, cursor + size};
+    cursor += size;
   }
-  return false;
+  placement_->Clear();
+  placement_->Give(cursor, capacity_);
+  // What is placed moved: the current heap says what it holds now; a
+  // future heap's plans moved with it and are void.
+  if (shadow_observer.observed()) {
+    if (shadow_observer.heap() == REALM_SHADOW_HEAP_CURRENT)
+      shadow_observer.ReportReplaced();
+    else
+      realm_shadow_heap_reset(shadow_observer.memory(), shadow_observer.heap());
+  }
 }
 
 void RangeAllocator::InsertFree(uint64_t first, uint64_t last) {
   if (first >= last) return;
   free_bytes_ += last - first;
-  auto next = free_.lower_bound(first);
-  if (next != free_.end() && next->first == last) {
-    last = next->second;
-    next = free_.erase(next);
-  }
-  if (next != free_.begin()) {
-    auto prev = std::prev(next);
-    if (prev->second == first) {
-      prev->second = last;
-      return;
-    }
-  }
-  free_.emplace_hint(next, first, last);
+  placement_->Give(first, last);
 }
 
 bool RangeAllocator::Deallocate(Tag tag) {
@@ -145,6 +196,9 @@ size_t RangeAllocator::SplitRange(Tag old_tag, std::vector<Piece>* pieces,
     p.offset = start;
     cursor = start + p.size;
     ++placed;
+    // Realm's split_range stops once a piece ends exactly at the old
+    // range's end: the pieces after it, zero-byte ones too, fail.
+    if (cursor == old.last) break;
   }
   if (cursor < old.last) {
     free_bytes_ -= old.last - cursor;
@@ -182,7 +236,7 @@ void RangeAllocator::ReportSplit(Tag old_tag, const std::vector<Piece>& pieces,
 void RangeAllocator::Swap(RangeAllocator& other) {
   std::swap(capacity_, other.capacity_);
   std::swap(free_bytes_, other.free_bytes_);
-  free_.swap(other.free_);
+  placement_.swap(other.placement_);
   allocated_.swap(other.allocated_);
   std::swap(instance_of_, other.instance_of_);
   std::swap(instance_context_, other.instance_context_);
@@ -197,25 +251,19 @@ bool RangeAllocator::Lookup(Tag tag, uint64_t* first, uint64_t* size) const {
   return true;
 }
 
-uint64_t RangeAllocator::largest_free() const {
-  uint64_t best = 0;
-  for (const auto& [first, last] : free_) best = std::max(best, last - first);
-  return best;
-}
-
 uint64_t RangeAllocator::largest_usable(uint64_t alignment) const {
   uint64_t best = 0;
-  for (const auto& [first, last] : free_) {
-    const uint64_t s = AlignUp(first, alignment);
-    if (s < last) best = std::max(best, last - s);
-  }
+  placement_->ForEachFreeRange([&](const Range& r) {
+    const uint64_t s = AlignUp(r.first, alignment);
+    if (s < r.last) best = std::max(best, r.last - s);
+  });
   return best;
 }
 
 std::vector<RangeAllocator::Range> RangeAllocator::FreeRanges() const {
   std::vector<Range> out;
-  out.reserve(free_.size());
-  for (const auto& [first, last] : free_) out.push_back(Range{first, last});
+  out.reserve(placement_->FreeRangeCount());
+  placement_->ForEachFreeRange([&](const Range& r) { out.push_back(r); });
   return out;
 }
 
@@ -224,15 +272,19 @@ bool RangeAllocator::CheckInvariants() const {
   uint64_t free_sum = 0;
   uint64_t prev_last = 0;
   bool first_range = true;
-  for (const auto& [first, last] : free_) {
-    if (first >= last) return false;
+  bool ok = true;
+  size_t count = 0;
+  placement_->ForEachFreeRange([&](const Range& r) {
+    ++count;
+    if (r.first >= r.last) ok = false;
     // Maximal: two free ranges never touch.
-    if (!first_range && first <= prev_last) return false;
-    prev_last = last;
+    if (!first_range && r.first <= prev_last) ok = false;
+    prev_last = r.last;
     first_range = false;
-    free_sum += last - first;
-    all.push_back(Range{first, last});
-  }
+    free_sum += r.size();
+    all.push_back(r);
+  });
+  if (!ok || count != placement_->FreeRangeCount()) return false;
   if (free_sum != free_bytes_) return false;
   for (const auto& [tag, r] : allocated_) {
     (void)tag;

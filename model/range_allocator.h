@@ -1,34 +1,43 @@
 // model/range_allocator.h - the range allocator behind one Realm
-// memory heap, with Realm's placement rules.
+// memory heap: Realm's rules for allocated ranges, a placement policy for
+// the free ones.
 //
 // What it is for: the model memory (model_memory.h) keeps three of these per
 // memory, as Realm's LocalManagedMemory keeps three BasicRangeAllocator<size_t,
 // RegionInstance> heaps (current, future, release).  Every placement decision
-// the model makes comes from here, so it must place exactly where Realm would:
+// the model makes comes from here; with the default policy (realm) it places
+// exactly where Realm would:
 //
 //  - The heap is [0, capacity) cut into ranges [first, last); the free ones
-//    are kept in address order and are always maximal (a freed range merges
-//    with free neighbours on both sides).
-//  - Allocation is first-fit over the free ranges in address order.  The
-//    alignment applies to the offset: a request of size s aligned to a uses
-//    the first free range [f, l) with align_up(f, a) + s <= l.  The pad
-//    [f, align_up(f, a)) stays free, a separate free range, and the tail after
-//    the allocation stays free too.
+//    are always maximal (a freed range merges with free neighbours on both
+//    sides).
+//  - Where a request goes is its Placement's choice (placement.h).  Realm's
+//    is first fit over the free ranges in address order.  The alignment
+//    applies to the offset: a request of size s aligned to a uses the first
+//    free range [f, l) with align_up(f, a) + s <= l.  The pad
+//    [f, align_up(f, a)) stays free, a separate free range, and the tail
+//    after the allocation stays free too.  Every policy keeps pad and tail.
 //  - Zero-byte allocations get offset 0 and occupy nothing; any number of
 //    them may exist.
 //  - SplitRange (redistrict) cuts one allocated range in place into pieces
-//    with their own alignments, placed first-fit in order from the range's
-//    start; a piece that does not fit fails, and so does every piece after
-//    it; whatever of the old range no piece covers is freed.
+//    with their own alignments, placed in order from the range's start
+//    (whatever the policy: Realm's split_range); a piece that does not fit
+//    fails, and so does every piece after it, as do all pieces after one
+//    that ends exactly at the old range's end (zero-byte ones included);
+//    whatever of the old range no piece covers is freed.
+//  - Compacting (Placement::MovesLiveData): when no free range is long
+//    enough but the free bytes hold the request, the heap slides every
+//    allocation down, in address order and without padding, and places
+//    after them; an observed current heap reports its whole new content.
 //
 // Observable equivalence, not a transliteration: Realm links every range,
 // free or not, in an address-ordered list and keeps a free list through it.
-// Here the free ranges live in an absl::btree_map keyed by offset and the
-// allocated ones in a flat_hash_map keyed by tag.  The free ranges, their
-// order and every placement are the same; what differs is the cost of a
-// free: O(log free ranges) here instead of a walk back to the previous free
-// range.  Allocation keeps Realm's cost, a walk over the free ranges until
-// one fits, because that walk is what a program running on Realm pays.
+// Here the allocated ranges live in a flat_hash_map keyed by tag and the
+// free ones in the placement's own structure.  The free ranges and every
+// placement are the same; what differs is the cost: Realm's first fit walks
+// its free list (O(free ranges) per request), the realm placement finds the
+// same range in O(log n) (internal/free_range_index.h), so that a replay
+// does not pay that walk per event.
 //
 // Heap observation: like Realm's BasicRangeAllocator, the heap carries a
 // HeapObserver (realm_shadow/heap_observer.h) as its last member and reports
@@ -44,28 +53,24 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
-#include "absl/container/btree_map.h"
+#include <memory>
+
 #include "absl/container/flat_hash_map.h"
+#include "absl/functional/function_ref.h"
+#include "model/placement.h"
 #include "realm_shadow/heap_observer.h"
 
 namespace realm_shadow {
 namespace model {
 
-// Offset aligned up; alignment 0 or 1 means none.  Saturates at UINT64_MAX
-// so that a huge alignment is a request that does not fit, not a wrap.
-uint64_t AlignUp(uint64_t offset, uint64_t alignment);
-
 class RangeAllocator {
  public:
   using Tag = uint64_t;
 
-  struct Range {
-    uint64_t first = 0;
-    uint64_t last = 0;  // one past the end
-    uint64_t size() const { return last - first; }
-  };
+  using Range = AddressRange;
 
   // One piece of a SplitRange request and, on return, where it went.
   struct Piece {
@@ -75,18 +80,33 @@ class RangeAllocator {
     uint64_t offset = 0;  // set for the pieces that fit
   };
 
-  RangeAllocator() = default;
+  // A heap with no range, placing as `policy` does.
+  explicit RangeAllocator(PlacementPolicy policy = PlacementPolicy::kRealm);
   // A heap with one free range [0, capacity).
-  explicit RangeAllocator(uint64_t capacity);
+  explicit RangeAllocator(uint64_t capacity,
+                          PlacementPolicy policy = PlacementPolicy::kRealm);
+  // A copy is not observed; an assigned observed heap reports its new
+  // content (heap_observer.h).  The placement is cloned.
+  RangeAllocator(const RangeAllocator& other);
+  RangeAllocator& operator=(const RangeAllocator& other);
+
+  PlacementPolicy policy() const { return placement_->policy(); }
 
   // Adds [first, last) as free; false (and no change) if it is empty or
   // overlaps a range already known.
   bool AddRange(uint64_t first, uint64_t last);
 
-  // First-fit placement.  False if no free range fits or the tag is already
-  // allocated (the heap is left unchanged).
+  // Makes the heap hold exactly `allocations` (tag, range), the rest of
+  // [0, capacity) free: a heap as a snapshot shows it, with no history.
+  // The free ranges reach the placement in address order.  False, and no
+  // change, when two ranges overlap, one passes the capacity or a tag
+  // repeats.  Not observed (the memory has not been reported yet).
+  bool Seed(const std::vector<std::pair<Tag, Range>>& allocations);
+
+  // Placement by the policy.  False if no free range fits or the tag is
+  // already allocated (the heap is left unchanged).
   bool Allocate(Tag tag, uint64_t size, uint64_t alignment, uint64_t* offset);
-  // Would Allocate succeed?  Same walk, no change.
+  // Would Allocate succeed?  Same search, no change.
   bool CanAllocate(uint64_t size, uint64_t alignment) const;
 
   // Frees the tag's range, merging with free neighbours.  An unknown tag
@@ -119,19 +139,20 @@ class RangeAllocator {
     return allocated_;
   }
 
-  // ---- figures (each is a walk over the free ranges unless noted) ------
+  // ---- figures (O(1) unless noted) ---------------------------------------
   uint64_t capacity() const { return capacity_; }
-  uint64_t free_bytes() const { return free_bytes_; }         // O(1)
-  size_t free_range_count() const { return free_.size(); }    // O(1)
-  size_t allocated_count() const { return allocated_.size(); }  // O(1)
-  uint64_t largest_free() const;
-  // The most bytes one request aligned to `alignment` could get.
+  uint64_t free_bytes() const { return free_bytes_; }
+  size_t free_range_count() const { return placement_->FreeRangeCount(); }
+  size_t allocated_count() const { return allocated_.size(); }
+  // O(1) for the address-ordered policies and best/worst-fit; a walk of the
+  // top bin for size-classes.
+  uint64_t largest_free() const { return placement_->LargestFree(); }
+  // The most bytes one request aligned to `alignment` could get (a walk).
   uint64_t largest_usable(uint64_t alignment) const;
 
-  // Free ranges in address order.
-  template <typename Fn>
-  void ForEachFreeRange(Fn&& fn) const {
-    for (const auto& [first, last] : free_) fn(Range{first, last});
+  // Free ranges in address order (a walk).
+  void ForEachFreeRange(absl::FunctionRef<void(const Range&)> fn) const {
+    placement_->ForEachFreeRange(fn);
   }
   std::vector<Range> FreeRanges() const;
 
@@ -142,13 +163,15 @@ class RangeAllocator {
  private:
   // Frees [first, last), merging with neighbours.
   void InsertFree(uint64_t first, uint64_t last);
+  // Slides every allocation down to offset 0, in address order, no pads.
+  void Compact();
 
   void ReportSplit(Tag old_tag, const std::vector<Piece>& pieces,
                    size_t placed) const;
 
   uint64_t capacity_ = 0;
   uint64_t free_bytes_ = 0;
-  absl::btree_map<uint64_t, uint64_t> free_;      // first -> last
+  std::unique_ptr<Placement> placement_;           // the free ranges
   absl::flat_hash_map<Tag, Range> allocated_;     // zero-byte: {0, 0}
   InstanceOfFn instance_of_ = nullptr;
   const void* instance_context_ = nullptr;

@@ -14,7 +14,10 @@
 //   5. faces/: the Realm-log reader, reports, the page.  Target
 //      realm_shadow_faces (the realm-shadow command, in tools/, links it).
 // Beside them: legion_glue/ (uses 1-4), model/ and gpu/ (use 1 only),
-// demo/, tools/, bench/, tests/.
+// replay/ (what-if replay: uses 1-5 and runs the model memory, whose
+// deferral rules are Realm's, under other placements; so the faces, which
+// must not depend on the model, take its results as plain data, e.g. the
+// page's PageReplay), demo/, tools/, bench/, tests/.
 //
 // The recorder never calls the shadow map by name: the analysis layer
 // installs itself as the journals' consumer (recorder.h, JournalConsumer),

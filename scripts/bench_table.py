@@ -6,7 +6,7 @@ Usage: bench_table.py BENCH_JSON [--instructions FILE] [--json OUT]
 
 Reads the median aggregates (scripts/bench runs with --benchmark_repetitions
 and --benchmark_report_aggregates_only), computes every figure and ratio of
-docs/benchmarks.md, checks them against the targets of issue 4, and prints
+docs/benchmarks.md, checks them against the targets of issues 4 and 14, and prints
 one markdown table.  Standard library only.
 """
 import argparse
@@ -197,6 +197,28 @@ def main():
     add(s, "ingest_ranks_lines_per_cpu_s_t1", "  one after the other, per second of one core's CPU time (lines/s)",
         None if not cpu_s else b.get("lines", 0) / cpu_s, "{:,.0f}")
 
+    # 8. history (issue 14): what keeping it adds to the consumer, its
+    # bytes, and `at` / `trace` on large histories.  The page's figures
+    # (first render, scrub step) come from tests/browser/map_perf.mjs.
+    s = "8. history"
+    for live, tag in ((1000, "1k"), (100000, "100k"), (1000000, "1M")):
+        off = per_item_ns(f"BM_Drain/{live}")
+        on = per_item_ns(f"BM_DrainWithHistory/{live}")
+        add(s, f"drain_history_{tag}_ns", f"drain with the default history, {tag} live (ns/event)", on, "{:.0f}")
+        add(s, f"history_added_{tag}_pct", f"  added to the drain without history", None if on is None or off is None or off == 0 else (on / off - 1) * 100, "{:+.1f}%")
+        b = m.get(f"BM_DrainWithHistory/{live}")
+        add(s, f"history_bytes_per_event_{tag}", f"  history bytes per event kept, checkpoints included ({tag} live)",
+            None if b is None else b.get("history_bytes_per_event"), "{:.1f}")
+    for live, tag in ((10000, "10k"), (100000, "100k")):
+        b = get(f"BM_AtOf10MEvents/{live}/iterations:5")
+        add(s, f"at_10m_{tag}_s", f"at on a history of 10M events, {tag} live (s, whole command)", None if b is None else b["real_ns"] / 1e9, "{:.2f}")
+        add(s, f"at_10m_{tag}_cpu_s", f"  CPU (s)", None if b is None else b["cpu_time"] * UNIT_NS[b.get("time_unit", "ns")] / 1e9, "{:.2f}")
+        add(s, f"at_10m_{tag}_dump_mb", f"  dump read (MB)", None if b is None else b.get("dump_MB"), "{:.0f}")
+    b = get("BM_TraceOf1MLives/iterations:3")
+    add(s, "trace_1m_s", "trace of 1M allocation lives (s)", None if b is None else b["real_ns"] / 1e9, "{:.2f}")
+    add(s, "trace_1m_cpu_s", "  CPU (s)", None if b is None else b["cpu_time"] * UNIT_NS[b.get("time_unit", "ns")] / 1e9, "{:.2f}")
+    add(s, "trace_1m_mb", "  trace file (MB)", None if b is None else b.get("trace_MB"), "{:.0f}")
+
     # targets
     def target(label, value, bound, fmt, ok):
         met = None if value is None else ok(value, bound)
@@ -216,6 +238,9 @@ def main():
         target("writer p99.9 during snapshots <= 2x without", figures.get("latency_p999_ratio"), 2.0, "{:.2f}x", le),
         target("ingest with Legion Spy lines, several rank logs in parallel >= 2M lines/s",
                figures.get("ingest_ranks_lines_per_s_t0"), 2e6, "{:,.0f} lines/s", ge),
+        target("history on adds <= 10% to the consumer per event (100k live)", figures.get("history_added_100k_pct"), 10.0, "{:+.1f}%", le),
+        target("at on a history of 10M events <= 0.5 s (100k live)", figures.get("at_10m_100k_s"), 0.5, "{:.2f} s", le),
+        target("trace of 1M instances <= 2 s", figures.get("trace_1m_s"), 2.0, "{:.2f} s", le),
     ]
 
     lines = []

@@ -10,6 +10,7 @@
 #include <iostream>
 #include <map>
 #include <set>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,7 +25,12 @@
 #include "realm_shadow/faces/html_page.h"
 #include "realm_shadow/faces/human_size.h"
 #include "realm_shadow/faces/realm_log.h"
+#include "realm_shadow/faces/history_walk.h"
 #include "realm_shadow/faces/report.h"
+#include "realm_shadow/faces/timeline.h"
+#include "realm_shadow/faces/trace.h"
+#include "replay/from_dump.h"
+#include "replay/report.h"
 
 namespace realm_shadow {
 namespace {
@@ -55,6 +61,16 @@ const char kMainUsage[] =
     "  html FILE... -o PAGE.html [--color-by ATTR]\n"
     "                                      the memory map page\n"
     "  html A B --diff -o PAGE.html        the page comparing two dumps\n"
+    "  timeline FILE... [--memory ID]      how each memory got there: peak,\n"
+    "                                      hole drops, longest lives, the\n"
+    "                                      lead-up to each failure\n"
+    "  at FILE --event N | --time T -o OUT the exact state at that moment,\n"
+    "                                      as a dump\n"
+    "  trace FILE... -o TRACE.json         the history for ui.perfetto.dev\n"
+    "  replay FILE... [--memory ID] [--policy P]... [--capacity SIZE]\n"
+    "                 [--min-capacity] [--json]\n"
+    "                                      the run again under another placement\n"
+    "                                      policy or capacity (dumps with history)\n"
     "\n"
     "FILE: a dump file (one per node of a run).  Sizes: bytes, or with a\n"
     "unit: 4096, 64KiB, 512MiB, 4GiB (binary), 1MB (decimal).  Memory ids:\n"
@@ -140,17 +156,76 @@ const Command kCommands[] = {
      "  --run NAME    label of the run in the first column\n"
      "  --dump LABEL  label of the dump in the second column (default: SHADOW)\n"
      "  --tsv         tab-separated rows without header, for scripts\n"},
+    {"timeline",
+     "usage: realm-shadow timeline FILE... [--memory ID] [--top N] [--lead N]\n"
+     "From each memory's history in the dump(s) (every event replayed, none\n"
+     "sampled): peak used and when, the moments where the largest hole\n"
+     "shrank the most and the event that did it, the allocations alive the\n"
+     "longest (with identity), and each failure with the events before it.\n"
+     "Events are numbered from 1; times are the history's clock (the\n"
+     "tracker's drain time, or each node's own log time).\n"
+     "  --memory ID  only this memory\n"
+     "  --top N      hole drops and lives listed (default 5)\n"
+     "  --lead N     events shown before each failure (default 10)\n"},
+    {"at",
+     "usage: realm-shadow at FILE (--event N | --time T) [--memory ID]\n"
+     "                       [--with-history] -o OUT\n"
+     "The exact state at a moment of the history (the last checkpoint before\n"
+     "it, then every event up to it), written as a dump that every other\n"
+     "command reads: report, holes, blockers, html, diff (two moments of\n"
+     "one run diff like two dumps).  A moment outside the history's window\n"
+     "is an error (exit 1) that names the window.\n"
+     "  --event N   the state after the first N events of the memory\n"
+     "              (event numbers are per memory: give --memory when\n"
+     "              several have a history)\n"
+     "  --time T    the latest moment whose events are all at or before T,\n"
+     "              in seconds of the history's clock (12.5, 350ms, 20us)\n"
+     "  --memory ID only this memory (without it: every memory with a\n"
+     "              history)\n"
+     "  --with-history  keep the history up to the moment in OUT (its\n"
+     "              timeline and time strip then end there)\n"
+     "  -o OUT      the dump to write\n"},
+    {"trace",
+     "usage: realm-shadow trace FILE... -o TRACE.json\n"
+     "Chrome / Perfetto trace-event JSON of every memory's history (open it\n"
+     "in ui.perfetto.dev or chrome://tracing): per memory, counter tracks of\n"
+     "used, total free, largest hole and fragmentation; each allocation's\n"
+     "life as a slice with its size, offset and identity; failures as\n"
+     "instants.  One process per node, each on its own clock.\n"
+     "  -o TRACE.json  the file to write\n"},
     {"html",
      "usage: realm-shadow html FILE... -o PAGE.html [--color-by ATTR]\n"
+     "                         [--no-replay]\n"
      "       realm-shadow html A B --diff -o PAGE.html\n"
      "A self-contained page with every memory as a zoomable address map\n"
      "(the rows of several nodes grouped by node); with --diff, B compared\n"
-     "with A.\n"
+     "with A.  A memory whose dump holds its history gets the replay table\n"
+     "in its side panel (every policy, its smallest capacity, and its map at\n"
+     "the run's first failure).\n"
      "  -o PAGE.html      the page to write\n"
      "  --color-by ATTR   colour the blocks by kind (default) or by an\n"
      "                    identity attribute (task, store, region, field,\n"
      "                    ...): the top groups get a colour each, with a\n"
-     "                    legend; the page can change it\n"},
+     "                    legend; the page can change it\n"
+     "  --no-replay       leave the replay tables out (they cost a replay\n"
+     "                    search per policy and memory)\n"},
+    {"replay",
+     "usage: realm-shadow replay FILE... [--memory ID] [--policy P]...\n"
+     "                           [--capacity SIZE] [--min-capacity] [--json]\n"
+     "The requests and releases of each memory's run (from the history its\n"
+     "dump holds), run again through Realm's deferral rules under another\n"
+     "placement policy or capacity: per policy whether the run's failures are\n"
+     "avoided, the first failure, peak used, the largest-hole deficit,\n"
+     "fragmentation at the run's failure; always the self-check (realm at the\n"
+     "run's capacity against the recorded placements) and the lower bound\n"
+     "(peak live bytes).\n"
+     "  --memory ID      only this memory\n"
+     "  --policy P       realm, best-fit, worst-fit, next-fit, size-classes,\n"
+     "                   compacting; repeat for several (default: all)\n"
+     "  --capacity SIZE  replay at this capacity (default: the run's)\n"
+     "  --min-capacity   also search the smallest capacity with no failure\n"
+     "                   (to one alignment unit) per policy\n"
+     "  --json           one JSON array, an object per memory\n"},
 };
 
 const Command* FindCommand(const std::string& name) {
@@ -176,10 +251,15 @@ int BadInput(const absl::Status& status) {
 struct Args {
   std::vector<std::string> files;
   std::map<std::string, std::string> values;
+  std::vector<std::string> policies;  // replay --policy, in order
   bool help = false;
   bool diff = false;
   bool tsv = false;
   bool all = false;
+  bool min_capacity = false;
+  bool json = false;
+  bool no_replay = false;
+  bool with_history = false;
 };
 
 // Options that take a value, per command; everything else starting with
@@ -188,16 +268,23 @@ bool ParseArgs(const Command& c, int argc, char** argv, Args* out,
                std::string* problem) {
   const std::string name = c.name;
   auto takes_value = [&](const std::string& opt) {
-    if (opt == "--memory") return name == "holes" || name == "blockers";
-    if (opt == "--top") return name == "holes" || name == "report";
-    if (opt == "--by" || opt == "--node") return name == "report";
-    if (opt == "--color-by") return name == "html";
+    if (opt == "--memory")
+      return name == "holes" || name == "blockers" || name == "timeline" ||
+             name == "at" || name == "replay";
+    if (opt == "--policy" || opt == "--capacity") return name == "replay";
+    if (opt == "--top")
+      return name == "holes" || name == "report" || name == "timeline";
+    if (opt == "--lead") return name == "timeline";
+    if (opt == "--event" || opt == "--time") return name == "at";
     if (opt == "--size" || opt == "--align" || opt == "--objective")
       return name == "blockers";
-    if (opt == "-o" || opt == "--output")
-      return name == "ingest-realm-log" || name == "html";
+    if (opt == "--by" || opt == "--node") return name == "report";
+    if (opt == "--color-by") return name == "html";
     if (opt == "--cut-at-dump") return name == "ingest-realm-log";
     if (opt == "--run" || opt == "--dump") return name == "compare";
+    if (opt == "-o" || opt == "--output")
+      return name == "ingest-realm-log" || name == "html" || name == "at" ||
+             name == "trace";
     return false;
   };
   for (int i = 0; i < argc; ++i) {
@@ -216,6 +303,22 @@ bool ParseArgs(const Command& c, int argc, char** argv, Args* out,
     }
     if (arg == "--all" && name == "report") {
       out->all = true;
+      continue;
+    }
+    if (arg == "--no-replay" && name == "html") {
+      out->no_replay = true;
+      continue;
+    }
+    if (arg == "--min-capacity" && name == "replay") {
+      out->min_capacity = true;
+      continue;
+    }
+    if (arg == "--json" && name == "replay") {
+      out->json = true;
+      continue;
+    }
+    if (arg == "--with-history" && name == "at") {
+      out->with_history = true;
       continue;
     }
     if (arg == "--") {
@@ -243,6 +346,7 @@ bool ParseArgs(const Command& c, int argc, char** argv, Args* out,
         value = argv[++i];
       }
       if (opt == "--output") opt = "-o";
+      if (opt == "--policy") out->policies.push_back(value);
       out->values[opt] = value;
       continue;
     }
@@ -498,6 +602,95 @@ int RunCompare(const Command& c, const Args& args) {
   return 0;
 }
 
+int RunTimeline(const Command& c, const Args& args) {
+  if (args.files.empty()) return Usage(c, "no dump file given");
+  TimelineOptions options;
+  if (absl::Status top = CountOption(args, "--top", &options.top); !top.ok())
+    return Usage(c, top);
+  if (absl::Status lead = CountOption(args, "--lead", &options.lead); !lead.ok())
+    return Usage(c, lead);
+  const absl::StatusOr<std::vector<DumpFile>> dumps = LoadDumps(args.files);
+  if (!dumps.ok()) return BadInput(dumps.status());
+  const auto memories = SelectMemories(*dumps, args.files, args);
+  if (!memories.ok()) return BadInput(memories.status());
+  bool any = false;
+  for (const LoadedMemory& m : *memories) {
+    const MemoryHistory* h = FindHistory(*m.dump, *m.snapshot);
+    if (h == nullptr) {
+      std::cout << MemoryTitle(*m.snapshot) << "\n  no history in " << m.file
+                << " (written with REALM_SHADOW_HISTORY=0, or before dumps "
+                   "carried one)\n";
+      continue;
+    }
+    any = true;
+    std::cout << FormatTimeline(*m.snapshot, *h, options);
+  }
+  if (!any) return BadInput("no memory of the given dump(s) has a history");
+  return 0;
+}
+
+int RunAt(const Command& c, const Args& args) {
+  if (args.files.size() != 1)
+    return Usage(c, "expected one dump file, got " +
+                        std::to_string(args.files.size()));
+  auto out = args.values.find("-o");
+  if (out == args.values.end()) return Usage(c, "-o OUT is required");
+  auto event = args.values.find("--event");
+  auto time = args.values.find("--time");
+  if ((event == args.values.end()) == (time == args.values.end()))
+    return Usage(c, "give exactly one of --event N and --time T");
+  MomentChoice moment;
+  moment.with_history = args.with_history;
+  std::string error;
+  if (event != args.values.end()) {
+    uint64_t n = 0;
+    if (!absl::SimpleAtoi(event->second, &n))
+      return Usage(c, "--event '" + event->second + "': expected an event count");
+    moment.event = n;
+  } else {
+    int64_t ns = 0;
+    if (!ParseHistoryTime(time->second, &ns, &error))
+      return Usage(c, "--time " + error);
+    moment.time_ns = ns;
+  }
+  std::optional<uint64_t> memory;
+  if (auto it = args.values.find("--memory"); it != args.values.end()) {
+    uint64_t id = 0;
+    if (!ParseHexId(it->second, &id, &error)) return Usage(c, "--memory " + error);
+    memory = id;
+  }
+  const absl::StatusOr<DumpFile> in = ReadDump(args.files[0]);
+  if (!in.ok()) return BadInput(in.status());
+  DumpFile at;
+  if (!DumpAtMoment(*in, args.files[0], memory, moment, &at, &error))
+    return BadInput(error);
+  if (absl::Status written = WriteDump(out->second, at); !written.ok())
+    return BadInput(written);
+  for (const Snapshot& s : at.memories)
+    std::cerr << "realm-shadow: " << MemoryTitle(s) << " after " << s.sequence
+              << " event(s): " << s.allocations.size() << " live allocation(s)\n";
+  return 0;
+}
+
+int RunTrace(const Command& c, const Args& args) {
+  if (args.files.empty()) return Usage(c, "no dump file given");
+  auto out = args.values.find("-o");
+  if (out == args.values.end()) return Usage(c, "-o TRACE.json is required");
+  const absl::StatusOr<std::vector<DumpFile>> dumps = LoadDumps(args.files);
+  if (!dumps.ok()) return BadInput(dumps.status());
+  const absl::StatusOr<TraceSummary> traced = WriteTrace(*dumps, args.files, out->second);
+  if (!traced.ok()) return BadInput(traced.status());
+  const TraceSummary& summary = *traced;
+  std::cerr << "realm-shadow: wrote " << out->second << ": " << summary.memories
+            << " memory(ies), " << summary.lives << " allocation lives, "
+            << summary.counter_samples << " counter samples, "
+            << summary.failures << " failure(s)";
+  if (summary.skipped)
+    std::cerr << "; " << summary.skipped << " memory(ies) without a history";
+  std::cerr << "\n";
+  return 0;
+}
+
 int RunHtml(const Command& c, const Args& args) {
   auto out = args.values.find("-o");
   if (args.files.empty()) return Usage(c, "no dump file given");
@@ -520,8 +713,86 @@ int RunHtml(const Command& c, const Args& args) {
   HtmlOptions options;
   if (auto it = args.values.find("--color-by"); it != args.values.end())
     options.color_by = GroupAttribute(it->second);
+  std::vector<PageReplay>& replays = options.replays;
+  if (!args.diff && !args.no_replay) {
+    // Memories with a history get the replay table; the others none.
+    for (const Snapshot& s : dumps[0].memories) {
+      replay::ReplayScript script;
+      std::string why;
+      if (!replay::ScriptOfDumpMemory(dumps[0], s, &script, &why)) continue;
+      replay::ReplayQuestion question;
+      question.min_capacity = true;
+      question.maps = true;
+      replay::MemoryAnswer answer;
+      if (!replay::ReplayMemory(std::move(script), question, &answer, &why)) continue;
+      replays.push_back(replay::ToPageReplay(answer));
+    }
+  }
   if (absl::Status written = WriteHtmlMap(dumps, out->second, options); !written.ok())
     return BadInput(written);
+  return 0;
+}
+
+int RunReplay(const Command& c, const Args& args) {
+  if (args.files.empty()) return Usage(c, "no dump file given");
+  replay::ReplayQuestion question;
+  std::string error;
+  for (const std::string& name : args.policies) {
+    model::PlacementPolicy p;
+    if (!model::ParsePlacementPolicy(name, &p))
+      return Usage(c, "--policy '" + name +
+                          "': expected realm, best-fit, worst-fit, next-fit, "
+                          "size-classes or compacting");
+    question.policies.push_back(p);
+  }
+  if (auto it = args.values.find("--capacity"); it != args.values.end()) {
+    const absl::StatusOr<uint64_t> capacity = ParseHumanSize(it->second);
+    if (!capacity.ok())
+      return Usage(c, absl::StrCat("--capacity ", capacity.status().message()));
+    if (*capacity == 0) return Usage(c, "--capacity must be more than 0");
+    question.capacity = *capacity;
+  }
+  question.min_capacity = args.min_capacity;
+  const absl::StatusOr<std::vector<DumpFile>> dumps = LoadDumps(args.files);
+  if (!dumps.ok()) return BadInput(dumps.status());
+  const auto memories = SelectMemories(*dumps, args.files, args);
+  if (!memories.ok()) return BadInput(memories.status());
+  // Every memory named, or else every memory with a history that holds a
+  // request; a history that cannot be replayed is an error either way.
+  const bool named = args.values.count("--memory") > 0;
+  std::string skipped;
+  std::vector<replay::MemoryAnswer> answers;
+  for (const LoadedMemory& m : *memories) {
+    replay::ReplayScript script;
+    const bool has_history = FindHistory(*m.dump, *m.snapshot) != nullptr;
+    if (!replay::ScriptOfDumpMemory(*m.dump, *m.snapshot, &script, &error)) {
+      if (named || has_history) return BadInput(m.file + ": " + error);
+      // No history: what the first such memory lacks is the error when no
+      // memory has one.
+      if (skipped.empty()) skipped = m.file + ": " + error;
+      continue;
+    }
+    if (!named && script.lives.empty()) continue;
+    replay::MemoryAnswer answer;
+    if (!replay::ReplayMemory(std::move(script), question, &answer, &error))
+      return BadInput(m.file + ": " + error);
+    answers.push_back(std::move(answer));
+  }
+  if (answers.empty())
+    return BadInput(skipped.empty() ? args.files[0] +
+                                          ": no memory's history holds a request: "
+                                          "nothing to replay"
+                                    : skipped);
+  if (args.json) {
+    std::cout << "[\n";
+    for (size_t i = 0; i < answers.size(); ++i)
+      std::cout << replay::MemoryAnswerJson(answers[i])
+                << (i + 1 < answers.size() ? ",\n" : "\n");
+    std::cout << "]\n";
+    return 0;
+  }
+  for (const replay::MemoryAnswer& a : answers)
+    std::cout << replay::FormatMemoryAnswer(a);
   return 0;
 }
 
@@ -556,6 +827,10 @@ int Main(int argc, char** argv) {
   if (name == "diff") return RunDiff(*c, args);
   if (name == "ingest-realm-log") return RunIngest(*c, args);
   if (name == "compare") return RunCompare(*c, args);
+  if (name == "replay") return RunReplay(*c, args);
+  if (name == "timeline") return RunTimeline(*c, args);
+  if (name == "at") return RunAt(*c, args);
+  if (name == "trace") return RunTrace(*c, args);
   return RunHtml(*c, args);
 }
 

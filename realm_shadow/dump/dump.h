@@ -25,6 +25,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "realm_shadow/analysis/history.h"
 #include "realm_shadow/analysis/snapshot.h"
 #include "realm_shadow/layers.h"
 
@@ -32,8 +33,9 @@ namespace realm_shadow {
 
 REALM_SHADOW_HEADER_OF_LAYER(4);
 
-// Version 2 added optional sections (the pools); version 1 files are read
-// as they are (docs/dump-format.md, Compatibility).
+// Version 2 added the pools section (pool); version 1 files, with or
+// without their optional history sections (hist), are read as they are
+// (docs/dump-format.md, Compatibility).
 inline constexpr uint32_t kDumpFormatVersion = 2;
 inline constexpr uint32_t kOldestDumpFormatVersion = 1;
 
@@ -69,7 +71,13 @@ struct DumpFile {
   std::vector<std::string> notes;  // what the source could not know, etc.
   std::vector<Snapshot> memories;  // by ascending memory id
   std::vector<Pool> pools;         // by (memory id, pool id)
+  // Optional: at most one per memory, matched to it by (node, memory id),
+  // ending at the memory's snapshot (the hist section; history.h).
+  std::vector<MemoryHistory> histories;
 };
+
+// The history of a memory of the dump, or null.
+const MemoryHistory* FindHistory(const DumpFile& dump, const Snapshot& memory);
 
 // Writes atomically.
 absl::Status WriteDump(const std::string& path, const DumpFile& dump);
@@ -88,8 +96,9 @@ std::string DumpToJson(const DumpFile& dump);
 
 // ---- dumps of tracked memories ---------------------------------------------
 
-// Snapshots the tracked memory and writes it, with its pools.  Announces
-// the dump through the log sink (log_sink.h), reason "request".
+// Snapshots the tracked memory and writes it, with its pools and its
+// history when it keeps one.  Announces the dump through the log sink
+// (log_sink.h), reason "request".
 absl::Status DumpMemoryState(uint64_t memory_id, const std::string& path);
 // Every registered memory in one file (one announcement per memory).
 absl::Status DumpAllMemories(const std::string& path);

@@ -45,6 +45,24 @@ void WriteBlockers(JsonWriter& w, const Snapshot& s, const BlockerWindow& b) {
   w.EndObject();
 }
 
+// What a memory's history holds (the events themselves stay in the dump:
+// `realm-shadow at`, `timeline` and `trace` read them).
+void WriteHistorySummary(JsonWriter& w, const MemoryHistory* h) {
+  if (h == nullptr) {
+    w.Null();
+    return;
+  }
+  w.BeginObject();
+  w.String("clock", HistoryClockName(h->clock));
+  w.Uint("first_sequence", h->first_sequence());
+  w.Uint("end_sequence", h->end_sequence());
+  w.Uint("window_events", h->window_events);
+  w.Uint("checkpoints", h->checkpoints.size());
+  w.Int("first_time_ns", h->TimeOfEvent(h->first_sequence()));
+  w.Int("last_time_ns", h->events.empty() ? 0 : h->TimeOfEvent(h->end_sequence() - 1));
+  w.EndObject();
+}
+
 void WriteAllocations(JsonWriter& w, const Snapshot& s) {
   w.ObjectArray("allocations", s.allocations, [&](const Allocation& a) {
     WriteAllocationRange(w, a);
@@ -148,7 +166,7 @@ void WriteCounters(JsonWriter& w, const Snapshot& s) {
   });
 }
 
-void WriteMemory(JsonWriter& w, const Snapshot& s) {
+void WriteMemory(JsonWriter& w, const Snapshot& s, const MemoryHistory* h) {
   const std::vector<Hole> holes = FindHoles(s);
   w.BeginObject();
   w.HexId("id", s.memory_id);
@@ -164,6 +182,8 @@ void WriteMemory(JsonWriter& w, const Snapshot& s) {
   w.Bool("addressed", s.addressed);
   w.Uint("sequence", s.sequence);
   w.Bool("exact", s.exact);
+  w.Key("history");
+  WriteHistorySummary(w, h);
   WriteAllocations(w, s);
   w.ObjectArray("holes", holes, [&](const Hole& h) {
     w.Uint("offset", h.offset);
@@ -259,7 +279,7 @@ std::string DumpToJson(const DumpFile& dump) {
   w.EndArray();
   w.Key("memories");
   w.BeginArray();
-  for (const Snapshot& s : dump.memories) WriteMemory(w, s);
+  for (const Snapshot& s : dump.memories) WriteMemory(w, s, FindHistory(dump, s));
   w.EndArray();
   WritePools(w, dump);
   w.EndObject();

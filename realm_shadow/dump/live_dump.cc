@@ -58,8 +58,12 @@ DumpFile NewTrackerDump() {
 }
 
 void AddTrackedMemory(realm_shadow_memory* memory, DumpFile* dump) {
-  dump->memories.push_back(TakeSnapshot(memory));
+  // The picture and the history that led to it, at the same moment.
+  dump->memories.emplace_back();
   Snapshot& s = dump->memories.back();
+  MemoryHistory history;
+  if (TakeSnapshotAndHistory(memory, &s, &history))
+    dump->histories.push_back(std::move(history));
   if (PoolSource source = g_pool_source.load(std::memory_order_acquire)) {
     const size_t first = dump->pools.size();
     source(s.memory_id, &dump->pools);

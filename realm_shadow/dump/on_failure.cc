@@ -3,9 +3,11 @@
 //
 // The observer runs on the thread whose allocation failed, possibly while
 // Realm holds the memory's allocator mutex, and possibly when the system
-// memory is the full one.  So it allocates only the snapshot and a few
-// short strings, writes through WriteDump's 64 KiB stack buffer, keeps its
-// per-memory counts in a fixed table, and never throws.
+// memory is the full one.  So it allocates only the snapshot, the copy of
+// the memory's history (at most 2.5 MiB of events and its checkpoints with
+// the default REALM_SHADOW_HISTORY) and a few short strings, writes through
+// WriteDump's 64 KiB stack buffer, keeps its per-memory counts in a fixed
+// table, and never throws.
 #include "realm_shadow/dump/on_failure.h"
 
 #include <sys/stat.h>

@@ -79,8 +79,13 @@ class Parser {
   bool Header(Cursor& c, DumpFile* out, uint32_t* memory_count);
   bool Strings(Cursor& c);
   bool Memory(Cursor& c, const std::string& name, Snapshot* s);
+  bool Identities(Cursor& c, uint64_t count, const std::string& where,
+                  std::vector<Identity>* out);
   bool OptionalSections(Cursor& file, DumpFile* out);
   bool Pools(Cursor& c, std::vector<Pool>* out);
+  bool History(Cursor& c, const std::string& name, const DumpFile& dump,
+               MemoryHistory* h);
+  bool Checkpoint(Cursor& c, const std::string& name, HistoryCheckpoint* cp);
   bool Trailer(Cursor& file);
 
   const uint8_t* data_;
@@ -323,9 +328,24 @@ bool Parser::Memory(Cursor& c, const std::string& name, Snapshot* s) {
     if (pad) return Fail(where + ": an anomaly has nonzero padding");
   }
 
+  if (!Identities(c, counts[5], where, &s->identities)) return false;
+  if (c.left() != 0) {
+    return Fail(where + ": " + std::to_string(c.left()) +
+                " bytes after its last record");
+  }
+  return true;
+}
+
+bool Parser::Identities(Cursor& c, uint64_t count, const std::string& where,
+                        std::vector<Identity>* out) {
+  if (count > c.left() / kIdentityFixedBytes) {
+    return Fail(where + ": " + std::to_string(count) +
+                " identities cannot fit in " + std::to_string(c.left()) +
+                " bytes");
+  }
   // Identities vary in size: each is checked as it comes.
-  s->identities.reserve(counts[5]);  // bounded above by left / 12
-  for (uint64_t i = 0; i < counts[5]; ++i) {
+  out->reserve(count);  // bounded above by left / 12
+  for (uint64_t i = 0; i < count; ++i) {
     const std::string at = where + ": identity " + std::to_string(i);
     if (!c.Has(kIdentityFixedBytes)) {
       return Fail(at + " needs " + std::to_string(kIdentityFixedBytes) +
@@ -354,30 +374,168 @@ bool Parser::Memory(Cursor& c, const std::string& name, Snapshot* s) {
         return false;
       }
     }
-    s->identities.push_back(std::move(id));
+    out->push_back(std::move(id));
   }
   // Snapshot keeps identities sorted by id (FindIdentity searches them);
   // writers sort them, but nothing in the format promised it.  One id twice
   // would make an allocation's identity ambiguous.
   const auto by_id = [](const Identity& a, const Identity& b) { return a.id < b.id; };
-  if (!std::is_sorted(s->identities.begin(), s->identities.end(), by_id))
-    std::stable_sort(s->identities.begin(), s->identities.end(), by_id);
-  for (size_t i = 1; i < s->identities.size(); ++i) {
-    if (s->identities[i].id == s->identities[i - 1].id) {
-      return Fail(where + ": identity " + std::to_string(s->identities[i].id) +
+  if (!std::is_sorted(out->begin(), out->end(), by_id))
+    std::stable_sort(out->begin(), out->end(), by_id);
+  for (size_t i = 1; i < out->size(); ++i) {
+    if ((*out)[i].id == (*out)[i - 1].id) {
+      return Fail(where + ": identity " + std::to_string((*out)[i].id) +
                   " is listed twice");
     }
-  }
-  if (c.left() != 0) {
-    return Fail(where + ": " + std::to_string(c.left()) +
-                " bytes after its last record");
   }
   return true;
 }
 
-// Version 2 on: sections between the last memory and the trailer, each
-// with a tag whose first letter is lowercase.  Known ones are read, at most
-// once each; unknown ones are skipped by their length, so that a section
+// n records of `bytes` each, checked against what is left before anything
+// is allocated.
+bool FitsRecords(const Cursor& c, uint64_t n, size_t bytes) {
+  return n <= c.left() / bytes;
+}
+
+bool Parser::Checkpoint(Cursor& c, const std::string& name,
+                        HistoryCheckpoint* cp) {
+  const std::string where = "section '" + name + "'";
+  if (!c.Has(8)) return Fail(where + " is truncated");
+  const uint64_t state_bytes = c.Get<uint64_t>();
+  if (!c.Has(state_bytes))
+    return Fail(where + ": its picture needs " + std::to_string(state_bytes) +
+                " bytes, " + std::to_string(c.left()) + " left");
+  Cursor state(c.here(), static_cast<size_t>(state_bytes));
+  c.Skip(static_cast<size_t>(state_bytes));
+  if (!Memory(state, name, &cp->state)) return false;
+  if (!c.Has(kCheckpointExtrasBytes)) return Fail(where + " is truncated");
+  uint64_t counts[5];
+  for (uint64_t& n : counts) n = c.Get<uint64_t>();
+  const uint8_t group_type = c.Get<uint8_t>();
+  const uint8_t heap_observed = c.Get<uint8_t>();
+  const uint16_t reserved = c.Get<uint16_t>();
+  cp->group_left = c.Get<uint32_t>();
+  if (heap_observed > 1 || reserved != 0 ||
+      group_type >= static_cast<uint8_t>(kEventTypeCount))
+    return Fail(where + ": bad group type or flag, or nonzero padding");
+  cp->group_type = static_cast<EventType>(group_type);
+  cp->heap_observed = heap_observed;
+  const size_t sizes[5] = {8, 8, kEarlyReleaseBytes, 1, kHistoryEventBytes};
+  uint64_t total = 0;
+  for (int i = 0; i < 5; ++i) {
+    if (!FitsRecords(c, counts[i], sizes[i]))
+      return Fail(where + ": " + std::to_string(counts[i]) + " records of " +
+                  std::to_string(sizes[i]) + " bytes need more than the " +
+                  std::to_string(c.left()) + " left");
+    total += counts[i] * sizes[i];
+  }
+  if (total > c.left()) return Fail(where + " is truncated in its arrays");
+  cp->released.resize(counts[0]);
+  for (uint64_t& id : cp->released) id = c.Get<uint64_t>();
+  cp->failed.resize(counts[1]);
+  for (uint64_t& id : cp->failed) id = c.Get<uint64_t>();
+  cp->early_releases.resize(counts[2]);
+  for (auto& [instance, ready] : cp->early_releases) {
+    instance = c.Get<uint64_t>();
+    ready = c.Get<uint8_t>();
+    uint8_t pad = 0;
+    for (int i = 0; i < 7; ++i) pad |= c.Get<uint8_t>();
+    if (ready > 1 || pad) return Fail(where + ": bad early release record");
+  }
+  cp->pending_flags.resize(counts[3]);
+  if (counts[3] > 0) {
+    std::memcpy(cp->pending_flags.data(), c.here(), counts[3]);
+    c.Skip(counts[3]);
+  }
+  for (uint8_t flags : cp->pending_flags)  // the kind is in the high nibble
+    if ((flags >> 4) >= kAllocationKindCount)
+      return Fail(where + ": a pending request has unknown kind " +
+                  std::to_string(flags >> 4));
+  cp->group_records.resize(counts[4]);
+  for (Event& e : cp->group_records) {
+    EventRecord r;
+    std::memcpy(&r, c.here(), kHistoryEventBytes);
+    c.Skip(kHistoryEventBytes);
+    if (r.stamp >> 8) return Fail(where + ": a group record has a bad type word");
+    e = DecodeEvent(r);
+  }
+  return true;
+}
+
+bool Parser::History(Cursor& c, const std::string& name, const DumpFile& dump,
+                     MemoryHistory* h) {
+  const std::string where = "section '" + name + "'";
+  if (!c.Has(kHistoryFixedBytes))
+    return Fail(where + " is " + std::to_string(c.left()) +
+                " bytes, less than its fixed " +
+                std::to_string(kHistoryFixedBytes));
+  const uint32_t memory_index = c.Get<uint32_t>();
+  const uint8_t clock = c.Get<uint8_t>();
+  const uint8_t pad = c.Get<uint8_t>() | c.Get<uint8_t>() | c.Get<uint8_t>();
+  h->clock_origin_unix_ns = c.Get<uint64_t>();
+  h->window_events = c.Get<uint64_t>();
+  uint64_t counts[5];  // checkpoints, events, marks, lines, identities
+  for (uint64_t& n : counts) n = c.Get<uint64_t>();
+  if (memory_index >= dump.memories.size())
+    return Fail(where + " is of memory " + std::to_string(memory_index) +
+                ", but the dump holds " + std::to_string(dump.memories.size()));
+  if (pad) return Fail(where + " has nonzero padding");
+  h->clock = static_cast<HistoryClock>(clock);
+  h->memory_id = dump.memories[memory_index].memory_id;
+  h->node = dump.memories[memory_index].node;
+  for (const MemoryHistory& other : dump.histories)
+    if (other.memory_id == h->memory_id && other.node == h->node)
+      return Fail(where + ": a second history of memory " +
+                  std::to_string(memory_index));
+  if (!FitsRecords(c, counts[1], kHistoryEventBytes) ||
+      !FitsRecords(c, counts[2], kHistoryMarkBytes) ||
+      !FitsRecords(c, counts[3], 8) ||
+      counts[1] * kHistoryEventBytes + counts[2] * kHistoryMarkBytes +
+              counts[3] * 8 > c.left())
+    return Fail(where + ": " + std::to_string(counts[1]) + " events, " +
+                std::to_string(counts[2]) + " marks and " +
+                std::to_string(counts[3]) + " lines need more than the " +
+                std::to_string(c.left()) + " bytes left");
+  h->events.resize(counts[1]);
+  if (counts[1] > 0) {
+    std::memcpy(h->events.data(), c.here(), counts[1] * kHistoryEventBytes);
+    c.Skip(counts[1] * kHistoryEventBytes);
+  }
+  for (size_t i = 0; i < h->events.size(); ++i)
+    if (h->events[i].stamp >> 8)
+      return Fail(where + ": event " + std::to_string(i) +
+                  " has a bad type word");
+  h->marks.resize(counts[2]);
+  if (counts[2] > 0) {
+    std::memcpy(h->marks.data(), c.here(), counts[2] * kHistoryMarkBytes);
+    c.Skip(counts[2] * kHistoryMarkBytes);
+  }
+  h->lines.resize(counts[3]);
+  for (uint64_t& line : h->lines) line = c.Get<uint64_t>();
+  // Each checkpoint needs at least its length and a memory's minimum.
+  if (!FitsRecords(c, counts[0], 8 + kMemoryMinBytes + kCheckpointExtrasBytes))
+    return Fail(where + ": " + std::to_string(counts[0]) +
+                " checkpoints cannot fit in " + std::to_string(c.left()) +
+                " bytes");
+  h->checkpoints.resize(counts[0]);
+  for (uint64_t i = 0; i < counts[0]; ++i) {
+    if (!Checkpoint(c, name + " checkpoint " + std::to_string(i),
+                    &h->checkpoints[i]))
+      return false;
+  }
+  if (!Identities(c, counts[4], where, &h->identities)) return false;
+  if (c.left() != 0)
+    return Fail(where + ": " + std::to_string(c.left()) +
+                " bytes after its last record");
+  std::string problem;
+  if (!CheckHistory(*h, &problem)) return Fail(where + ": " + problem);
+  return true;
+}
+
+// Sections between the last memory and the trailer, each with a tag whose
+// first letter is lowercase: hist (a memory's history; version 1 writers
+// wrote it too) and, version 2 on, pool.  Known ones are read (pools at
+// most once); unknown ones are skipped by their length, so that a section
 // added later needs no new version from readers that can do without it.
 bool Parser::OptionalSections(Cursor& file, DumpFile* out) {
   bool pools_seen = false;
@@ -385,8 +543,7 @@ bool Parser::OptionalSections(Cursor& file, DumpFile* out) {
   // like a section: the file was cut inside an optional section.
   const auto at_trailer = [&] {
     if (file.left() > kTrailerBytes) return false;
-    if (file.left() < kTrailerBytes || out->version < 2 || !IsOptionalTag(file.here()))
-      return true;
+    if (file.left() < kTrailerBytes || !IsOptionalTag(file.here())) return true;
     uint64_t body;
     uint32_t marker;
     std::memcpy(&body, file.here(), 8);
@@ -396,7 +553,6 @@ bool Parser::OptionalSections(Cursor& file, DumpFile* out) {
   while (!at_trailer()) {
     const std::string unexpected =
         std::to_string(file.left() - kTrailerBytes) + " unexpected bytes after the last memory";
-    if (out->version < 2) return Fail(unexpected);
     if (!file.Has(kSectionHeaderBytes) || !IsOptionalTag(file.here())) {
       std::string tag;
       for (size_t i = 0; i < 4 && i < file.left(); ++i) {
@@ -407,13 +563,21 @@ bool Parser::OptionalSections(Cursor& file, DumpFile* out) {
                   "' is not an optional section's: those start with a lowercase letter)");
     }
     const bool is_pools = std::memcmp(file.here(), kTagPools, 4) == 0;
+    const bool is_history = std::memcmp(file.here(), kTagHistory, 4) == 0;
     std::string name = "optional '";
     name.append(reinterpret_cast<const char*>(file.here()), 4);
     name += "'";
     if (is_pools) name = "pools";
+    if (is_history) name = "history " + std::to_string(out->histories.size());
     Cursor payload(nullptr, 0);
     const std::string tag(reinterpret_cast<const char*>(file.here()), 4);
     if (!Section(file, tag.c_str(), name, &payload)) return false;
+    if (is_history) {
+      MemoryHistory h;
+      if (!History(payload, name, *out, &h)) return false;
+      out->histories.push_back(std::move(h));
+      continue;
+    }
     if (!is_pools) continue;  // not ours to know: skipped whole
     if (pools_seen) return Fail("section 'pools' appears twice");
     pools_seen = true;
@@ -562,6 +726,12 @@ absl::StatusOr<DumpFile> ParseDump(const uint8_t* data, size_t size) {
   Parser parser(data, size);
   if (!parser.Parse(&dump)) return parser.error();
   return dump;
+}
+
+const MemoryHistory* FindHistory(const DumpFile& dump, const Snapshot& memory) {
+  for (const MemoryHistory& h : dump.histories)
+    if (h.memory_id == memory.memory_id && h.node == memory.node) return &h;
+  return nullptr;
 }
 
 absl::StatusOr<DumpFile> ReadDump(const std::string& path) {

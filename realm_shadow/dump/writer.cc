@@ -30,6 +30,23 @@ uint64_t IdentityBytes(const Identity& identity) {
   return kIdentityFixedBytes + kAttributeBytes * identity.attributes.size();
 }
 
+uint64_t MemoryPayloadBytes(const Snapshot& s);
+
+uint64_t CheckpointBytes(const HistoryCheckpoint& c) {
+  return 8 + MemoryPayloadBytes(c.state) + kCheckpointExtrasBytes +
+         8 * (c.released.size() + c.failed.size()) +
+         kEarlyReleaseBytes * c.early_releases.size() + c.pending_flags.size() +
+         kHistoryEventBytes * c.group_records.size();
+}
+
+uint64_t HistoryPayloadBytes(const MemoryHistory& h) {
+  uint64_t n = kHistoryFixedBytes + kHistoryEventBytes * h.events.size() +
+               kHistoryMarkBytes * h.marks.size() + 8 * h.lines.size();
+  for (const HistoryCheckpoint& c : h.checkpoints) n += CheckpointBytes(c);
+  for (const Identity& id : h.identities) n += IdentityBytes(id);
+  return n;
+}
+
 uint64_t MemoryPayloadBytes(const Snapshot& s) {
   uint64_t n = kMemoryFixedBytes + kMemoryCountsBytes + kCountersBytes;
   n += kAllocationBytes * s.allocations.size();
@@ -42,20 +59,40 @@ uint64_t MemoryPayloadBytes(const Snapshot& s) {
 }
 
 // Every string of the dump in table order: source, notes, then per memory
-// its name and each identity's attribute keys and values.
+// its name and each identity's attribute keys and values, then per history
+// each checkpoint's name and each identity's attributes.
 template <typename F>
 void ForEachString(const DumpFile& dump, F&& f) {
-  f(dump.source);
-  for (const std::string& note : dump.notes) f(note);
-  for (const Snapshot& s : dump.memories) {
-    f(s.name);
-    for (const Identity& id : s.identities) {
+  const auto identities = [&](const std::vector<Identity>& list) {
+    for (const Identity& id : list) {
       for (const auto& kv : id.attributes) {
         f(kv.first);
         f(kv.second);
       }
     }
+  };
+  f(dump.source);
+  for (const std::string& note : dump.notes) f(note);
+  for (const Snapshot& s : dump.memories) {
+    f(s.name);
+    identities(s.identities);
   }
+  for (const MemoryHistory& h : dump.histories) {
+    for (const HistoryCheckpoint& c : h.checkpoints) {
+      f(c.state.name);
+      identities(c.state.identities);  // normally none: the history has them
+    }
+    identities(h.identities);
+  }
+}
+
+// The index of the memory a history belongs to, or -1.
+int64_t MemoryIndexOf(const DumpFile& dump, const MemoryHistory& h) {
+  for (size_t i = 0; i < dump.memories.size(); ++i)
+    if (dump.memories[i].memory_id == h.memory_id &&
+        dump.memories[i].node == h.node)
+      return static_cast<int64_t>(i);
+  return -1;
 }
 
 // The optional pools section (written only when there are pools).
@@ -87,6 +124,8 @@ Layout ComputeLayout(const DumpFile& dump) {
     l.total += kSectionHeaderBytes + MemoryPayloadBytes(s);
   }
   if (!dump.pools.empty()) l.total += kSectionHeaderBytes + PoolsPayloadBytes(dump);
+  for (const MemoryHistory& h : dump.histories)
+    l.total += kSectionHeaderBytes + HistoryPayloadBytes(h);
   return l;
 }
 
@@ -186,8 +225,22 @@ void SectionHeader(Sink& out, const char (&tag)[4], uint64_t length) {
   out.Put<uint64_t>(length);
 }
 
-void WriteMemory(Sink& out, const Snapshot& s, uint32_t* next_string) {
-  SectionHeader(out, kTagMemory, MemoryPayloadBytes(s));
+void WriteIdentities(Sink& out, const std::vector<Identity>& identities,
+                     uint32_t* next_string) {
+  for (const Identity& id : identities) {
+    out.Put<uint32_t>(id.id);
+    out.Put<uint8_t>(static_cast<uint8_t>(id.kind));
+    out.Zeros(3);
+    out.Put<uint32_t>(static_cast<uint32_t>(id.attributes.size()));
+    for (size_t i = 0; i < id.attributes.size(); ++i) {
+      out.Put<uint32_t>((*next_string)++);
+      out.Put<uint32_t>((*next_string)++);
+    }
+  }
+}
+
+// A memory payload (the MEMY layout, also a checkpoint's picture).
+void WriteMemoryPayload(Sink& out, const Snapshot& s, uint32_t* next_string) {
   out.PutEach(s.memory_id, s.capacity, s.sequence, s.node);
   out.Put<uint32_t>((*next_string)++);  // name
   out.Put<uint8_t>(static_cast<uint8_t>(s.kind));
@@ -228,16 +281,62 @@ void WriteMemory(Sink& out, const Snapshot& s, uint32_t* next_string) {
     out.Put<uint8_t>(static_cast<uint8_t>(a.kind));
     out.Zeros(7);
   }
-  for (const Identity& id : s.identities) {
-    out.Put<uint32_t>(id.id);
-    out.Put<uint8_t>(static_cast<uint8_t>(id.kind));
-    out.Zeros(3);
-    out.Put<uint32_t>(static_cast<uint32_t>(id.attributes.size()));
-    for (size_t i = 0; i < id.attributes.size(); ++i) {
-      out.Put<uint32_t>((*next_string)++);
-      out.Put<uint32_t>((*next_string)++);
+  WriteIdentities(out, s.identities, next_string);
+}
+
+void WriteMemory(Sink& out, const Snapshot& s, uint32_t* next_string) {
+  SectionHeader(out, kTagMemory, MemoryPayloadBytes(s));
+  WriteMemoryPayload(out, s, next_string);
+}
+
+void WriteEventRecords(Sink& out, const EventRecord* records, size_t n) {
+  if (n > 0) out.Bytes(records, kHistoryEventBytes * n);
+}
+
+void WriteHistory(Sink& out, const MemoryHistory& h, uint32_t memory_index,
+                  uint32_t* next_string) {
+  SectionHeader(out, kTagHistory, HistoryPayloadBytes(h));
+  out.Put<uint32_t>(memory_index);
+  out.Put<uint8_t>(static_cast<uint8_t>(h.clock));
+  out.Zeros(3);
+  out.Put<uint64_t>(h.clock_origin_unix_ns);
+  out.Put<uint64_t>(h.window_events);
+  out.Put<uint64_t>(h.checkpoints.size());
+  out.Put<uint64_t>(h.events.size());
+  out.Put<uint64_t>(h.marks.size());
+  out.Put<uint64_t>(h.lines.size());
+  out.Put<uint64_t>(h.identities.size());
+  WriteEventRecords(out, h.events.data(), h.events.size());
+  if (!h.marks.empty())
+    out.Bytes(h.marks.data(), kHistoryMarkBytes * h.marks.size());
+  for (uint64_t line : h.lines) out.Put<uint64_t>(line);
+  for (const HistoryCheckpoint& c : h.checkpoints) {
+    out.Put<uint64_t>(MemoryPayloadBytes(c.state));
+    WriteMemoryPayload(out, c.state, next_string);
+    out.Put<uint64_t>(c.released.size());
+    out.Put<uint64_t>(c.failed.size());
+    out.Put<uint64_t>(c.early_releases.size());
+    out.Put<uint64_t>(c.pending_flags.size());
+    out.Put<uint64_t>(c.group_records.size());
+    out.Put<uint8_t>(static_cast<uint8_t>(c.group_type));
+    out.Put<uint8_t>(c.heap_observed ? 1 : 0);
+    out.Zeros(2);
+    out.Put<uint32_t>(c.group_left);
+    for (uint64_t id : c.released) out.Put<uint64_t>(id);
+    for (uint64_t id : c.failed) out.Put<uint64_t>(id);
+    for (const auto& [instance, ready] : c.early_releases) {
+      out.Put<uint64_t>(instance);
+      out.Put<uint8_t>(ready ? 1 : 0);
+      out.Zeros(7);
+    }
+    if (!c.pending_flags.empty())
+      out.Bytes(c.pending_flags.data(), c.pending_flags.size());
+    for (const Event& e : c.group_records) {
+      const EventRecord r = HistoryRecordOf(e);
+      WriteEventRecords(out, &r, 1);
     }
   }
+  WriteIdentities(out, h.identities, next_string);
 }
 
 void WritePools(Sink& out, const DumpFile& dump) {
@@ -275,6 +374,21 @@ absl::Status CheckWritable(const DumpFile& dump, const Layout& layout) {
   }
   if (!ok)
     return absl::OutOfRangeError("a string or identity is too large for the dump format");
+  for (size_t i = 0; i < dump.histories.size(); ++i) {
+    const MemoryHistory& h = dump.histories[i];
+    if (MemoryIndexOf(dump, h) < 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "history ", i, " is of memory ", HexId(h.memory_id), " of node ",
+          h.node, ", which the dump does not hold"));
+    }
+    for (size_t j = 0; j < i; ++j) {
+      if (MemoryIndexOf(dump, dump.histories[j]) == MemoryIndexOf(dump, h))
+        return absl::InvalidArgumentError(
+            absl::StrCat("two histories of memory ", HexId(h.memory_id)));
+    }
+    std::string error;
+    if (!CheckHistory(h, &error)) return absl::InvalidArgumentError(error);
+  }
   return absl::OkStatus();
 }
 
@@ -303,6 +417,9 @@ void WriteAll(Sink& out, const DumpFile& dump, const Layout& layout) {
 
   for (const Snapshot& s : dump.memories) WriteMemory(out, s, &next_string);
   WritePools(out, dump);
+  for (const MemoryHistory& h : dump.histories)
+    WriteHistory(out, h, static_cast<uint32_t>(MemoryIndexOf(dump, h)),
+                 &next_string);
 
   const uint64_t body = layout.total - kTrailerBytes;
   out.Put<uint64_t>(body);

@@ -38,11 +38,33 @@
 
 namespace realm_shadow {
 
+// What-if replay of one memory (replay/report.h computes it; the page only
+// shows it): in the side panel a table of the policies, and per policy the
+// map as it would have been at `moment`, which a click on the row draws in
+// place of the dump's.
+struct PageReplayRow {
+  std::string policy;
+  bool fails = false;
+  std::string first_failure;  // "-" when none
+  std::string min_capacity;   // "" when not searched
+  std::string moment;         // when `map` is taken, in words
+  std::vector<Allocation> map;  // by offset
+};
+struct PageReplay {
+  uint32_t node = 0;
+  uint64_t memory_id = 0;
+  std::string summary;  // the self-check and the lower bound, one line each
+  std::string moment;   // what the maps show, in words
+  std::vector<PageReplayRow> rows;
+};
+
 struct HtmlOptions {
   // What colours the blocks when the page opens: "kind", or an identity
   // attribute ("task", "store", "regions", ...); the page lets the reader
   // change it.  An attribute no identity carries falls back to "kind".
   std::string color_by = "kind";
+  // The replay tables of the memories they name (matched by node and id).
+  std::vector<PageReplay> replays;
 };
 
 // Writes the page for one dump, or two (before, after: a diff); an error

@@ -36,12 +36,7 @@ std::string IdentityText(const Snapshot& s, uint32_t identity) {
   if (identity == 0) return "";
   const Identity* id = s.FindIdentity(identity);
   if (id == nullptr) return absl::StrCat(" identity#", identity);
-  std::string text;
-  for (const auto& [key, value] : id->attributes) {
-    if (key == "why") continue;  // long prose; the notes carry it
-    absl::StrAppend(&text, " ", key, "=", value);
-  }
-  return text;
+  return FormatIdentityAttributes(*id);
 }
 
 // Snapshot with every upper-bounded allocation removed: the most free space
@@ -350,6 +345,15 @@ std::vector<LoadedMemory> ListMemories(const std::vector<DumpFile>& dumps,
       out.push_back(LoadedMemory{i < files.size() ? files[i] : std::string(),
                                  &dumps[i], &s});
   return out;
+}
+
+std::string FormatIdentityAttributes(const Identity& identity) {
+  std::string text;
+  for (const auto& [key, value] : identity.attributes) {
+    if (key == "why") continue;  // long prose; the notes carry it
+    absl::StrAppend(&text, " ", key, "=", value);
+  }
+  return text;
 }
 
 std::string MemoryTitle(const Snapshot& s) {

@@ -41,20 +41,28 @@ REALM_SHADOW_HEADER_OF_LAYER(2);
 // The process-wide options, read once from the environment at the first
 // registration: REALM_SHADOW=0 disables tracking (hooks get NULL handles);
 // REALM_SHADOW_JOURNAL_EVENTS sets each journal's capacity;
+// REALM_SHADOW_HISTORY sets how many of each memory's latest events the
+// consumer keeps as its history (realm_shadow/analysis/history.h; 0 = none);
 // REALM_SHADOW_NODE sets the node id written into dumps.
 struct TrackerOptions {
   bool tracking = true;
   size_t journal_events = 16384;
+  // 65536 events: at most 2.5 MiB of events per memory plus its
+  // checkpoints (history.h gives the bound); read by the consumer only.
+  size_t history_events = 65536;
   uint32_t node = 0;
 };
 const TrackerOptions& Options();
 
 // C++ spelling of realm_shadow_register_memory; always available, whatever
 // REALM_SHADOW_ENABLED says (tools and tests register memories directly).
-// journal_events 0 takes Options().journal_events.
+// journal_events 0 takes Options().journal_events; history_events
+// kHistoryFromOptions takes Options().history_events (0 keeps no history).
+inline constexpr size_t kHistoryFromOptions = SIZE_MAX;
 realm_shadow_memory* RegisterMemory(uint64_t memory_id, MemoryKind kind,
                                     uint64_t capacity, const std::string& name,
-                                    unsigned flags, size_t journal_events = 0);
+                                    unsigned flags, size_t journal_events = 0,
+                                    size_t history_events = kHistoryFromOptions);
 realm_shadow_memory* FindMemory(uint64_t memory_id);
 std::vector<uint64_t> RegisteredMemoryIds();  // ascending
 uint64_t MemoryId(const realm_shadow_memory* memory);
@@ -72,6 +80,7 @@ struct MemoryDescription {
   uint64_t journal_overflows = 0;  // times a writer found the journal full
   uint64_t journal_appended = 0;   // records appended (claimed) so far
   uint64_t journal_consumed = 0;   // records applied to the consumer so far
+  size_t history_events = 0;       // the consumer's history window (0: none)
 };
 MemoryDescription DescribeMemory(const realm_shadow_memory* memory);
 

@@ -78,6 +78,8 @@ const TrackerOptions& Options() {
     const char* on = std::getenv("REALM_SHADOW");
     o.tracking = !(on != nullptr && std::string(on) == "0");
     o.journal_events = ParseCount("REALM_SHADOW_JOURNAL_EVENTS", o.journal_events);
+    o.history_events =
+        ParseCount("REALM_SHADOW_HISTORY", o.history_events, /*zero_ok=*/true);
     // A node id is 32 bits: 4294967297 is refused, not taken as node 1.
     o.node = static_cast<uint32_t>(ParseCount("REALM_SHADOW_NODE", 0, true, UINT32_MAX));
     return o;
@@ -87,15 +89,18 @@ const TrackerOptions& Options() {
 
 realm_shadow_memory* RegisterMemory(uint64_t memory_id, MemoryKind kind,
                                     uint64_t capacity, const std::string& name,
-                                    unsigned flags, size_t journal_events) {
+                                    unsigned flags, size_t journal_events,
+                                    size_t history_events) {
   if (!Options().tracking) return nullptr;
   if (journal_events == 0) journal_events = Options().journal_events;
+  if (history_events == kHistoryFromOptions)
+    history_events = Options().history_events;
   Registry& registry = GetRegistry();
   std::lock_guard<std::mutex> lock(registry.mutex);
   auto it = registry.by_id.find(memory_id);
   if (it != registry.by_id.end()) return it->second.get();
   auto memory = std::make_unique<realm_shadow_memory>(
-      memory_id, kind, capacity, name, flags, journal_events,
+      memory_id, kind, capacity, name, flags, journal_events, history_events,
       internal::g_enabled.load(std::memory_order_relaxed),
       internal::g_pauses.load(std::memory_order_relaxed));
   memory->journal.SetOverflowHandler(&OnJournalFull, memory.get());
@@ -229,6 +234,7 @@ realm_shadow::MemoryDescription realm_shadow_memory::Describe() const {
   d.journal_overflows = journal.overflow_count();
   d.journal_appended = journal.appended();
   d.journal_consumed = journal.consumed_estimate();
+  d.history_events = history_events;
   return d;
 }
 

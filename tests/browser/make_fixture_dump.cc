@@ -6,14 +6,23 @@
 //     hooks (allocations, a release pending, a pinned one, a deferred
 //     request, a reservation, a failure, identities), writes
 //     DIR/before.rsd and DIR/after.rsd with WriteDump, reads them back with
-//     ReadDump and writes DIR/map.html (the two dumps: a diff) and
-//     DIR/single.html; and DIR/nodes.html, one dump of two nodes whose
-//     allocations carry a "task" attribute, coloured by task.
-//     DIR/expected.json says where the test should find what, so the layout
-//     is written down once, here.
+//     ReadDump and writes DIR/map.html (the two dumps: a diff),
+//     DIR/single.html and DIR/replay.html (single, with a replay table);
+//     and DIR/nodes.html, one dump of two nodes whose allocations carry a
+//     "task" attribute, coloured by task.  DIR/expected.json says where the
+//     test should find what, so the layout is written down once, here.
 //   make_map_fixture --perf N --out PAGE.html
 //     One framebuffer with N allocations (sizes 256 B to 64 KiB, about one
 //     slot in eight left as a hole), through the hooks, a dump and back.
+//   make_map_fixture --history DIR
+//     A 64 MiB memory whose history (3000 events: fills, releases of
+//     random slots, identities, release requests, failures) the page's time
+//     strip shows: DIR/history.rsd and DIR/history.html.  The browser test
+//     moves the map to moments and compares it with `realm-shadow at`.
+//   make_map_fixture --history-perf EVENTS LIVE --out PAGE.html
+//     LIVE long-lived allocations, then EVENTS in all of release and
+//     allocate pairs on 1024 churned slots beside them, every event kept
+//     (REALM_SHADOW_HISTORY at least EVENTS), a dump and back, the page.
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -28,6 +37,7 @@
 #include "realm_shadow/hooks.h"
 #include "realm_shadow/analysis/snapshots.h"
 #include "realm_shadow/faces/html_page.h"
+#include "realm_shadow/recorder/recorder.h"
 
 namespace rs = realm_shadow;
 
@@ -148,7 +158,29 @@ int Fixture(const std::string& dir) {
   if (!WriteAndReadBack(dir + "/before.rsd", before, &before_back) ||
       !WriteAndReadBack(dir + "/after.rsd", after, &after_back))
     return 1;
+  // The replay table of the framebuffer (as replay/report.h makes it):
+  // realm fails the 192 MiB request; best-fit places it at 256 MiB.
+  rs::PageReplay replay;
+  replay.node = before_back.memories[0].node;
+  replay.memory_id = kFb;
+  replay.summary = "self-check: 1029/1029 placements as recorded\nlower bound (peak live bytes): 1 GiB";
+  replay.moment = "just before event 1031, the run's first failure";
+  auto placed = [](uint64_t instance, uint64_t offset, uint64_t size) {
+    rs::Allocation a;
+    a.instance = instance;
+    a.offset = offset;
+    a.size = size;
+    return a;
+  };
+  rs::PageReplayRow realm_row{"realm", true, "event 1031: 192 MiB align 256 for 0x4000000000000200, instant failure",
+                              "1.19 GiB (1275068416 B)", "just before event 1031",
+                              {placed(a, 0, 256 * kMiB), placed(b, 384 * kMiB, 128 * kMiB)}};
+  rs::PageReplayRow best_row{"best-fit", false, "-", "1 GiB (1073741824 B)", "just before event 1031",
+                             {placed(a, 0, 256 * kMiB), placed(fail, 256 * kMiB, 192 * kMiB)}};
+  replay.rows = {realm_row, best_row};
   absl::Status written = rs::WriteHtmlMap({before_back}, dir + "/single.html");
+  if (written.ok())
+    written = rs::WriteHtmlMap({before_back}, dir + "/replay.html", rs::HtmlOptions{"kind", {replay}});
   if (written.ok()) written = rs::WriteHtmlMap({before_back, after_back}, dir + "/map.html");
   if (!written.ok()) {
     std::fprintf(stderr, "make_map_fixture: %s\n", std::string(written.message()).c_str());
@@ -269,23 +301,106 @@ int Perf(uint64_t n, const std::string& out) {
   return 0;
 }
 
+// The history workload: `live` 4 KiB slots filled (allocation sizes 1 B to
+// 4 KiB), then release + allocate of random slots among the first `churn`
+// (all of them when churn is 0) until `events`; every 7th placement gets an
+// identity, every 13th a release request first, every 500th event a failed
+// request.  Drained every 256 events, so batches (and drain times) differ
+// (DrainAll, not a snapshot: a snapshot of a million allocations every 256
+// events would be most of the run).
+rs::DumpFile HistoryWorkload(uint64_t events, uint64_t live, uint64_t churn) {
+  realm_shadow_memory* m = rs::RegisterMemory(
+      kFb, rs::MemoryKind::kFramebuffer, std::max<uint64_t>(live * 4096 * 2, 64 * kMiB),
+      "GPU 0 framebuffer", REALM_SHADOW_SERIALIZED, 0, events + 16);
+  const uint32_t ident = Intern(rs::AllocationKind::kRegionInstance, {{"fields", "x"}});
+  std::mt19937_64 rng(7);
+  std::vector<uint64_t> slot_instance(live, 0);
+  uint64_t next = 0x4000000000000000ull, done = 0;
+  const auto step = [&](auto&& hook) {
+    hook();
+    if (++done % 256 == 0) rs::DrainAll();
+  };
+  const auto place = [&](uint64_t slot) {
+    const uint64_t instance = next++;
+    slot_instance[slot] = instance;
+    step([&] { realm_shadow_allocated(m, instance, slot * 4096, 1 + rng() % 4096, 64); });
+    if (instance % 7 == 0 && done < events)
+      step([&] { realm_shadow_attach_identity(m, instance, ident, 0); });
+  };
+  for (uint64_t slot = 0; slot < live && done < events; ++slot) place(slot);
+  const uint64_t churned = churn == 0 ? live : std::min(churn, live);
+  while (done + 2 <= events) {
+    const uint64_t slot = rng() % churned;
+    const uint64_t old = slot_instance[slot];
+    if (old % 13 == 0) step([&] { realm_shadow_release_requested(m, old, 1); });
+    step([&] { realm_shadow_released(m, old); });
+    if (done % 500 < 2) step([&] { realm_shadow_allocation_failed(m, next++, 1 << 30, 64); });
+    if (done < events) place(slot);
+  }
+  rs::DumpFile dump;
+  dump.source = "make_map_fixture";
+  dump.memories.emplace_back();
+  rs::MemoryHistory history;
+  rs::TakeSnapshotAndHistory(m, &dump.memories.back(), &history);
+  dump.histories.push_back(std::move(history));
+  return dump;
+}
+
+int History(const std::string& dir) {
+  rs::DumpFile back;
+  if (!WriteAndReadBack(dir + "/history.rsd", HistoryWorkload(3000, 2000, 0), &back))
+    return 1;
+  if (const absl::Status written = rs::WriteHtmlMap({back}, dir + "/history.html");
+      !written.ok()) {
+    std::fprintf(stderr, "make_map_fixture: %s\n", std::string(written.message()).c_str());
+    return 1;
+  }
+  return 0;
+}
+
+int HistoryPerf(uint64_t events, uint64_t live, const std::string& out) {
+  const auto t0 = std::chrono::steady_clock::now();
+  rs::DumpFile dump = HistoryWorkload(events, live, 1024), back;
+  const auto t1 = std::chrono::steady_clock::now();
+  if (!WriteAndReadBack(out + ".rsd", dump, &back)) return 1;
+  const auto t2 = std::chrono::steady_clock::now();
+  if (const absl::Status written = rs::WriteHtmlMap({back}, out); !written.ok()) {
+    std::fprintf(stderr, "make_map_fixture: %s\n", std::string(written.message()).c_str());
+    return 1;
+  }
+  const auto t3 = std::chrono::steady_clock::now();
+  const auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
+  std::printf("history of %zu events, %zu live at the end: recorded %.0f ms, dump write+read %.0f ms, page %.0f ms\n",
+              back.histories[0].events.size(), back.memories[0].allocations.size(),
+              ms(t0, t1), ms(t1, t2), ms(t2, t3));
+  return 0;
+}
+
+int Usage() {
+  std::fprintf(stderr, "usage: make_map_fixture --out-dir DIR | --perf N --out PAGE.html | "
+                       "--history DIR | --history-perf EVENTS LIVE --out PAGE.html\n");
+  return 2;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string dir, out;
-  uint64_t perf = 0;
+  std::string dir, out, history_dir;
+  uint64_t perf = 0, history_events = 0, history_live = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--out-dir" && i + 1 < argc) dir = argv[++i];
+    else if (arg == "--history" && i + 1 < argc) history_dir = argv[++i];
+    else if (arg == "--history-perf" && i + 2 < argc &&
+             absl::SimpleAtoi(argv[i + 1], &history_events) &&
+             absl::SimpleAtoi(argv[i + 2], &history_live)) i += 2;
     else if (arg == "--out" && i + 1 < argc) out = argv[++i];
     else if (arg == "--perf" && i + 1 < argc && absl::SimpleAtoi(argv[++i], &perf)) continue;
-    else {
-      std::fprintf(stderr, "usage: make_map_fixture --out-dir DIR | --perf N --out PAGE.html\n");
-      return 2;
-    }
+    else return Usage();
   }
   if (perf && !out.empty()) return Perf(perf, out);
+  if (!history_dir.empty()) return History(history_dir);
+  if (history_events && !out.empty()) return HistoryPerf(history_events, history_live, out);
   if (!dir.empty()) return Fixture(dir);
-  std::fprintf(stderr, "usage: make_map_fixture --out-dir DIR | --perf N --out PAGE.html\n");
-  return 2;
+  return Usage();
 }

@@ -218,6 +218,34 @@ try {
   await page.screenshot({ path: join(artifacts, 'map.png') });
   console.log('screenshot: ' + join(artifacts, 'map.png'));
 
+  // ---- the replay table: a click draws a policy's map -------------------
+  await page.goto(pathToFileURL(join(work, 'replay.html')).href);
+  await page.waitForFunction(() => window.__realmShadow && window.__realmShadow.ready, null, { timeout: 30000 });
+  check(await page.isVisible('#replaySection'), 'replay: the section is shown for a memory with a replay');
+  const replayText = await page.textContent('#replay');
+  check(/realm/.test(replayText) && /best-fit/.test(replayText) && /1\.19 GiB/.test(replayText) && /the dump/.test(replayText),
+    'replay: a row per policy with its min capacity, and the dump', replayText);
+  const rgeo = await rs('rowGeometry', 0);
+  const holeAt300 = await rs('pixel', await rs('xOf', 0, 300 * MiB), rgeo.barTop + rgeo.barHeight / 2);
+  await page.click('#replay tbody tr:nth-child(2)');
+  await page.evaluate(() => window.__realmShadow.redrawNow());
+  s = await rs('state');
+  const placedAt = await rs('allocation', 0, 1);
+  check(s.replayShown[0] === 'best-fit' && s.memories[0].count === 2 && placedAt.offset === 256 * MiB && placedAt.instance === '0x4000000000000200',
+    'replay: clicking best-fit draws its map (the failed request placed at 256 MiB)', [s.replayShown, s.memories[0].count, placedAt]);
+  const filled = await rs('pixel', await rs('xOf', 0, 300 * MiB), rgeo.barTop + rgeo.barHeight / 2);
+  check(!near(filled, holeAt300), 'pixel: the hole at 300 MiB is drawn full in the best-fit map', [holeAt300, filled]);
+  check(/showing best-fit/.test(await page.textContent('#replayShowing')), 'replay: the panel says which map is shown');
+  await page.click('#replay tbody tr:nth-child(3)');
+  s = await rs('state');
+  check(s.replayShown[0] === null && s.memories[0].count === 4 + X.small_count, 'replay: the dump row brings the recorded map back', [s.replayShown, s.memories[0].count]);
+  await page.click('#replay tbody tr:nth-child(2)');
+  await page.evaluate(() => window.__realmShadow.redrawNow());
+  await page.screenshot({ path: join(artifacts, 'map_replay.png') });
+  await page.goto(pathToFileURL(join(work, 'single.html')).href);
+  await page.waitForFunction(() => window.__realmShadow && window.__realmShadow.ready, null, { timeout: 30000 });
+  check(!(await page.isVisible('#replaySection')), 'replay: no section without a replay');
+
   // ---- two dumps: the diff ----------------------------------------------
   await page.goto(pathToFileURL(join(work, 'map.html')).href);
   await page.waitForFunction(() => window.__realmShadow && window.__realmShadow.ready, null, { timeout: 30000 });

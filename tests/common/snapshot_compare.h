@@ -74,6 +74,17 @@ std::string Show(T v) {
   return std::to_string(v);
 }
 
+template <typename A, typename B>
+std::string Show(const std::pair<A, B>& v) {
+  return "(" + Show(v.first) + ", " + Show(v.second) + ")";
+}
+template <typename T>
+std::string Show(const std::vector<T>& v) {
+  std::string out = "[";
+  for (size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + Show(v[i]);
+  return out + "]";
+}
+
 inline std::string Describe(const Allocation& a) {
   return "instance " + HexId(a.instance) + " [" + std::to_string(a.offset) +
          ", " + std::to_string(a.end()) + ") " + AllocationStateName(a.state) +
@@ -263,7 +274,85 @@ inline void CompareInto(const Snapshot& got, const Snapshot& want,
             Named("kind", &Identity::kind), Named("attributes", &Identity::attributes));
 }
 
+inline void CompareInto(const MemoryHistory& got, const MemoryHistory& want,
+                        FirstDifference& d) {
+  d.Field(nullptr, 0, "history memory_id", got.memory_id, want.memory_id);
+  d.Field(nullptr, 0, "history node", got.node, want.node);
+  d.Field(nullptr, 0, "history clock", static_cast<int>(got.clock),
+          static_cast<int>(want.clock));
+  d.Field(nullptr, 0, "history clock_origin_unix_ns", got.clock_origin_unix_ns,
+          want.clock_origin_unix_ns);
+  d.Field(nullptr, 0, "history window_events", got.window_events,
+          want.window_events);
+  d.Count("history event", got.events.size(), want.events.size());
+  for (size_t i = 0; i < got.events.size() && !d.found(); ++i) {
+    const EventRecord& a = got.events[i];
+    const EventRecord& b = want.events[i];
+    d.Field("history event", i, "instance", a.instance, b.instance);
+    d.Field("history event", i, "offset", a.offset, b.offset);
+    d.Field("history event", i, "size", a.size, b.size);
+    d.Field("history event", i, "aux", a.aux, b.aux);
+    d.Field("history event", i, "stamp", a.stamp, b.stamp);
+  }
+  d.Count("history mark", got.marks.size(), want.marks.size());
+  for (size_t i = 0; i < got.marks.size() && !d.found(); ++i) {
+    d.Field("history mark", i, "sequence", got.marks[i].sequence,
+            want.marks[i].sequence);
+    d.Field("history mark", i, "time_ns", got.marks[i].time_ns,
+            want.marks[i].time_ns);
+  }
+  d.Field(nullptr, 0, "history lines", got.lines, want.lines);
+  d.Count("history checkpoint", got.checkpoints.size(), want.checkpoints.size());
+  for (size_t i = 0; i < got.checkpoints.size() && !d.found(); ++i) {
+    const HistoryCheckpoint& a = got.checkpoints[i];
+    const HistoryCheckpoint& b = want.checkpoints[i];
+    CompareInto(a.state, b.state, SnapshotFields::kAll, d);
+    d.Field("checkpoint", i, "heap_observed", a.heap_observed, b.heap_observed);
+    d.Field("checkpoint", i, "released", a.released, b.released);
+    d.Field("checkpoint", i, "failed", a.failed, b.failed);
+    d.Field("checkpoint", i, "early_releases", a.early_releases,
+            b.early_releases);
+    d.Field("checkpoint", i, "pending_flags", a.pending_flags, b.pending_flags);
+    d.Field("checkpoint", i, "group_type", static_cast<int>(a.group_type),
+            static_cast<int>(b.group_type));
+    d.Field("checkpoint", i, "group_left", a.group_left, b.group_left);
+    d.Count("checkpoint group record", a.group_records.size(),
+            b.group_records.size());
+    for (size_t k = 0; k < a.group_records.size() && !d.found(); ++k) {
+      d.Field("group record", k, "instance", a.group_records[k].instance,
+              b.group_records[k].instance);
+      d.Field("group record", k, "offset", a.group_records[k].offset,
+              b.group_records[k].offset);
+      d.Field("group record", k, "size", a.group_records[k].size,
+              b.group_records[k].size);
+      d.Field("group record", k, "aux", a.group_records[k].aux,
+              b.group_records[k].aux);
+      d.Field("group record", k, "type", static_cast<int>(a.group_records[k].type),
+              static_cast<int>(b.group_records[k].type));
+    }
+    d.Prefix("checkpoint " + std::to_string(i));
+  }
+  d.Count("history identity", got.identities.size(), want.identities.size());
+  for (size_t i = 0; i < got.identities.size() && !d.found(); ++i) {
+    d.Field("history identity", i, "id", got.identities[i].id,
+            want.identities[i].id);
+    d.Field("history identity", i, "kind", got.identities[i].kind,
+            want.identities[i].kind);
+    d.Field("history identity", i, "attributes", got.identities[i].attributes,
+            want.identities[i].attributes);
+  }
+}
+
 }  // namespace snapshot_compare_internal
+
+// "" when two histories are equal in every field, else the first
+// difference.
+inline std::string CompareHistories(const MemoryHistory& got,
+                                    const MemoryHistory& want) {
+  snapshot_compare_internal::FirstDifference d;
+  snapshot_compare_internal::CompareInto(got, want, d);
+  return d.text();
+}
 
 // "" when `got` equals `want` in the chosen fields, else the first
 // difference (see the top of this file).
@@ -309,7 +398,13 @@ inline std::string CompareDumps(const DumpFile& got, const DumpFile& want) {
       return d.text();
     }
   }
-  return "";
+  d.Count("history", got.histories.size(), want.histories.size());
+  for (size_t i = 0; i < got.histories.size() && !d.found(); ++i) {
+    snapshot_compare_internal::CompareInto(got.histories[i], want.histories[i],
+                                           d);
+    d.Prefix("history " + std::to_string(i));
+  }
+  return d.text();
 }
 
 }  // namespace realm_shadow::testing

@@ -408,15 +408,15 @@ std::string WithSection(std::string bytes, const char (&tag)[5],
   return bytes;
 }
 
-// Version 2's optional sections: a reader skips the ones it does not know
-// (their tag starts with a lowercase letter), refuses other unknown tags,
-// and reads the pools section once.
+// Optional sections: a reader skips the ones it does not know (their tag
+// starts with a lowercase letter), refuses other unknown tags, and reads the
+// pools section once.
 TEST(DumpFormat, OptionalSectionsAreSkippedOrRefused) {
   const DumpFile dump = SampleDump();
   const std::string good = SerializeDump(dump);
   DumpFile out;
   std::string error;
-  ASSERT_TRUE(Parse(WithSection(good, "hist", std::string(40, 'x')), &out, &error)) << error;
+  ASSERT_TRUE(Parse(WithSection(good, "huhu", std::string(40, 'x')), &out, &error)) << error;
   EXPECT_EQ(CompareDumps(out, dump), "");
   ASSERT_TRUE(Parse(WithSection(good, "zzzz", ""), &out, &error)) << error;
   EXPECT_FALSE(Parse(WithSection(good, "HIST", std::string(8, '\0')), &out, &error));
@@ -430,12 +430,16 @@ TEST(DumpFormat, OptionalSectionsAreSkippedOrRefused) {
   Reseal(&twice);
   EXPECT_FALSE(Parse(twice, &out, &error));
   EXPECT_EQ(error, "section 'pools' appears twice");
-  // A version 1 file has no optional sections.
-  std::string v1 = WithSection(good, "hist", "");
+  // A known tag is read, not skipped: 40 bytes are no history.
+  EXPECT_FALSE(Parse(WithSection(good, "hist", std::string(40, 'x')), &out, &error));
+  EXPECT_NE(error.find("less than its fixed 64"), std::string::npos) << error;
+  // A version 1 file may hold optional sections too (its writers added
+  // 'hist' ones): an unknown one is skipped there as well.
+  std::string v1 = WithSection(good, "huhu", std::string(8, 'x'));
   Store<uint32_t>(&v1, 8, 1);
   Reseal(&v1);
-  EXPECT_FALSE(Parse(v1, &out, &error));
-  EXPECT_NE(error.find("unexpected bytes after the last memory"), std::string::npos) << error;
+  ASSERT_TRUE(Parse(v1, &out, &error)) << error;
+  EXPECT_EQ(out.version, 1u);
 }
 
 TEST(DumpFormat, PoolsSectionRoundTripsAndRefusesHostileCounts) {
@@ -581,7 +585,34 @@ std::vector<std::pair<std::string, DumpFile>> Seeds() {
   id.kind = AllocationKind::kFuture;
   id.attributes = {{"creator", "t"}};
   s.identities = {id};
-  return {{"empty.rsd", empty}, {"one.rsd", one}, {"sample.rsd", SampleDump()}};
+  // Both optional sections in one file: a pool in the history's memory.
+  DumpFile both = testing_dump::SampleHistoryDump();
+  Pool pool;
+  pool.pool = 0x4000000000000001ull;
+  pool.memory_id = testing_dump::kFbId;
+  pool.backing_instance = 1;
+  pool.size = 4096;
+  pool.suballocations = {{0x4000000000000101ull, 0, 1024, 7}};
+  both.pools = {pool};
+  return {{"empty.rsd", empty},
+          {"one.rsd", one},
+          {"sample.rsd", SampleDump()},
+          {"history.rsd", testing_dump::SampleHistoryDump()},
+          {"pools-history.rsd", both}};
+}
+
+// A version 1 file with a history section (written before the pools
+// section and version 2 existed) reads as it was written.
+TEST(DumpFormat, Version1FilesWithAHistoryStillRead) {
+  DumpFile back;
+  std::string error;
+  ASSERT_TRUE(testing::ReadDumpTo(std::string(REALM_SHADOW_DUMP_SEED_DIR) + "/history-v1.rsd",
+                                  &back, &error))
+      << error;
+  DumpFile want = testing_dump::SampleHistoryDump();
+  want.version = 1;
+  ASSERT_EQ(back.histories.size(), 1u);
+  EXPECT_EQ(testing::CompareDumps(back, want), "");
 }
 
 // A file written before the heap-observation events existed counts 12 event
@@ -633,6 +664,155 @@ TEST(DumpWrite, ConcurrentWritersOfOnePathNeverCollide) {
     ++files;
   }
   EXPECT_EQ(files, 1u);
+}
+
+// ---- the optional history section (hist) ---------------------------------
+
+TEST(DumpHistory, RoundTripKeepsEveryFieldAndEveryMoment) {
+  const DumpFile dump = testing_dump::SampleHistoryDump();
+  const MemoryHistory& h = dump.histories[0];
+  // The sample reaches what it is for: a moved base, checkpoints inside a
+  // group, the hidden sets, times that go back.
+  ASSERT_GT(h.first_sequence(), 0u);
+  bool inside_group = false, early = false, failed = false, released = false;
+  for (const HistoryCheckpoint& c : h.checkpoints) {
+    inside_group |= c.group_left > 0 && !c.group_records.empty();
+    early |= !c.early_releases.empty();
+    failed |= !c.failed.empty();
+    released |= !c.released.empty();
+  }
+  EXPECT_TRUE(inside_group && early && failed && released);
+  DumpFile back;
+  std::string error;
+  ASSERT_TRUE(Parse(SerializeDump(dump), &back, &error)) << error;
+  EXPECT_EQ(CompareDumps(back, dump), "");
+  ASSERT_EQ(back.histories.size(), 1u);
+  EXPECT_EQ(FindHistory(back, back.memories[0]), &back.histories[0]);
+  for (uint64_t s = h.first_sequence(); s <= h.end_sequence(); ++s) {
+    Snapshot want, got;
+    ASSERT_TRUE(StateAt(h, s, &want, &error)) << error;
+    ASSERT_TRUE(StateAt(back.histories[0], s, &got, &error)) << error;
+    EXPECT_EQ(testing::CompareSnapshots(got, want, testing::SnapshotFields::kAll), "")
+        << "moment " << s;
+  }
+  EXPECT_EQ(CompareSnapshots(back.memories[0], dump.memories[0],
+                             testing::SnapshotFields::kAll), "");
+}
+
+TEST(DumpHistory, TruncatedAndFlippedAreCaught) {
+  const std::string bytes = SerializeDump(testing_dump::SampleHistoryDump());
+  for (size_t k = 1; k < bytes.size(); ++k) {
+    DumpFile out;
+    std::string error;
+    ASSERT_FALSE(Parse(bytes.substr(0, k), &out, &error)) << "length " << k;
+    ASSERT_TRUE(OneLine(error)) << "length " << k;
+  }
+  for (size_t i = 16; i + 16 < bytes.size(); i += 7) {
+    std::string bad = bytes;
+    bad[i] ^= 0x10;
+    DumpFile out;
+    std::string error;
+    ASSERT_FALSE(Parse(bad, &out, &error)) << "byte " << i;
+    EXPECT_EQ(error, "checksum mismatch");
+  }
+}
+
+// Every byte of the hist section changed, with the checksum made right
+// again: a clean refusal or a dump that still passes CheckHistory, never a
+// crash (ASan builds of this test catch reads out of bounds).
+TEST(DumpHistory, EveryEditedByteOfTheSectionWithAValidChecksum) {
+  const std::string bytes = SerializeDump(testing_dump::SampleHistoryDump());
+  const size_t hist = SectionPayload(bytes, 3) - 16;  // header, strings, 1 memory
+  ASSERT_EQ(bytes.substr(hist, 4), "hist");
+  for (size_t i = hist; i + 16 < bytes.size(); ++i) {
+    for (uint8_t flip : {0x01, 0x80, 0xff}) {
+      std::string bad = bytes;
+      bad[i] ^= flip;
+      Reseal(&bad);
+      DumpFile out;
+      std::string error;
+      if (Parse(bad, &out, &error)) {
+        for (const MemoryHistory& h : out.histories)
+          ASSERT_TRUE(CheckHistory(h, &error)) << error;
+      } else {
+        ASSERT_TRUE(OneLine(error)) << "byte " << i;
+      }
+    }
+  }
+}
+
+TEST(DumpHistory, HostileCountsGetCleanErrors) {
+  const std::string bytes = SerializeDump(testing_dump::SampleHistoryDump());
+  const size_t payload = SectionPayload(bytes, 3);
+  struct Case {
+    size_t at;
+    uint64_t value;
+    const char* expect;
+  } cases[] = {
+      {payload + 0, 7, "is of memory 7, but the dump holds 1"},
+      {payload + 24, uint64_t{1} << 60, "checkpoints cannot fit"},
+      {payload + 32, uint64_t{1} << 60, "events, "},
+      {payload + 40, uint64_t{1} << 61, "marks and"},
+      {payload + 56, uint64_t{1} << 59, "identities cannot fit"},
+  };
+  for (const Case& c : cases) {
+    std::string bad = bytes;
+    if (c.at == payload) Store<uint32_t>(&bad, c.at, static_cast<uint32_t>(c.value));
+    else Store<uint64_t>(&bad, c.at, c.value);
+    Reseal(&bad);
+    DumpFile out;
+    std::string error;
+    EXPECT_FALSE(Parse(bad, &out, &error));
+    EXPECT_NE(error.find(c.expect), std::string::npos) << error;
+    EXPECT_TRUE(OneLine(error));
+  }
+  // Marks out of order: CheckHistory's refusal, named.
+  std::string bad = bytes;
+  const uint64_t events = Load<uint64_t>(bytes, payload + 32);
+  const size_t marks = payload + 64 + 32 * events;
+  Store<uint64_t>(&bad, marks, Load<uint64_t>(bytes, marks) + 1000);
+  Reseal(&bad);
+  DumpFile out;
+  std::string error;
+  EXPECT_FALSE(Parse(bad, &out, &error));
+  EXPECT_NE(error.find("section 'history 0': history of memory"), std::string::npos)
+      << error;
+}
+
+// A section this reader does not know, after the memories (a later
+// version's optional data), is skipped; a dump without any reads as before.
+TEST(DumpHistory, UnknownOptionalSectionsAreSkipped) {
+  const DumpFile dump = testing_dump::SampleHistoryDump();
+  std::string bytes = SerializeDump(dump);
+  std::string extra = "zzzz";
+  extra.append(4, '\0');
+  const uint64_t length = 5;
+  extra.append(reinterpret_cast<const char*>(&length), 8);
+  extra.append("hello");
+  bytes.insert(bytes.size() - 16, extra);
+  Store<uint64_t>(&bytes, bytes.size() - 16, bytes.size() - 16);
+  Reseal(&bytes);
+  DumpFile back;
+  std::string error;
+  ASSERT_TRUE(Parse(bytes, &back, &error)) << error;
+  EXPECT_EQ(CompareDumps(back, dump), "");
+  DumpFile plain = dump;
+  plain.histories.clear();
+  ASSERT_TRUE(Parse(SerializeDump(plain), &back, &error)) << error;
+  EXPECT_TRUE(back.histories.empty());
+}
+
+TEST(DumpHistory, WriterRefusesAHistoryOfNoMemory) {
+  DumpFile dump = testing_dump::SampleHistoryDump();
+  dump.histories[0].memory_id = 0x1e000000000000ffull;
+  TempDir dir;
+  std::string error;
+  EXPECT_FALSE(testing::WriteDumpTo(dir / "x.rsd", dump, &error));
+  EXPECT_NE(error.find("which the dump does not hold"), std::string::npos) << error;
+  dump.histories[0].memory_id = testing_dump::kFbId;
+  dump.histories.push_back(dump.histories[0]);
+  EXPECT_FALSE(testing::WriteDumpTo(dir / "x.rsd", dump, &error));
+  EXPECT_NE(error.find("two histories"), std::string::npos) << error;
 }
 
 TEST(DumpFormat, FuzzSeedCorpus) {

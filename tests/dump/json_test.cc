@@ -343,6 +343,22 @@ TEST(JsonWriter, ExactIntegersNullForNonFiniteAndSafeStrings) {
   }
 }
 
+// Fixed-point numbers (the trace's microseconds from nanoseconds) are
+// exact, zeros of the fraction kept, negative ones included.
+TEST(JsonWriter, DecimalIsExact) {
+  std::string out;
+  JsonWriter w(&out);
+  w.BeginArray();
+  w.Decimal(1234567, 3);
+  w.Decimal(-5, 3);
+  w.Decimal(1000, 3);
+  w.Decimal(42, 0);
+  w.Decimal(INT64_MIN, 3);
+  w.EndArray();
+  ASSERT_TRUE(ValidJson(out)) << out;
+  EXPECT_EQ(out, "[1234.567,-0.005,1.000,42,-9223372036854775.808]");
+}
+
 // Both renderings of one dump say the same about a count past 2^53: the
 // dump JSON and the page's data block (a capacity of 2^60 bytes).
 TEST(JsonWriter, TheDumpJsonAndThePageAgreeOnLargeCounts) {

@@ -6,6 +6,8 @@
 
 #include <string>
 
+#include "realm_shadow/analysis/internal/history_recorder.h"
+#include "realm_shadow/analysis/internal/shadow_map.h"
 #include "realm_shadow/dump/dump.h"
 
 namespace realm_shadow {
@@ -152,6 +154,78 @@ inline DumpFile SampleDump() {
   pool.suballocations = {{0x5000000000000001ull, 0, 1024, 2},
                          {0x5000000000000002ull, 2048, 512, 0}};
   d.pools = {pool};
+  return d;
+}
+
+// A dump of one heap-observed framebuffer with a history that sets every
+// field of the hist section: a 6-event window over 24 events, so that the
+// base moved and the checkpoints fall every 1-2 events, one of them inside
+// a heap_replaced group; failed, early-released and released ids in the
+// checkpoints; two identities; times that go back once (a log's threads).
+inline DumpFile SampleHistoryDump() {
+  DumpFile d;
+  d.node = 2;
+  d.created_unix_ns = 1732890000999000000ull;
+  d.source = "tracker";
+  ShadowMap map(64 * kKiB, false);
+  map.set_heap_observed(true);
+  HistoryRecorder recorder(6, map);
+  const Event events[] = {
+      {EventType::kHeapPlaced, 1, 0, 4096, 64},
+      {EventType::kHeapPlaced, 2, 4096, 4096, 64},
+      {EventType::kAttachIdentity, 1, 7, 1, 1},
+      {EventType::kRequestFailed, 3, 0, 1 << 20, 64},
+      {EventType::kReleaseRequested, 9, 0, 0, 1},  // early release
+      {EventType::kHeapRemoved, 2},
+      {EventType::kFuturePlaced, 4, 8192, 2048, 64},
+      {EventType::kAttachIdentity, 4, 8, 0, 2},
+      {EventType::kReleaseRequested, 1, 0, 0, 0},
+      {EventType::kReserved, 30, kNoOffset, 512, 0},
+      {EventType::kHeapRemoved, 5},
+      {EventType::kHeapPlaced, 6, 16384, 100, 8},
+      {EventType::kReleaseRequested, 6, 0, 0, 1},
+      {EventType::kHeapRemoved, 6},
+      {EventType::kReleased, 3},
+      {EventType::kRequestFailed, 8, 1, 1 << 20, 64},  // eventual
+      {EventType::kHeapReplaced, 0, 0, 0, 3},
+      {EventType::kHeapPlaced, 1, 0, 4096, 64},
+      {EventType::kHeapPlaced, 5, 4096, 1024, 64},
+      {EventType::kHeapPlaced, 4, 8192, 2048, 64},
+      {EventType::kHeapPlaced, 7, 20000, 300, 4},
+      {EventType::kFutureReset},
+      {EventType::kHeapPlaced, 9, 30000, 10, 1},
+      {EventType::kHeapRemoved, 77},  // unknown: an anomaly
+      {EventType::kReservationEnded, 30},
+  };
+  int64_t time = 1000;
+  for (const Event& e : events) {
+    recorder.Apply(&map, &e, 1, time);
+    time = time == 5000 ? 4000 : time + 1000;  // once backwards
+  }
+  MemoryHistory h;
+  recorder.Export(&h);
+  h.memory_id = kFbId;
+  h.node = 2;
+  h.clock_origin_unix_ns = 1732890000000000000ull;
+  for (HistoryCheckpoint& c : h.checkpoints) {
+    c.state.memory_id = kFbId;
+    c.state.kind = MemoryKind::kFramebuffer;
+    c.state.node = 2;
+    c.state.name = "GPU0 FB";
+  }
+  for (uint32_t id : {7u, 8u}) {
+    Identity identity;
+    identity.id = id;
+    identity.kind = id == 7 ? AllocationKind::kRegionInstance
+                            : AllocationKind::kDeferredBuffer;
+    identity.attributes = {{"region", "r" + std::to_string(id)}};
+    h.identities.push_back(identity);
+  }
+  Snapshot now;
+  std::string error;
+  StateAt(h, h.end_sequence(), &now, &error);
+  d.memories.push_back(now);
+  d.histories.push_back(h);
   return d;
 }
 

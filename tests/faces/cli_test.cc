@@ -9,36 +9,17 @@
 #include <string>
 
 #include "realm_shadow/dump/dump.h"
+#include "tests/faces/run_cli.h"
 
 namespace realm_shadow {
 namespace {
 
-const std::string kCli = REALM_SHADOW_CLI;
 const std::string kFixtures = REALM_SHADOW_FIXTURES;
 const std::string kSpyFixtures = REALM_SHADOW_SPY_FIXTURES;
 
-struct Result {
-  int status = -1;
-  std::string output;  // stdout and stderr together
-};
-
-Result RunCli(const std::string& args) {
-  Result r;
-  const std::string command = "'" + kCli + "' " + args + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return r;
-  char buffer[4096];
-  size_t n;
-  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0)
-    r.output.append(buffer, n);
-  const int raw = pclose(pipe);
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
-  return r;
-}
-
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using testing::Contains;
+using testing::Result;
+using testing::RunCli;
 
 class Cli : public ::testing::Test {
  protected:
@@ -62,7 +43,7 @@ class Cli : public ::testing::Test {
 TEST_F(Cli, HelpEverywhere) {
   EXPECT_EQ(RunCli("--help").status, 0);
   for (const char* c : {"report", "holes", "blockers", "json", "diff",
-                        "ingest-realm-log", "html"}) {
+                        "ingest-realm-log", "html", "timeline", "at", "trace"}) {
     Result r = RunCli(std::string(c) + " --help");
     EXPECT_EQ(r.status, 0) << c;
     EXPECT_TRUE(Contains(r.output, std::string("usage: realm-shadow ") + c))

@@ -16,6 +16,7 @@
 
 #include "realm_shadow/analysis/analysis.h"
 #include "realm_shadow/faces/report.h"
+#include "realm_shadow/faces/timeline.h"
 
 namespace realm_shadow {
 namespace {
@@ -334,6 +335,60 @@ TEST(RealmLog, CircuitOomIsExhaustion) {
   const std::string report = FormatMemoryReport(s, ReportOptions{});
   EXPECT_NE(report.find("now: exhaustion"), std::string::npos) << report;
   EXPECT_NE(report.find("735140 B"), std::string::npos);
+}
+
+// The log path keeps every event with its line's time and number.  The
+// peaks were counted by hand from the logs: used = the sum of the "bytes="
+// of each "instance layout" whose instance has an "allocation completed"
+// and no "deallocation completed" yet, at its highest (circuit-oom: the
+// 48th completion, line 220, 0.268297 s; circuit-normal: line 269,
+// 0.329910 s, before the releases at the end).
+TEST(RealmLog, FixtureHistoriesPeakWhereTheHandCountSays) {
+  SKIP_WITHOUT_FIXTURES();
+  struct Peak {
+    const char* log;
+    uint64_t used, line;
+    int64_t time_ns;
+  };
+  for (const Peak& want : {Peak{"circuit-oom.log", 8257536, 220, 268297000},
+                           Peak{"circuit-normal.log", 13436112, 269, 329910000}}) {
+    SCOPED_TRACE(want.log);
+    DumpFile dump = IngestFixture(want.log);
+    ASSERT_EQ(dump.memories.size(), 1u);
+    const Snapshot& s = dump.memories[0];
+    const MemoryHistory* h = FindHistory(dump, s);
+    ASSERT_NE(h, nullptr);
+    std::string error;
+    ASSERT_TRUE(CheckHistory(*h, &error)) << error;
+    EXPECT_EQ(h->clock, HistoryClock::kLogTime);
+    EXPECT_EQ(h->first_sequence(), 0u);
+    EXPECT_EQ(h->end_sequence(), s.sequence);
+    HistoryReplay replay(*h);
+    replay.set_figures(true);
+    ASSERT_TRUE(replay.Start(0, &error)) << error;
+    uint64_t peak = 0, peak_event = 0;
+    while (replay.Step())
+      if (replay.figures().used > peak) {
+        peak = replay.figures().used;
+        peak_event = replay.sequence() - 1;
+      }
+    EXPECT_EQ(peak, want.used);
+    EXPECT_EQ(h->LineOfEvent(peak_event), want.line);
+    EXPECT_EQ(h->TimeOfEvent(peak_event), want.time_ns);
+    // The end of the history is the dump's picture.
+    Snapshot end;
+    ASSERT_TRUE(StateAt(*h, h->end_sequence(), &end, &error)) << error;
+    ASSERT_EQ(end.allocations.size(), s.allocations.size());
+    for (size_t i = 0; i < end.allocations.size(); ++i) {
+      EXPECT_EQ(end.allocations[i].instance, s.allocations[i].instance);
+      EXPECT_EQ(end.allocations[i].offset, s.allocations[i].offset);
+      EXPECT_EQ(end.allocations[i].size, s.allocations[i].size);
+    }
+    EXPECT_EQ(end.failures.size(), s.failures.size());
+    const std::string text = FormatTimeline(s, *h, TimelineOptions());
+    EXPECT_NE(text.find("(" + std::to_string(want.used) + " B)"), std::string::npos) << text;
+    EXPECT_NE(text.find("line " + std::to_string(want.line) + ")"), std::string::npos) << text;
+  }
 }
 
 TEST(RealmLog, MultiplePartitionsOomIsExhaustion) {

@@ -3,12 +3,14 @@
 // Whatever the bytes, ParseDump must return (never crash, never read out of
 // bounds, never allocate beyond a small multiple of the input).  When it
 // accepts the bytes, writing the result and reading it back must give the
-// same dump, field by field.
+// same dump, field by field, and every history it holds must replay (its
+// first, middle and last moments) without a crash.
 //
 // The seeds (tests/fuzz/corpus/dump_reader) hold version 2 dumps with a
-// pools section and a version 1 dump (sample-v1.rsd), so that the
-// optional sections' walk, the pools section and the version 1 path are
-// all reached.
+// pools section, a version 1 dump (sample-v1.rsd) and a version 1 dump
+// with a history section (history.rsd), so that the optional sections'
+// walk, the pools and history sections and the version 1 path are all
+// reached.
 //
 // A mutated file almost never keeps a valid CRC-32C, so each input is also
 // tried with its trailer rewritten to describe it (length, checksum, end
@@ -35,6 +37,20 @@ void Check(const uint8_t* data, size_t size) {
       std::abort();
     }
     return;
+  }
+  // Every history replays: its first, middle and last moments.
+  for (const realm_shadow::MemoryHistory& h : dump->histories) {
+    for (uint64_t s : {h.first_sequence(),
+                       h.first_sequence() + h.events.size() / 2,
+                       h.end_sequence()}) {
+      realm_shadow::Snapshot state;
+      std::string error;
+      if (!realm_shadow::StateAt(h, s, &state, &error)) {
+        std::fprintf(stderr, "moment %llu of an accepted history: %s\n",
+                     static_cast<unsigned long long>(s), error.c_str());
+        std::abort();
+      }
+    }
   }
   const std::string bytes = realm_shadow::SerializeDump(*dump);
   absl::StatusOr<realm_shadow::DumpFile> again =

@@ -101,6 +101,25 @@ TEST(RangeAllocator, SplitRangePlacesPiecesInOrderAndFreesTheRest) {
   EXPECT_FALSE(found);
 }
 
+// Realm's split_range returns as soon as a piece ends at the old range's
+// end: what follows, a zero-byte piece too, is not placed.
+TEST(RangeAllocator, SplitRangeStopsWhenAPieceFillsTheRange) {
+  RangeAllocator a(1000);
+  uint64_t off;
+  ASSERT_TRUE(a.Allocate(1, 600, 1, &off));
+  std::vector<RangeAllocator::Piece> pieces = {
+      {10, 200, 1, 0}, {11, 400, 1, 0}, {12, 0, 1, 0}};
+  bool found = false;
+  EXPECT_EQ(a.SplitRange(1, &pieces, &found), 2u);
+  EXPECT_TRUE(a.Contains(11));
+  EXPECT_FALSE(a.Contains(12));
+  // Zero-byte pieces before the end are placed as usual.
+  ASSERT_TRUE(a.Allocate(2, 300, 1, &off));  // [600, 900)
+  pieces = {{20, 0, 1, 0}, {21, 100, 1, 0}, {22, 0, 1, 0}};
+  EXPECT_EQ(a.SplitRange(2, &pieces, &found), 3u);
+  EXPECT_TRUE(a.CheckInvariants());
+}
+
 TEST(RangeAllocator, HugeAlignmentDoesNotWrap) {
   RangeAllocator a(1000);
   uint64_t off;

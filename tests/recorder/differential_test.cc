@@ -16,6 +16,7 @@ namespace realm_shadow {
 namespace {
 
 using testing::CompareSnapshots;
+using testing::InternTestIdentities;
 using testing::EventGenerator;
 using testing::ReferenceMemory;
 using testing::Report;
@@ -24,23 +25,13 @@ using testing::SnapshotFields;
 
 constexpr uint64_t kCapacity = 1 << 16;
 
-// Identities 1..5, kind = id: the hook path looks the kind up itself.
-void InternTestIdentities() {
-  for (int k = 1; k <= 5; ++k) {
-    Identity identity;
-    identity.kind = static_cast<AllocationKind>(k);
-    identity.attributes = {{"name", "identity" + std::to_string(k)}};
-    ASSERT_EQ(InternIdentity(identity), static_cast<uint32_t>(k));
-  }
-}
-
 // Runs `events` events of one seed through the hooks and compares snapshots
 // taken at random points with the reference.
 void RunSeed(uint64_t seed, size_t events, size_t journal_events) {
   SCOPED_TRACE("seed " + std::to_string(seed) + " journal " +
                std::to_string(journal_events));
   ResetTrackerForTesting();
-  InternTestIdentities();
+  ASSERT_TRUE(InternTestIdentities());
   realm_shadow_memory* m = RegisterMemory(0x1e00000000000000ull + seed,
                                           MemoryKind::kSystem, kCapacity,
                                           "differential", REALM_SHADOW_SERIALIZED,
@@ -121,7 +112,7 @@ TEST(Differential, HeapObservedMemoriesMatchTheReference) {
       SCOPED_TRACE("seed " + std::to_string(seed) + " journal " +
                    std::to_string(journal));
       ResetTrackerForTesting();
-      InternTestIdentities();
+      ASSERT_TRUE(InternTestIdentities());
       realm_shadow_memory* m = RegisterMemory(
           0x1e00000000000000ull, MemoryKind::kSystem, kCapacity, "observed",
           REALM_SHADOW_CONCURRENT | REALM_SHADOW_HEAP_OBSERVED, journal);

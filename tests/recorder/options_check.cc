@@ -6,7 +6,7 @@
 
 int main() {
   const realm_shadow::TrackerOptions& o = realm_shadow::Options();
-  std::printf("tracking %d journal_events %zu node %u\n", o.tracking,
-              o.journal_events, o.node);
+  std::printf("tracking %d journal_events %zu history_events %zu node %u\n",
+              o.tracking, o.journal_events, o.history_events, o.node);
   return 0;
 }

@@ -1,15 +1,19 @@
-// tests/recorder/report_events.h - an event, as the hook that records it:
-// the differential tests and the soak (tests/recorder/soak.cc) drive the
-// real hooks with generated events (event_generator.h) and check what the
-// journal delivered against the reference model.
+// tests/recorder/report_events.h - the hook calls that journal a given
+// Event: what the differential and history tests and the soak
+// (tests/recorder/soak.cc) feed the real hooks with (event_generator.h), so
+// that the journal, the consumer and the history see exactly the
+// generators' events, checked against the reference model.  No GoogleTest
+// here: the soak is a plain program.
 #ifndef REALM_SHADOW_TESTS_RECORDER_REPORT_EVENTS_H_
 #define REALM_SHADOW_TESTS_RECORDER_REPORT_EVENTS_H_
 
-#include <cstdint>
+#include <string>
 #include <vector>
 
+#include "realm_shadow/heap_observer.h"
 #include "realm_shadow/hooks.h"
 #include "realm_shadow/recorder/event.h"
+#include "realm_shadow/recorder/identity.h"
 
 namespace realm_shadow::testing {
 
@@ -60,7 +64,7 @@ inline void Report(realm_shadow_memory* m, const Event& e,
                                    static_cast<uint32_t>(e.offset),
                                    static_cast<int>(e.size));
       break;
-    case EventType::kRedistrictPiece:
+    default:  // pieces come with their header; heap events: ReportHeap
       break;
   }
 }
@@ -119,6 +123,20 @@ inline void ReportHeap(realm_shadow_memory* m, const Event& e,
       Report(m, e, records);
       break;
   }
+}
+
+// Identities 1..5, kind = id, interned in a fresh process: the events the
+// generators make attach them, and the hook path looks the kind up itself.
+// False when they did not get the ids 1..5 (the table was not fresh).
+inline bool InternTestIdentities() {
+  bool as_expected = true;
+  for (int k = 1; k <= 5; ++k) {
+    Identity identity;
+    identity.kind = static_cast<AllocationKind>(k);
+    identity.attributes = {{"name", "identity" + std::to_string(k)}};
+    as_expected = InternIdentity(identity) == static_cast<uint32_t>(k) && as_expected;
+  }
+  return as_expected;
 }
 
 }  // namespace realm_shadow::testing

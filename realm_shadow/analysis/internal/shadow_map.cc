@@ -66,6 +66,7 @@ struct ShadowMap::State {
   std::deque<Anomaly> anomalies;
   EventCounters counters;
   uint64_t used = 0;
+  AllocationObserver* observer = nullptr;  // replays only (history.h)
 
   void Note(AnomalyKind kind, uint64_t instance, uint64_t offset = 0,
             uint64_t size = 0, uint64_t other = 0) {
@@ -94,6 +95,7 @@ struct ShadowMap::State {
     return f;
   }
   void NoteFailure(const Failure& f) {
+    if (observer != nullptr) observer->Failed(f);
     ++counters.failures;
     failures.push_back(f);
     if (failures.size() > kRecentFailures) failures.pop_front();
@@ -149,6 +151,7 @@ struct ShadowMap::State {
   Allocation TakeOut(absl::flat_hash_map<uint64_t, uint64_t>::iterator it) {
     Allocation removed;
     live.Erase(SortedRuns::Key{it->second, it->first}, &removed);
+    if (observer != nullptr) observer->Removed(removed);
     used -= removed.size;
     DropIdentity(removed.identity);
     return removed;
@@ -238,6 +241,7 @@ struct ShadowMap::State {
     a.state = state;
     SortedRuns::Location at;
     live.Insert(a, &at);
+    if (observer != nullptr) observer->Placed(a);
     CheckRange(instance, offset, size, at);
     UseIdentity(identity);
     used += size;
@@ -488,9 +492,12 @@ struct ShadowMap::State {
           break;
         }
         if (Allocation* a = live_one) {
+          const Allocation before = *a;
           a->state = e.aux == 0   ? AllocationState::kReleasePending
                      : e.aux == 1 ? AllocationState::kReleaseReady
                                   : AllocationState::kLive;  // cancelled
+          if (observer != nullptr && a->state != before.state)
+            observer->Changed(before, *a);
         } else if (!heap_observed) {
           if (!pending.count(e.instance) && !failed.count(e.instance))
             Note(AnomalyKind::kUnknownInstance, e.instance);
@@ -578,12 +585,17 @@ struct ShadowMap::State {
         const auto kind = static_cast<AllocationKind>(
             e.aux < static_cast<uint32_t>(kAllocationKindCount) ? e.aux : 0);
         if (Allocation* a = FindLive(e.instance)) {
+          const Allocation before = *a;
           DropIdentity(a->identity);
           UseIdentity(identity);
           a->identity = identity;
           a->kind = kind;
           a->flags = static_cast<uint8_t>(pinned ? (a->flags | kPinned)
                                                  : (a->flags & ~kPinned));
+          if (observer != nullptr &&
+              (a->identity != before.identity || a->kind != before.kind ||
+               a->flags != before.flags))
+            observer->Changed(before, *a);
         } else if (auto it = pending.find(e.instance); it != pending.end()) {
           // Pending flags: bit 0 pinned, bits 1-3 the heap-observed release
           // and plan bits (kept), kind in the high nibble.
@@ -664,6 +676,98 @@ void ShadowMap::set_heap_observed(bool observed) {
 }
 void ShadowMap::NoteAnomaly(const Anomaly& anomaly) {
   state_->NoteAnomaly(anomaly);
+}
+
+void MarkNotExact(Snapshot* s) {
+  s->exact = false;
+  Anomaly paused;
+  paused.kind = AnomalyKind::kTrackingPaused;
+  paused.sequence = s->sequence;
+  s->anomalies.push_back(paused);
+  ++s->counters.anomalies[static_cast<size_t>(AnomalyKind::kTrackingPaused)];
+}
+
+void ShadowMap::set_observer(AllocationObserver* observer) {
+  state_->observer = observer;
+}
+
+void ShadowMap::SaveCheckpoint(HistoryCheckpoint* checkpoint) const {
+  const State& s = *state_;
+  HistoryCheckpoint& c = *checkpoint;
+  CopyTo(&c.state);
+  c.state.identities.clear();
+  c.heap_observed = s.heap_observed;
+  c.released.clear();
+  c.released.reserve(s.released_count);
+  for (const auto& entry : s.instances)
+    if (entry.second == kReleasedMark) c.released.push_back(entry.first);
+  std::sort(c.released.begin(), c.released.end());
+  // In the order they failed (then by id): a map rebuilt from the
+  // checkpoint forgets the same ones first (RememberFailed).
+  std::vector<std::pair<uint64_t, uint64_t>> by_failure;  // (sequence, instance)
+  by_failure.reserve(s.failed.size());
+  for (const auto& [instance, when] : s.failed) by_failure.emplace_back(when, instance);
+  std::sort(by_failure.begin(), by_failure.end());
+  c.failed.clear();
+  c.failed.reserve(by_failure.size());
+  for (const auto& entry : by_failure) c.failed.push_back(entry.second);
+  c.early_releases.assign(s.early_releases.begin(), s.early_releases.end());
+  std::sort(c.early_releases.begin(), c.early_releases.end());
+  c.pending_flags.clear();
+  c.pending_flags.reserve(c.state.pending.size());
+  for (const PendingRequest& p : c.state.pending)
+    c.pending_flags.push_back(s.pending.at(p.instance).flags);
+  c.group_type = s.group_type;
+  c.group_left = s.group_left;
+  c.group_records = s.replacement;
+}
+
+ShadowMap ShadowMap::FromCheckpoint(const HistoryCheckpoint& c) {
+  const Snapshot& p = c.state;
+  ShadowMap map(p.capacity, p.addressed, p.capacity_known);
+  State& s = *map.state_;
+  s.sequence = p.sequence;
+  s.heap_observed = c.heap_observed;
+  // The picture's allocations are sorted by (offset, instance) and their
+  // instances distinct (the map keeps one range per id); a file may say
+  // otherwise, so the runs are loaded only from a sorted, distinct list.
+  std::vector<Allocation> sorted = p.allocations;
+  const auto key_less = [](const Allocation& x, const Allocation& y) {
+    return SortedRuns::KeyOf(x) < SortedRuns::KeyOf(y);
+  };
+  if (!std::is_sorted(sorted.begin(), sorted.end(), key_less))
+    std::sort(sorted.begin(), sorted.end(), key_less);
+  s.instances.reserve(sorted.size() + c.released.size());
+  size_t kept = 0;
+  for (const Allocation& a : sorted) {
+    if (a.offset == kNoOffset || !s.instances.try_emplace(a.instance, a.offset).second)
+      continue;  // a second range for one id: the map never holds one
+    sorted[kept++] = a;
+    s.used += a.size;
+    s.UseIdentity(a.identity);
+  }
+  sorted.resize(kept);
+  s.live.AssignSorted(sorted);
+  for (uint64_t id : c.released)
+    if (s.instances.try_emplace(id, kReleasedMark).second) ++s.released_count;
+  for (size_t i = 0; i < p.pending.size(); ++i) {
+    PendingRequest r = p.pending[i];
+    if (i < c.pending_flags.size()) r.flags = c.pending_flags[i];
+    s.pending[r.instance] = r;
+  }
+  // Their failures' order as ranks: below the sequence of any later
+  // failure (there are fewer failed instances than events before it).
+  for (size_t i = 0; i < c.failed.size(); ++i) s.failed.emplace(c.failed[i], i);
+  for (const auto& [instance, ready] : c.early_releases)
+    s.early_releases[instance] = ready;
+  for (const Reservation& r : p.reservations) s.reservations[r.id] = r;
+  s.failures.assign(p.failures.begin(), p.failures.end());
+  s.anomalies.assign(p.anomalies.begin(), p.anomalies.end());
+  s.counters = p.counters;
+  s.group_type = c.group_type;
+  s.group_left = c.group_left;
+  s.replacement = c.group_records;
+  return map;
 }
 
 }  // namespace realm_shadow

@@ -29,8 +29,9 @@
 #include <memory>
 #include <vector>
 
-#include "realm_shadow/recorder/event.h"
+#include "realm_shadow/analysis/history.h"
 #include "realm_shadow/analysis/snapshot.h"
+#include "realm_shadow/recorder/event.h"
 
 namespace realm_shadow {
 
@@ -74,10 +75,28 @@ class ShadowMap {
   // Records an anomaly that did not come from an event (a tool's own).
   void NoteAnomaly(const Anomaly& anomaly);
 
+  // The exact state (history.h): the picture and what the map keeps beyond
+  // it.  Fills the state fields of checkpoint->state as CopyTo does.  Cost:
+  // CopyTo plus a walk of the instance index (live + remembered released
+  // ids).
+  void SaveCheckpoint(HistoryCheckpoint* checkpoint) const;
+  // A map in exactly the state a checkpoint was saved from: applying the
+  // same events to both gives the same pictures.
+  static ShadowMap FromCheckpoint(const HistoryCheckpoint& checkpoint);
+
+  // Tells `observer` of every change to the live allocations (null: none,
+  // the consumer's case; one branch per change).  Replays use it.
+  void set_observer(AllocationObserver* observer);
+
  private:
   struct State;
   std::unique_ptr<State> state_;
 };
+
+// A picture of a memory some of whose events were not recorded (tracking
+// was switched off for a while): exact = false and one kTrackingPaused
+// anomaly, as TakeSnapshot and StateAt give it.
+void MarkNotExact(Snapshot* snapshot);
 
 }  // namespace realm_shadow
 

@@ -208,6 +208,22 @@ class SortedRuns {
       for (size_t i = 0; i < run->count; ++i) f(run->items[i]);
   }
 
+  // Replaces the contents with `sorted` (ascending by key, no duplicate
+  // key), packed into full runs: one memcpy per run.  Restoring a
+  // checkpoint (history.h) loads a whole map this way.
+  void AssignSorted(const std::vector<Allocation>& sorted) {
+    Clear();
+    for (size_t at = 0; at < sorted.size(); at += kRunCapacity) {
+      auto run = std::make_unique<Run>();
+      run->count = std::min(kRunCapacity, sorted.size() - at);
+      std::memcpy(run->items, sorted.data() + at,
+                  run->count * sizeof(Allocation));
+      heads_.push_back(KeyOf(run->items[0]));
+      runs_.push_back(std::move(run));
+    }
+    size_ = sorted.size();
+  }
+
   void Clear() {
     runs_.clear();
     heads_.clear();

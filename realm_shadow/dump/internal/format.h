@@ -30,9 +30,11 @@ inline constexpr size_t kTrailerBytes = 16;
 inline constexpr char kTagHeader[4] = {'H', 'E', 'A', 'D'};
 inline constexpr char kTagStrings[4] = {'S', 'T', 'R', 'S'};
 inline constexpr char kTagMemory[4] = {'M', 'E', 'M', 'Y'};
-// Optional sections (version 2 on) follow the memories; a tag that starts
+// Optional sections follow the memories, in any order: a tag that starts
 // with a lowercase letter is one, and a reader skips those it does not know.
+// hist was written by version 1 writers too; pool is version 2 on.
 inline constexpr char kTagPools[4] = {'p', 'o', 'o', 'l'};
+inline constexpr char kTagHistory[4] = {'h', 'i', 's', 't'};
 inline bool IsOptionalTag(const uint8_t* tag) { return tag[0] >= 'a' && tag[0] <= 'z'; }
 
 // Record sizes on disk.  A memory section's records:
@@ -62,6 +64,17 @@ inline constexpr size_t kCountersMinBytes =
     8 + 8 * (kFirstEventTypeCount + kAnomalyKindCount) + 32;
 inline constexpr size_t kMemoryMinBytes =
     kMemoryFixedBytes + kMemoryCountsBytes + kCountersMinBytes;
+
+// History (hist): fixed part, then arrays; each checkpoint is a memory
+// payload (MEMY layout) with its length before it, then the map's extras.
+inline constexpr size_t kHistoryFixedBytes = 64;
+inline constexpr size_t kHistoryEventBytes = 32;
+inline constexpr size_t kHistoryMarkBytes = 16;
+inline constexpr size_t kCheckpointExtrasBytes = 48;
+inline constexpr size_t kEarlyReleaseBytes = 16;
+static_assert(sizeof(EventRecord) == kHistoryEventBytes,
+              "history events are EventRecords byte for byte");
+static_assert(sizeof(HistoryMark) == kHistoryMarkBytes, "");
 
 // A reader refuses files whose string references would expand to more than
 // this many times the file's size (a string may be referenced more than

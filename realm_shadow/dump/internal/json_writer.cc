@@ -79,6 +79,21 @@ void JsonWriter::Double(double v) {
   out_ += buffer;
 }
 
+void JsonWriter::Decimal(int64_t value, int digits) {
+  Comma();
+  uint64_t scale = 1;
+  for (int i = 0; i < digits; ++i) scale *= 10;
+  const uint64_t magnitude =
+      value < 0 ? ~static_cast<uint64_t>(value) + 1 : static_cast<uint64_t>(value);
+  if (value < 0) out_ += '-';
+  absl::StrAppend(&out_, magnitude / scale);
+  if (digits == 0) return;
+  const std::string fraction = absl::StrCat(magnitude % scale);
+  out_ += '.';
+  out_.append(static_cast<size_t>(digits) - fraction.size(), '0');
+  out_ += fraction;
+}
+
 void JsonWriter::Bool(bool v) {
   Comma();
   out_ += v ? "true" : "false";

@@ -1,6 +1,7 @@
 // realm_shadow/dump/internal/json_writer.h - the one JSON writer: the dump's
-// JSON rendering (json.cc, docs/json-schema.md) and the memory map page's
-// data block (faces/html/html_page.cc) both write through it, so that they
+// JSON rendering (json.cc, docs/json-schema.md), the memory map page's data
+// block (faces/html/html_page.cc), the trace file (faces/trace.cc) and the
+// replay report (replay/report.cc) all write through it, so that they
 // cannot disagree on a number or a string.
 //
 // Layer 4, internal.  What it guarantees about every document it writes:
@@ -18,7 +19,11 @@
 //  - In Context::kScriptElement (the page's <script type="application/json">
 //    element), '<', '>' and '&' are escaped as \u003c, \u003e, \u0026 too,
 //    so that no "</script" can end the element early.
-// Cost: appends to one std::string; no other allocation.
+//  - Decimal writes a fixed-point number exactly, without a float.
+// Cost: appends to one std::string; no other allocation.  Commas and
+// nesting are the writer's state, not the string's: a caller may move the
+// text written so far elsewhere (a file) and clear the string between two
+// values, to stream a large document (the trace does, per 1 MiB).
 #ifndef REALM_SHADOW_DUMP_INTERNAL_JSON_WRITER_H_
 #define REALM_SHADOW_DUMP_INTERNAL_JSON_WRITER_H_
 
@@ -52,6 +57,9 @@ class JsonWriter {
   void Int(int64_t v);
   void Offset(uint64_t v);  // kNoOffset ("none") as null, else Uint
   void Double(double v);
+  // value / 10^digits written exactly (digits <= 18): Decimal(1234567, 3)
+  // is 1234.567 (nanoseconds as microseconds), Decimal(-5, 3) is -0.005.
+  void Decimal(int64_t value, int digits);
   void Bool(bool v);
   void Null();
   void String(std::string_view s);
@@ -62,6 +70,7 @@ class JsonWriter {
   void Int(std::string_view key, int64_t v) { Key(key), Int(v); }
   void Offset(std::string_view key, uint64_t v) { Key(key), Offset(v); }
   void Double(std::string_view key, double v) { Key(key), Double(v); }
+  void Decimal(std::string_view key, int64_t v, int digits) { Key(key), Decimal(v, digits); }
   void Bool(std::string_view key, bool v) { Key(key), Bool(v); }
   void String(std::string_view key, std::string_view v) { Key(key), String(v); }
   void HexId(std::string_view key, uint64_t id) { Key(key), HexId(id); }

@@ -3,7 +3,7 @@
 // failure.
 //
 // Layer 4, internal.  A tracker dump holds the snapshot of each memory
-// (analysis/snapshots.h), the pools the pool source gives for it (dump.h
+// (analysis/snapshots.h) with its history when it keeps one, the pools the pool source gives for it (dump.h
 // SetPoolSource), and every identity those pools name that the snapshot
 // does not carry already, so that the file stands alone.
 #ifndef REALM_SHADOW_DUMP_INTERNAL_TRACKED_DUMP_H_
@@ -20,7 +20,8 @@ REALM_SHADOW_HEADER_OF_LAYER(4);
 // An empty dump of this process: node, the time now, source "tracker".
 DumpFile NewTrackerDump();
 
-// Appends the memory's snapshot and its pools to *dump.
+// Appends the memory's snapshot, its history (taken at the same moment)
+// and its pools to *dump.
 void AddTrackedMemory(realm_shadow_memory* memory, DumpFile* dump);
 
 }  // namespace realm_shadow

@@ -21,7 +21,9 @@
 #include "realm_shadow/dump/internal/atomic_file.h"
 #include "realm_shadow/dump/internal/json_records.h"
 #include "realm_shadow/dump/internal/json_writer.h"
+#include "realm_shadow/faces/history_walk.h"
 #include "realm_shadow/faces/html/html_template.h"
+#include "realm_shadow/faces/html/time_strip.h"
 
 namespace realm_shadow {
 namespace {
@@ -32,6 +34,11 @@ constexpr size_t kTopAllocations = 100;
 // Diff: removed allocations are drawn as ghosts; past this many the page
 // shows the count and the first ones only (each costs 24 bytes of data).
 constexpr size_t kMaxRemovedDrawn = 1 << 20;
+// The time strip: pixel buckets, and the spans the page may hold for its
+// moments (37 bytes each, about 50 of text; time_strip.h thins the moments
+// past this).
+constexpr size_t kStripBuckets = 2048;
+constexpr size_t kMaxStripSpans = size_t{3} << 20;
 
 // ---- base64 of little-endian typed arrays ------------------------------
 
@@ -304,7 +311,94 @@ void WriteRequests(JsonWriter& w, const Snapshot& s) {
   });
 }
 
-void WriteMemory(JsonWriter& w, const Snapshot& s, const Snapshot* before) {
+// The what-if replay of the memory (html_page.h PageReplay).
+void WriteReplay(JsonWriter& w, const PageReplay& r) {
+  w.Key("replay");
+  w.BeginObject();
+  w.String("summary", r.summary);
+  w.String("moment", r.moment);
+  w.ObjectArray("rows", r.rows, [&](const PageReplayRow& row) {
+    w.String("policy", row.policy);
+    w.Bool("fails", row.fails);
+    w.String("first_failure", row.first_failure);
+    w.String("min_capacity", row.min_capacity);
+    w.String("moment", row.moment);
+    w.Uint("count", row.map.size());
+    WriteAllocationArrays(w, row.map);
+  });
+  w.EndObject();
+}
+
+// The memory's time strip (time_strip.h): small arrays in the data block,
+// the spans of its moments in the history block (`spans`, an object being
+// written) under `key`, decoded only when the strip is first used.
+void WriteHistory(JsonWriter& w, JsonWriter& spans, const std::string& key,
+                  const MemoryHistory& h) {
+  const TimeStrip t = BuildTimeStrip(h, kStripBuckets, kMaxStripSpans);
+  w.Key("history");
+  w.BeginObject();
+  w.String("key", key);
+  w.String("clock", HistoryClockName(h.clock));
+  w.String("clock_text", HistoryClockText(h));
+  w.Uint("first", h.first_sequence());
+  w.Uint("end", h.end_sequence());
+  w.Uint("window_events", h.window_events);
+  w.Uint("buckets", t.buckets);
+  w.Uint("stride", t.stride);
+  w.Uint("shown", t.shown.size());
+  w.Uint("spans", t.spans.size());
+  // Per bucket: used min, used max, largest hole min, max (f64 each), then
+  // per boundary its moment and time (f64), then failures per bucket (u32).
+  w.Key("strip");
+  {
+    Base64Writer b64(w.BeginRawString());
+    for (const auto* v : {&t.used_min, &t.used_max, &t.hole_min, &t.hole_max})
+      for (uint64_t x : *v) b64.F64(static_cast<double>(x));
+    for (uint64_t m : t.boundary) b64.F64(static_cast<double>(m));
+    for (int64_t ns : t.time_ns) b64.F64(static_cast<double>(ns));
+    for (uint32_t f : t.failures) b64.U32(f);
+  }
+  w.EndRawString();
+  // Per shown moment: its boundary index (u32), then used, total free,
+  // largest hole, holes, allocations (f64 each, exact: Summarize's).
+  w.Key("moments");
+  {
+    Base64Writer b64(w.BeginRawString());
+    for (uint32_t j : t.shown) b64.U32(j);
+    for (uint32_t j : t.shown) b64.F64(static_cast<double>(t.figures[j].used));
+    for (uint32_t j : t.shown) b64.F64(static_cast<double>(t.figures[j].total_free));
+    for (uint32_t j : t.shown) b64.F64(static_cast<double>(t.figures[j].largest_hole));
+    for (uint32_t j : t.shown) b64.F64(static_cast<double>(t.figures[j].hole_count));
+    for (uint32_t j : t.shown) b64.F64(static_cast<double>(t.figures[j].allocation_count));
+  }
+  w.EndRawString();
+  w.Key("failure_events");
+  w.BeginArray();
+  for (size_t i = 0; i < t.failure_events.size() && i < 4096; ++i) {
+    w.BeginArray();
+    w.Uint(t.failure_events[i].first);
+    w.Uint(t.failure_events[i].second);
+    w.EndArray();
+  }
+  w.EndArray();
+  w.EndObject();
+  // The spans: offset f64[n], size f64[n], instance u32[2n], identity
+  // u32[n], first u32[n], last u32[n] (indices of shown moments), bits u8[n].
+  spans.Key(key);
+  {
+    Base64Writer b64(spans.BeginRawString());
+    AppendRanges(b64, t.spans.size(),
+                 [&](size_t i) -> const Allocation& { return t.spans[i].allocation; });
+    for (const auto& x : t.spans) b64.U32(x.allocation.identity);
+    for (const auto& x : t.spans) b64.U32(x.first);
+    for (const auto& x : t.spans) b64.U32(x.last);
+    for (const auto& x : t.spans) b64.Byte(PackBits(x.allocation));
+  }
+  spans.EndRawString();
+}
+
+void WriteMemory(JsonWriter& w, const Snapshot& s, const Snapshot* before,
+                 const PageReplay* replay) {
   const std::vector<Hole> holes = FindHoles(s);
   w.BeginObject();
   w.HexId("id", s.memory_id);
@@ -339,11 +433,16 @@ void WriteMemory(JsonWriter& w, const Snapshot& s, const Snapshot* before) {
       w.Uint(AnomalyKindName(static_cast<AnomalyKind>(k)), s.counters.anomalies[k]);
   w.EndObject();
   if (before) WriteDiff(w, *before, s);
-  w.EndObject();
+  if (replay) WriteReplay(w, *replay);
 }
 
+// The data block; *spans_block gets the history block (one object, the
+// time strips' spans by key).
 std::string DataBlock(const std::vector<DumpFile>& dumps,
-                      const HtmlOptions& options) {
+                      const HtmlOptions& options,
+                      std::string* spans_block) {
+  JsonWriter spans(spans_block, JsonWriter::Context::kScriptElement);
+  spans.BeginObject();
   std::string out;
   size_t total = 0;
   for (const DumpFile& d : dumps)
@@ -369,19 +468,29 @@ std::string DataBlock(const std::vector<DumpFile>& dumps,
     WriteIdentities(w, dump);
     w.Key("memories");
     w.BeginArray();
-    for (const Snapshot& s : dump.memories) {
+    for (size_t mi = 0; mi < dump.memories.size(); ++mi) {
+      const Snapshot& s = dump.memories[mi];
       const Snapshot* before = nullptr;
       if (di == 1) {
         for (const Snapshot& b : dumps[0].memories)
           if (b.memory_id == s.memory_id && b.node == s.node) before = &b;
       }
-      WriteMemory(w, s, before);
+      const PageReplay* replay = nullptr;
+      if (di + 1 == dumps.size())  // the dump shown last (after, with two)
+        for (const PageReplay& r : options.replays)
+          if (r.memory_id == s.memory_id && r.node == s.node) replay = &r;
+      WriteMemory(w, s, before, replay);
+      // The history joins the memory's object, which WriteMemory left open.
+      if (const MemoryHistory* h = FindHistory(dump, s))
+        WriteHistory(w, spans, std::to_string(di) + ":" + std::to_string(mi), *h);
+      w.EndObject();
     }
     w.EndArray();
     w.EndObject();
   }
   w.EndArray();
   w.EndObject();
+  spans.EndObject();
   return out;
 }
 
@@ -400,7 +509,12 @@ std::string RenderHtmlMap(const std::vector<DumpFile>& dumps,
   // the data are the bulk of the page.
   Fill(&page, "/*@MAP_CSS@*/", html::kMapCss);
   Fill(&page, "/*@MAP_JS@*/", html::kMapJs);
-  Fill(&page, "@MAP_DATA@", DataBlock(dumps, options));
+  std::string spans;
+  const std::string data = DataBlock(dumps, options, &spans);
+  // The history block first: it holds no marker (keys and base64), and the
+  // data block, which holds names from programs, goes in last.
+  Fill(&page, "@MAP_HISTORY@", spans);
+  Fill(&page, "@MAP_DATA@", data);
   return page;
 }
 

@@ -601,6 +601,26 @@ DumpFile AssembleDump(const std::vector<ReplayedLog>& logs,
       snap.identities.clear();
       for (uint32_t identity : referenced)
         snap.identities.push_back(table.Get(identity));
+      if (!m.history.checkpoints.empty()) {
+        // The whole run's history on this node's own clock.  Identities
+        // are joined to the picture after the replay (Legion Spy's records
+        // come from the whole log), so the history's events carry none.
+        MemoryHistory h = m.history;
+        h.memory_id = id;
+        h.node = m.node;
+        h.clock = HistoryClock::kLogTime;
+        h.window_events = 0;
+        for (HistoryCheckpoint& c : h.checkpoints) {
+          c.state.memory_id = id;
+          c.state.kind = snap.kind;
+          c.state.name = snap.name;
+          c.state.node = snap.node;
+          c.state.capacity = snap.capacity;
+          c.state.capacity_known = snap.capacity_known;
+          c.state.addressed = snap.addressed;
+        }
+        dump.histories.push_back(std::move(h));
+      }
       dump.memories.push_back(std::move(snap));
     }
   }

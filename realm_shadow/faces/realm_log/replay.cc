@@ -49,11 +49,23 @@ MemoryState& NodeReplay::Memory(uint64_t id) {
 
 void NodeReplay::Apply(MemoryState& m, const Event& e) {
   m.has_instances = true;
+  const uint64_t time_us = time_ ? LineTimeMicros(*time_) : 0;
+  if (time_ != nullptr && static_cast<int64_t>(time_us * 1000) >= last_time_ns_)
+    last_time_ns_ = static_cast<int64_t>(time_us * 1000);
+  MemoryHistory& h = m.history;
+  if (h.checkpoints.empty()) {
+    h.checkpoints.emplace_back();
+    m.map.SaveCheckpoint(&h.checkpoints.back());
+  }
+  // One mark per line that made events (a line makes one or a few).
+  if (h.lines.empty() || h.lines.back() != line_) {
+    h.marks.push_back(HistoryMark{h.end_sequence(), last_time_ns_});
+    h.lines.push_back(line_);
+  }
+  h.events.push_back(HistoryRecordOf(e));
   m.map.Apply(e);
   if (options_ != nullptr && options_->observer)
-    options_->observer(AppliedEvent{state_.node, m.id, e,
-                                    time_ ? LineTimeMicros(*time_) : 0,
-                                    line_});
+    options_->observer(AppliedEvent{state_.node, m.id, e, time_us, line_});
 }
 
 // Instances of other nodes never enter this node's maps.

@@ -39,6 +39,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "realm_shadow/analysis/history.h"
 #include "realm_shadow/analysis/internal/shadow_map.h"
 #include "realm_shadow/analysis/snapshot.h"
 #include "realm_shadow/faces/realm_log/legion_spy.h"
@@ -181,6 +182,10 @@ struct MemoryState {
   bool capacity_known = false;
   bool has_instances = false;
   ShadowMap map{0, false, false};
+  // Every event applied, with its line's time and number (clock kLogTime):
+  // the base is the empty memory before the first event, nothing dropped.
+  // 32 B per event and 24 B per line that made one.
+  MemoryHistory history;
   // Live ranges by (offset, instance): finds the pending destroys a new
   // allocation lands on, and the bounded pieces it narrows.
   std::set<std::pair<uint64_t, uint64_t>> live;
@@ -270,6 +275,9 @@ class NodeReplay {
   const ReplayOptions* options_;
   const LogLine* time_ = nullptr;  // the line being applied, for its time
   uint64_t line_ = 0;
+  // The time of the last line that had one, in ns: a line without a
+  // readable time keeps it, so that the history's times ascend.
+  int64_t last_time_ns_ = 0;
 };
 
 }  // namespace realm_log

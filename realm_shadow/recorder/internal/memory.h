@@ -22,14 +22,15 @@ REALM_SHADOW_HEADER_OF_LAYER(2);
 struct realm_shadow_memory {
   realm_shadow_memory(uint64_t id_, realm_shadow::MemoryKind kind_,
                       uint64_t capacity_, std::string name_, unsigned flags_,
-                      size_t journal_events, bool exact_from_start,
-                      uint64_t pauses)
+                      size_t journal_events, size_t history_events_,
+                      bool exact_from_start, uint64_t pauses)
       : journal(journal_events, (flags_ & REALM_SHADOW_CONCURRENT) != 0),
         id(id_),
         kind(kind_),
         capacity(capacity_),
         name(std::move(name_)),
         flags(flags_),
+        history_events(history_events_),
         recorded_from_start(exact_from_start),
         pauses_at_registration(pauses) {}
   ~realm_shadow_memory();
@@ -40,6 +41,7 @@ struct realm_shadow_memory {
   const uint64_t capacity;
   const std::string name;
   const unsigned flags;
+  const size_t history_events;  // for the consumer (MemoryDescription)
   // Tracking was on when the memory registered (else its first events were
   // dropped), and how many times it had been switched off by then.
   const bool recorded_from_start;

@@ -79,11 +79,15 @@
     ctx.fillStyle = '#334155';
     const capText = m.capacity_known ? 'capacity ' + human(m.capacity) : 'capacity unknown (axis to ' + human(m.extent) + ')';
     const pct = m.cap ? (100 * s.used / m.cap).toFixed(1) + '%' : '';
-    fitText(capText + '  |  used ' + human(s.used) + ' ' + pct + '  |  ' + m.count + ' allocations  |  ' +
+    // A replay's map (replay.js) has no figures of its own: say what it is.
+    const shown = m.replayShown == null ? null : m.replay.rows[m.replayShown];
+    fitText(shown ? 'replay under ' + shown.policy + ', ' + shown.moment + '  |  ' + m.count + ' allocations' :
+      capText + '  |  used ' + human(s.used) + ' ' + pct + '  |  ' + m.count + ' allocations  |  ' +
       (m.addressed ? 'addressed (no holes)' : s.hole_count + ' holes, largest ' + human(s.largest_hole) +
       ', fragmentation ' + (s.fragmentation == null ? 'n/a' : s.fragmentation.toFixed(2))) +
       (m.pending.length ? '  |  ' + m.pending.length + ' pending' : '') +
-      (m.failures.length ? '  |  ' + m.failures.length + (m.failures.length === 1 ? ' failure' : ' failures') : ''), X0, g.statsTop + 1, W, texts);
+      (m.failures.length ? '  |  ' + m.failures.length + (m.failures.length === 1 ? ' failure' : ' failures') : '') +
+      (m.history && m.history.moment != null ? '  |  after event ' + m.history.boundary[m.history.shownAt[m.history.moment]] : ''), X0, g.statsTop + 1, W, texts);
 
     // ruler
     const step = niceStep(v1 - v0, W);
@@ -125,6 +129,7 @@
     else drawAggregate(m, g, lo, bpp, diffOn);
 
     if (diffOn && m.rmOff) drawRemoved(m, g);
+    if (ROW.strip) drawStrip(m, mi, g);
     drawLane(m, mi, g);
     drawOverlays(m, mi, g);
     ctx.restore();

@@ -29,6 +29,7 @@
         hover: st.hover, pinned: st.pinned, failure: st.failure,
         whatIf: st.whatIf && { size: st.whatIf.size, align: st.whatIf.align, fits: st.whatIf.result.fits, offset: st.whatIf.result.offset },
         hits: st.hits ? st.hits.indices.length : 0,
+        replayShown: mems().map((m) => (m.replayShown == null ? null : m.replay.rows[m.replayShown].policy)),
       };
     },
     rowGeometry,
@@ -67,5 +68,21 @@
     findBlockers(mi, size, align) { const w = findBlockers(mems()[mi], size, align); return w && { ...w }; },
     firstFit(mi, size, align) { return firstFit(mems()[mi], size, align); },
     parseBytes,
+    showReplay(mi, k) { if (k == null) showDumpMap(mi); else showReplayMap(mi, k); return draw(); },
+    // The time strip: move memory mi to shown moment k (null: the dump's
+    // picture); returns the ms it took.  momentOf says where it is.
+    scrub(mi, k) { const ms = scrub(mi, k); draw(); return ms; },
+    momentOf(mi) {
+      const h = mems()[mi].history;
+      if (!h) return null;
+      const k = h.moment;
+      return { shown: h.shown, buckets: h.buckets, stride: h.stride, spans: h.spans, index: k, sequence: k == null ? null : h.boundary[h.shownAt[k]], first: h.first, end: h.end };
+    },
+    allocations(mi) {
+      const m = mems()[mi], out = [];
+      for (let i = 0; i < m.count; i++) out.push({ offset: m.off[i], size: m.size[i], instance: instHex(m.inst[2 * i], m.inst[2 * i + 1]), kind: kindNames[m.bits[i] & 7], state: STATE_NAMES[(m.bits[i] >> 3) & 3], identity: m.ident[i] });
+      return out;
+    },
+    stripGeometry(mi) { const g = rowGeometry(mi); return { left: g.left, width: g.width, top: g.stripTop, height: g.stripHeight }; },
   };
 })();

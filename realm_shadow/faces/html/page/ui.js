@@ -115,6 +115,11 @@
     const mi = rowAt(y);
     if (mi < 0) return;
     canvas.setPointerCapture(e.pointerId);
+    if (inStrip(mi, y)) {  // the time strip: the map follows the pointer
+      drag = { mi, x, y, x0: x, strip: true, moved: true };
+      scrub(mi, momentAtX(mems()[mi], rowGeometry(mi), x));
+      return;
+    }
     drag = { mi, x, y, x0: x, moved: false, box: e.shiftKey, view: mems()[mi].view.slice() };
     if (!drag.box) canvas.classList.add('panning');
   });
@@ -134,6 +139,11 @@
         drag.moved = true;
         return;
       }
+    }
+    if (drag && drag.strip) {
+      const m = mems()[drag.mi], k = momentAtX(m, rowGeometry(drag.mi), x);
+      if (k !== m.history.moment) scrub(drag.mi, k);
+      return;
     }
     if (drag) {
       if (Math.abs(x - drag.x0) > 3) drag.moved = true;
@@ -167,6 +177,7 @@
     const d = drag;
     drag = null;
     $('boxSel').hidden = true;
+    if (d.strip) return;
     const m = mems()[d.mi];
     if (d.box && Math.abs(x - d.x0) > 3) {
       const a = addrOf(m, Math.min(x, d.x0)), b = addrOf(m, Math.max(x, d.x0));
@@ -202,7 +213,15 @@
   }, { passive: false });
   document.addEventListener('keydown', (e) => {
     if (e.key === 'Escape') { st.pinned = null; showTooltip(null); requestDraw(); }
+    const m = mems()[st.focus];
+    if ((e.key === 'ArrowLeft' || e.key === 'ArrowRight') && m && m.history && m.history.buckets && e.target.tagName !== 'INPUT') {
+      const k = m.history.moment == null ? m.history.shown - 1 : m.history.moment;
+      scrub(st.focus, k + (e.key === 'ArrowLeft' ? -1 : 1));
+      e.preventDefault();
+    }
   });
+  $('timeSlider').addEventListener('input', (e) => scrub(st.focus, +e.target.value));
+  $('timeReset').addEventListener('click', () => scrub(st.focus, null));
   $('reset').addEventListener('click', () => { for (const m of mems()) setView(m, 0, m.extent); });
   window.addEventListener('resize', resize);
 
@@ -235,11 +254,23 @@
       ['pending requests', String(m.pending.length)],
       ['reservations', String(m.reservations.length)],
       ['failures (recent / total)', m.failures.length + ' / ' + s.failures_total],
-      ['events applied', String(m.sequence) + (m.exact ? '' : ' (not exact: tracking was off for a while)')],
+      ['events applied', (m.history && m.history.moment != null ? String(m.history.boundary[m.history.shownAt[m.history.moment]]) + ' (a moment of the history; the dump is at ' + m.sequence + ')'
+        : String(m.sequence)) + (m.exact ? '' : ' (not exact: tracking was off for a while)')],
     ];
     const anomalies = Object.entries(m.anomalies);
     if (anomalies.length) kv.push(['anomalies', anomalies.map(([k, v]) => k + ' ' + v).join(', ')]);
     $('stats').innerHTML = kv.map(([k, v]) => '<tr><td>' + esc(k) + '</td><td>' + esc(v) + '</td></tr>').join('');
+    const h = m.history;
+    $('timeSection').hidden = !(h && h.buckets);
+    if (h && h.buckets) {
+      if (!m.dumpPicture) keepDumpPicture(m);
+      const slider = $('timeSlider');
+      slider.max = String(h.shown - 1);
+      slider.value = String(h.moment == null ? h.shown - 1 : h.moment);
+      $('timeInfo').textContent = 'showing ' + momentText(m, h.moment) + '; history: events ' + h.first + ' to ' + h.end +
+        (h.first > 0 ? ' (older ones dropped)' : ' (the whole run)') + '; ' + h.clock_text +
+        (h.moment != null ? '. Pending requests and reservations are known at the dump\'s moment only.' : '');
+    }
 
     const swatch = (color) => '<span class="sw" style="display:inline-block;width:10px;height:10px;background:' + color + '"></span> ';
     $('usageTitle').textContent = 'Use by ' + st.colorBy;
@@ -258,10 +289,13 @@
     }
     table($('holes'), ['offset', 'size', ''], m.top_holes.slice(0, 30).map(([o, z]) => [offs(o) + ' <span class="note">' + human(o) + '</span>', human(z), 'zoom']),
       (k) => { const [o, z] = m.top_holes[k]; zoomToRange(mi, o, o + z, 0.25); });
+    // The dump's allocations, also while a replay map is drawn (replay.js).
+    const A = m.dumpArrays || m;
     table($('allocs'), ['instance', 'size', 'offset'], m.top_allocations.slice(0, 30).map((i) =>
-      [instHex(m.inst[2 * i], m.inst[2 * i + 1]) + ' <span class="note">' + esc(kindNames[m.bits[i] & 7]) + '</span>', human(m.size[i]), human(m.off[i])]),
-      (k) => { const i = m.top_allocations[k]; zoomToRange(mi, m.off[i], m.off[i] + m.size[i], 0.25); });
+      [instHex(A.inst[2 * i], A.inst[2 * i + 1]) + ' <span class="note">' + esc(kindNames[A.bits[i] & 7]) + '</span>', human(A.size[i]), human(A.off[i])]),
+      (k) => { const i = m.top_allocations[k]; zoomToRange(mi, A.off[i], A.off[i] + A.size[i], 0.25); });
 
+    renderReplay(mi);
     const fl = $('failures');
     $('failureSection').hidden = !m.failures.length;
     fl.innerHTML = m.failures.map((f, k) => {

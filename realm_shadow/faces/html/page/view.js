@@ -34,6 +34,11 @@
     throw e;
   }
   const decodeMs = performance.now() - T0;
+  // Rows make room for a time strip when any memory has a history.
+  if (data.dumps.some((d) => d.memories.some((m) => m.history))) {
+    ROW.strip = STRIP_H;
+    ROW_H += STRIP_H;
+  }
   const kindNames = data.dumps[0].memories.length
     ? data.dumps[0].memories[0].usage.map((u) => u.kind)
     : ['unknown', 'region_instance', 'deferred_buffer', 'deferred_value', 'future', 'pool_backing', 'pool_sub_allocation', 'external'];
@@ -56,7 +61,7 @@
     height: 0,
     multiNode: false,
   };
-  const timing = { scriptStartMs: T0, decodeMs, firstRenderMs: null, frames: [] };
+  const timing = { scriptStartMs: T0, decodeMs, firstRenderMs: null, frames: [], scrubs: [] };
   function dump() { return data.dumps[st.dump]; }
   function mems() { return dump().memories; }
 
@@ -82,9 +87,10 @@
   function rowTop(mi) { return st.tops[mi]; }
   function rowGeometry(mi) {
     const top = rowTop(mi);
-    const rulerTop = top + ROW.title + ROW.stats, barTop = rulerTop + ROW.ruler;
-    const noteTop = barTop + ROW.bar;
+    const strip = top + ROW.title + ROW.stats, rulerTop = strip + ROW.strip;
+    const barTop = rulerTop + ROW.ruler, noteTop = barTop + ROW.bar;
     return { top, left: MARGIN_L, width: barWidth(), statsTop: top + ROW.title,
+             stripTop: strip, stripHeight: ROW.strip,
              rulerTop, barTop, barHeight: ROW.bar, noteTop, noteHeight: ROW.note,
              laneTop: noteTop + ROW.note, laneHeight: ROW.lane, height: ROW_H };
   }

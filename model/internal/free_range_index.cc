@@ -1,0 +1,327 @@
+// model/internal/free_range_index.cc - see free_range_index.h.
+#include "model/internal/free_range_index.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace realm_shadow {
+namespace model {
+namespace internal {
+
+bool FreeRangeIndex::FitsIn(const AddressRange& r, uint64_t size,
+                            uint64_t alignment, uint64_t* start) {
+  if (r.last - r.first < size) return false;
+  const uint64_t s = AlignUp(r.first, alignment);
+  if (s >= r.last || r.last - s < size) return false;
+  *start = s;
+  return true;
+}
+
+void FreeRangeIndex::Clear() {
+  pool_.clear();
+  spare_.clear();
+  order_.clear();
+  lead_.clear();
+  tree_.clear();
+  leaves_ = 0;
+  count_ = 0;
+}
+
+uint32_t FreeRangeIndex::NewChunk() {
+  if (!spare_.empty()) {
+    const uint32_t id = spare_.back();
+    spare_.pop_back();
+    pool_[id].count = 0;
+    pool_[id].longest = 0;
+    return id;
+  }
+  pool_.emplace_back();
+  return static_cast<uint32_t>(pool_.size() - 1);
+}
+
+void FreeRangeIndex::Rebuild() {
+  const size_t n = order_.size();
+  lead_.resize(n);
+  leaves_ = 1;
+  while (leaves_ < n) leaves_ <<= 1;
+  tree_.assign(2 * leaves_, 0);
+  for (size_t i = 0; i < n; ++i) {
+    const Chunk& c = chunk(i);
+    lead_[i] = c.ranges[0].first;
+    tree_[leaves_ + i] = c.longest;
+  }
+  for (size_t node = leaves_ - 1; node >= 1; --node)
+    tree_[node] = std::max(tree_[2 * node], tree_[2 * node + 1]);
+}
+
+void FreeRangeIndex::SetLongest(size_t i, uint64_t longest) {
+  chunk(i).longest = longest;
+  size_t node = leaves_ + i;
+  tree_[node] = longest;
+  for (node >>= 1; node >= 1; node >>= 1) {
+    const uint64_t m = std::max(tree_[2 * node], tree_[2 * node + 1]);
+    if (tree_[node] == m) break;  // nothing above changes either
+    tree_[node] = m;
+  }
+}
+
+void FreeRangeIndex::Rescan(size_t i) {
+  const Chunk& c = chunk(i);
+  uint64_t longest = 0;
+  for (uint32_t k = 0; k < c.count; ++k)
+    longest = std::max(longest, c.ranges[k].size());
+  SetLongest(i, longest);
+}
+
+void FreeRangeIndex::Resized(size_t i, uint32_t slot, uint64_t old_length) {
+  const Chunk& c = chunk(i);
+  const uint64_t length = c.ranges[slot].size();
+  if (length >= c.longest) {
+    if (length > c.longest) SetLongest(i, length);
+  } else if (old_length == c.longest) {
+    Rescan(i);  // the longest shrank: another may be longest now
+  }
+}
+
+size_t FreeRangeIndex::ChunkFor(uint64_t address) const {
+  if (lead_.size() <= 1) return 0;  // the common small heap: one chunk
+  const auto it = std::upper_bound(lead_.begin(), lead_.end(), address);
+  return it == lead_.begin() ? 0 : static_cast<size_t>(it - lead_.begin()) - 1;
+}
+
+void FreeRangeIndex::InsertAt(size_t i, uint32_t slot, AddressRange r) {
+  ++count_;
+  if (order_.empty()) {
+    const uint32_t id = NewChunk();
+    pool_[id].ranges[0] = r;
+    pool_[id].count = 1;
+    pool_[id].longest = r.size();
+    order_.push_back(id);
+    Rebuild();
+    return;
+  }
+  bool rebuild = false;
+  if (chunk(i).count == kChunkRanges) {
+    // Split in halves; the new chunk takes the upper half.
+    const uint32_t id = NewChunk();  // may move pool_
+    Chunk& lower = chunk(i);
+    Chunk& upper = pool_[id];
+    constexpr uint32_t kHalf = kChunkRanges / 2;
+    std::memcpy(upper.ranges, lower.ranges + kHalf, kHalf * sizeof(AddressRange));
+    upper.count = kHalf;
+    lower.count = kHalf;
+    order_.insert(order_.begin() + static_cast<long>(i) + 1, id);
+    if (slot > kHalf) {
+      ++i;
+      slot -= kHalf;
+    }
+    rebuild = true;
+  }
+  Chunk& c = chunk(i);
+  // A few ranges move at most 63 places; a loop beats a memmove call for
+  // the short moves that are the common case.
+  for (uint32_t k = c.count; k > slot; --k) c.ranges[k] = c.ranges[k - 1];
+  c.ranges[slot] = r;
+  ++c.count;
+  if (rebuild) {
+    for (size_t k : {i, i + 1 < order_.size() ? i + 1 : i, i > 0 ? i - 1 : i}) {
+      Chunk& h = chunk(k);
+      uint64_t longest = 0;
+      for (uint32_t s = 0; s < h.count; ++s)
+        longest = std::max(longest, h.ranges[s].size());
+      h.longest = longest;
+    }
+    Rebuild();
+    return;
+  }
+  if (slot == 0) lead_[i] = r.first;
+  if (r.size() > c.longest) SetLongest(i, r.size());
+}
+
+void FreeRangeIndex::EraseAt(size_t i, uint32_t slot) {
+  --count_;
+  Chunk& c = chunk(i);
+  const uint64_t length = c.ranges[slot].size();
+  for (uint32_t k = slot; k + 1 < c.count; ++k) c.ranges[k] = c.ranges[k + 1];
+  --c.count;
+  if (c.count == 0) {
+    spare_.push_back(order_[i]);
+    order_.erase(order_.begin() + static_cast<long>(i));
+    if (order_.empty()) {
+      lead_.clear();
+      tree_.clear();
+      leaves_ = 0;
+    } else {
+      Rebuild();
+    }
+    return;
+  }
+  if (slot == 0) lead_[i] = c.ranges[0].first;
+  if (length == c.longest) Rescan(i);
+}
+
+void FreeRangeIndex::Give(uint64_t first, uint64_t last) {
+  if (first >= last) return;
+  if (order_.empty()) {
+    InsertAt(0, 0, AddressRange{first, last});
+    return;
+  }
+  // The successor: the first range starting after `first`.
+  size_t i = ChunkFor(first);
+  const Chunk& c = chunk(i);
+  uint32_t s = static_cast<uint32_t>(
+      std::upper_bound(c.ranges, c.ranges + c.count, first,
+                       [](uint64_t a, const AddressRange& r) { return a < r.first; }) -
+      c.ranges);
+  Position pred{}, succ{};
+  bool has_pred = false, has_succ = false;
+  if (s > 0) {
+    pred = {static_cast<uint32_t>(i), s - 1};
+    has_pred = true;
+  } else if (i > 0) {
+    pred = {static_cast<uint32_t>(i - 1), chunk(i - 1).count - 1};
+    has_pred = true;
+  }
+  if (s < c.count) {
+    succ = {static_cast<uint32_t>(i), s};
+    has_succ = true;
+  } else if (i + 1 < order_.size()) {
+    succ = {static_cast<uint32_t>(i + 1), 0};
+    has_succ = true;
+  }
+  const bool merge_prev = has_pred && at(pred).last == first;
+  const bool merge_next = has_succ && at(succ).first == last;
+  if (merge_prev) {
+    AddressRange& p = chunk(pred.chunk).ranges[pred.slot];
+    const uint64_t old_length = p.size();
+    p.last = merge_next ? at(succ).last : last;
+    Resized(pred.chunk, pred.slot, old_length);
+    if (merge_next) EraseAt(succ.chunk, succ.slot);
+    return;
+  }
+  if (merge_next) {
+    AddressRange& n = chunk(succ.chunk).ranges[succ.slot];
+    const uint64_t old_length = n.size();
+    n.first = first;
+    if (succ.slot == 0) lead_[succ.chunk] = first;
+    Resized(succ.chunk, succ.slot, old_length);
+    return;
+  }
+  InsertAt(i, s, AddressRange{first, last});
+}
+
+void FreeRangeIndex::Carve(Position p, uint64_t start, uint64_t size) {
+  AddressRange& r = chunk(p.chunk).ranges[p.slot];
+  const uint64_t end = start + size;
+  const bool pad = start > r.first;
+  const bool tail = end < r.last;
+  const uint64_t old_length = r.size();
+  if (pad && tail) {
+    const AddressRange after{end, r.last};
+    r.last = start;
+    Resized(p.chunk, p.slot, old_length);
+    InsertAt(p.chunk, p.slot + 1, after);
+  } else if (pad) {
+    r.last = start;
+    Resized(p.chunk, p.slot, old_length);
+  } else if (tail) {
+    r.first = end;
+    if (p.slot == 0) lead_[p.chunk] = end;
+    Resized(p.chunk, p.slot, old_length);
+  } else {
+    EraseAt(p.chunk, p.slot);
+  }
+}
+
+size_t FreeRangeIndex::ChunkWithLength(size_t i, uint64_t need) const {
+  if (i >= order_.size()) return kNone;
+  size_t node = leaves_ + i;
+  if (tree_[node] < need) {
+    for (;;) {
+      while (node & 1) {  // a right child: climb
+        node >>= 1;
+        if (node == 0) return kNone;  // climbed past the root
+      }
+      ++node;  // the right sibling: every chunk in it lies after i
+      if (tree_[node] >= need) break;
+    }
+    while (node < leaves_) {
+      node <<= 1;
+      if (tree_[node] < need) ++node;
+    }
+  }
+  const size_t j = node - leaves_;
+  return j < order_.size() ? j : kNone;
+}
+
+bool FreeRangeIndex::FirstFit(uint64_t size, uint64_t alignment, uint64_t from,
+                              Position* p, uint64_t* start) const {
+  if (order_.empty() || tree_[1] < size) return false;
+  size_t i = 0;
+  uint32_t s = 0;
+  if (from > 0) {  // realm's search starts at 0: no lookup
+    i = ChunkFor(from);
+    const Chunk& c = chunk(i);
+    s = static_cast<uint32_t>(
+        std::lower_bound(c.ranges, c.ranges + c.count, from,
+                         [](const AddressRange& r, uint64_t a) { return r.first < a; }) -
+        c.ranges);
+  }
+  for (;;) {
+    const Chunk& h = chunk(i);
+    if (h.longest >= size) {
+      for (uint32_t k = s; k < h.count; ++k) {
+        if (FitsIn(h.ranges[k], size, alignment, start)) {
+          *p = {static_cast<uint32_t>(i), k};
+          return true;
+        }
+      }
+    }
+    i = ChunkWithLength(i + 1, size);
+    if (i == kNone) return false;
+    s = 0;
+  }
+}
+
+bool FreeRangeIndex::Containing(uint64_t address, Position* p) const {
+  if (order_.empty() || address < lead_[0]) return false;
+  const size_t i = ChunkFor(address);
+  const Chunk& c = chunk(i);
+  const uint32_t s = static_cast<uint32_t>(
+      std::upper_bound(c.ranges, c.ranges + c.count, address,
+                       [](uint64_t a, const AddressRange& r) { return a < r.first; }) -
+      c.ranges);
+  if (s == 0 || c.ranges[s - 1].last <= address) return false;
+  *p = {static_cast<uint32_t>(i), s - 1};
+  return true;
+}
+
+bool FreeRangeIndex::CheckInvariants() const {
+  size_t n = 0;
+  bool any = false;
+  uint64_t prev_last = 0;
+  if (lead_.size() != order_.size()) return false;
+  for (size_t i = 0; i < order_.size(); ++i) {
+    const Chunk& c = chunk(i);
+    if (c.count == 0 || c.count > kChunkRanges) return false;
+    if (lead_[i] != c.ranges[0].first) return false;
+    uint64_t longest = 0;
+    for (uint32_t k = 0; k < c.count; ++k) {
+      const AddressRange& r = c.ranges[k];
+      if (r.first >= r.last) return false;
+      if (any && r.first <= prev_last) return false;  // sorted, never touching
+      any = true;
+      prev_last = r.last;
+      longest = std::max(longest, r.size());
+      ++n;
+    }
+    if (longest != c.longest || tree_[leaves_ + i] != longest) return false;
+  }
+  for (size_t node = 1; node < leaves_; ++node)
+    if (tree_[node] != std::max(tree_[2 * node], tree_[2 * node + 1])) return false;
+  return n == count_;
+}
+
+}  // namespace internal
+}  // namespace model
+}  // namespace realm_shadow

@@ -1,0 +1,274 @@
+// Histories: checks, moments, times, and the replay (history.h).
+#include "realm_shadow/analysis/history.h"
+
+#include <time.h>
+
+#include <algorithm>
+#include <optional>
+
+#include "realm_shadow/analysis/internal/coverage_index.h"
+#include "realm_shadow/analysis/internal/shadow_map.h"
+
+namespace realm_shadow {
+namespace {
+
+// The index of the last mark whose sequence is <= sequence, or -1.
+ptrdiff_t MarkOf(const MemoryHistory& h, uint64_t sequence) {
+  auto it = std::upper_bound(
+      h.marks.begin(), h.marks.end(), sequence,
+      [](uint64_t s, const HistoryMark& m) { return s < m.sequence; });
+  return (it - h.marks.begin()) - 1;
+}
+
+std::string WindowText(const MemoryHistory& h) {
+  std::string text = "the history of memory " + HexId(h.memory_id) +
+                     ": it holds moments " + std::to_string(h.first_sequence()) +
+                     " to " + std::to_string(h.end_sequence());
+  if (h.first_sequence() > 0) {
+    text += " (the " + std::to_string(h.first_sequence()) +
+            " events before were dropped";
+    if (h.window_events > 0)
+      text += ": the window keeps the last " +
+              std::to_string(h.window_events) + " events, REALM_SHADOW_HISTORY";
+    text += ")";
+  }
+  return text;
+}
+
+int64_t SteadyNs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
+}
+
+struct ClockOrigin {
+  int64_t steady_ns;
+  uint64_t unix_ns;
+};
+const ClockOrigin& Origin() {
+  static const ClockOrigin origin = [] {
+    timespec real;
+    clock_gettime(CLOCK_REALTIME, &real);
+    return ClockOrigin{SteadyNs(), uint64_t(real.tv_sec) * 1000000000u +
+                                       uint64_t(real.tv_nsec)};
+  }();
+  return origin;
+}
+
+}  // namespace
+
+const char* HistoryClockName(HistoryClock clock) {
+  switch (clock) {
+    case HistoryClock::kDrainTime: return "drain time";
+    case HistoryClock::kLogTime: return "log time";
+  }
+  return "unknown clock";
+}
+
+uint64_t HistoryClockOrigin() { return Origin().unix_ns; }
+int64_t HistoryClockNow() {
+  const int64_t origin = Origin().steady_ns;  // first: the first call sets it
+  return SteadyNs() - origin;
+}
+
+int64_t MemoryHistory::TimeOfEvent(uint64_t sequence) const {
+  const ptrdiff_t m = MarkOf(*this, sequence);
+  return m < 0 ? (marks.empty() ? 0 : marks[0].time_ns) : marks[m].time_ns;
+}
+
+int64_t MemoryHistory::TimeOfMoment(uint64_t sequence) const {
+  if (events.empty()) return 0;
+  return TimeOfEvent(sequence > first_sequence() ? sequence - 1
+                                                 : first_sequence());
+}
+
+uint64_t MemoryHistory::LineOfEvent(uint64_t sequence) const {
+  if (lines.size() != marks.size()) return 0;
+  const ptrdiff_t m = MarkOf(*this, sequence);
+  return m < 0 ? 0 : lines[m];
+}
+
+bool CheckHistory(const MemoryHistory& h, std::string* error) {
+  const auto fail = [&](const std::string& what) {
+    *error = "history of memory " + HexId(h.memory_id) + ": " + what;
+    return false;
+  };
+  if (h.clock != HistoryClock::kDrainTime && h.clock != HistoryClock::kLogTime)
+    return fail("unknown clock " + std::to_string(static_cast<int>(h.clock)));
+  if (h.checkpoints.empty()) return fail("no base checkpoint");
+  const uint64_t first = h.first_sequence();
+  if (h.events.size() > UINT64_MAX - first) return fail("event count overflows");
+  const uint64_t end = h.end_sequence();
+  for (size_t i = 0; i < h.checkpoints.size(); ++i) {
+    const HistoryCheckpoint& c = h.checkpoints[i];
+    const uint64_t s = c.state.sequence;
+    if (s > end || (i > 0 && s <= h.checkpoints[i - 1].state.sequence))
+      return fail("checkpoint " + std::to_string(i) + " at moment " +
+                  std::to_string(s) + " is out of order or past moment " +
+                  std::to_string(end));
+    if (c.pending_flags.size() != c.state.pending.size())
+      return fail("checkpoint " + std::to_string(i) + " has " +
+                  std::to_string(c.pending_flags.size()) +
+                  " pending flags for " +
+                  std::to_string(c.state.pending.size()) + " pending requests");
+  }
+  if (!h.events.empty() && (h.marks.empty() || h.marks[0].sequence != first))
+    return fail("the first event has no time mark");
+  for (size_t i = 0; i < h.marks.size(); ++i) {
+    const uint64_t s = h.marks[i].sequence;
+    if (s < first || s >= end || (i > 0 && s < h.marks[i - 1].sequence))
+      return fail("time mark " + std::to_string(i) + " at event " +
+                  std::to_string(s) + " is out of order or outside events " +
+                  std::to_string(first) + " to " + std::to_string(end));
+  }
+  for (size_t i = 1; i < h.identities.size(); ++i)
+    if (h.identities[i].id <= h.identities[i - 1].id)
+      return fail("identities are not in ascending id order");
+  if (!h.lines.empty() && h.lines.size() != h.marks.size())
+    return fail(std::to_string(h.lines.size()) + " line numbers for " +
+                std::to_string(h.marks.size()) + " time marks");
+  return true;
+}
+
+bool MomentAtTime(const MemoryHistory& h, int64_t time_ns, uint64_t* sequence,
+                  std::string* error) {
+  if (h.marks.empty() || h.marks[0].time_ns > time_ns) {
+    *error = "no event of memory " + HexId(h.memory_id) +
+             " in its history is at or before that time";
+    if (!h.marks.empty())
+      *error += " (its first is at " +
+                std::to_string(h.marks[0].time_ns / 1000) + " us)";
+    return false;
+  }
+  int64_t latest = h.marks[0].time_ns;
+  for (size_t i = 1; i < h.marks.size(); ++i) {
+    latest = std::max(latest, h.marks[i].time_ns);
+    if (latest > time_ns) {
+      *sequence = h.marks[i].sequence;
+      return true;
+    }
+  }
+  *sequence = h.end_sequence();
+  return true;
+}
+
+// ---- the replay -------------------------------------------------------------
+
+struct HistoryReplay::Impl : AllocationObserver {
+  explicit Impl(const MemoryHistory& h) : history(h) {}
+
+  void Placed(const Allocation& a) override {
+    if (figures_on) coverage.Add(a.offset, a.size);
+    if (user != nullptr) user->Placed(a);
+  }
+  void Removed(const Allocation& a) override {
+    if (figures_on) coverage.Remove(a.offset, a.size);
+    if (user != nullptr) user->Removed(a);
+  }
+  void Changed(const Allocation& before, const Allocation& after) override {
+    if (user != nullptr) user->Changed(before, after);
+  }
+  void Failed(const Failure& f) override {
+    if (user != nullptr) user->Failed(f);
+  }
+
+  const MemoryHistory& history;
+  std::optional<ShadowMap> map;
+  CoverageIndex coverage;
+  bool figures_on = false;
+  AllocationObserver* user = nullptr;
+  Event last{EventType::kNoop};
+};
+
+HistoryReplay::HistoryReplay(const MemoryHistory& history)
+    : impl_(new Impl(history)) {}
+HistoryReplay::~HistoryReplay() = default;
+
+void HistoryReplay::set_figures(bool on) { impl_->figures_on = on; }
+void HistoryReplay::set_observer(AllocationObserver* observer) {
+  impl_->user = observer;
+}
+
+bool HistoryReplay::Start(uint64_t sequence, std::string* error) {
+  Impl& r = *impl_;
+  const MemoryHistory& h = r.history;
+  if (!h.Contains(sequence)) {
+    *error = "moment " + std::to_string(sequence) + " is outside " +
+             WindowText(h);
+    return false;
+  }
+  // The last checkpoint at or before the moment, then the events from it.
+  auto it = std::upper_bound(
+      h.checkpoints.begin(), h.checkpoints.end(), sequence,
+      [](uint64_t s, const HistoryCheckpoint& c) { return s < c.state.sequence; });
+  const HistoryCheckpoint& checkpoint = *(it - 1);
+  r.map.emplace(ShadowMap::FromCheckpoint(checkpoint));
+  for (uint64_t s = checkpoint.state.sequence; s < sequence; ++s)
+    r.map->Apply(h.EventAt(s));
+  // What is live at the moment, told as placements, then every change.
+  const Snapshot& base = h.checkpoints[0].state;
+  r.coverage.Reset(base.capacity, base.capacity_known, base.addressed);
+  if (r.figures_on || r.user != nullptr) {
+    Snapshot now;
+    r.map->CopyTo(&now);
+    for (const Allocation& a : now.allocations) r.Placed(a);
+  }
+  r.map->set_observer(&r);
+  return true;
+}
+
+bool HistoryReplay::Step() {
+  Impl& r = *impl_;
+  const uint64_t s = r.map->sequence();
+  if (s >= r.history.end_sequence()) return false;
+  r.last = r.history.EventAt(s);
+  r.map->Apply(r.last);
+  return true;
+}
+
+uint64_t HistoryReplay::sequence() const { return impl_->map->sequence(); }
+const Event& HistoryReplay::last_event() const { return impl_->last; }
+MemoryFigures HistoryReplay::figures() const {
+  return impl_->coverage.Figures(impl_->map->live_count());
+}
+size_t HistoryReplay::live_count() const { return impl_->map->live_count(); }
+
+void HistoryReplay::CopyTo(Snapshot* out) const {
+  const MemoryHistory& h = impl_->history;
+  const Snapshot& base = h.checkpoints[0].state;
+  impl_->map->CopyTo(out);
+  out->memory_id = h.memory_id;
+  out->node = h.node;
+  out->kind = base.kind;
+  out->name = base.name;
+  out->exact = base.exact;
+  out->counters.journal_overflows = base.counters.journal_overflows;
+  if (!out->exact) MarkNotExact(out);
+  // The identities the picture refers to, from the history's table.
+  std::vector<uint32_t> ids;
+  for (const Allocation& a : out->allocations)
+    if (a.identity) ids.push_back(a.identity);
+  for (const PendingRequest& p : out->pending)
+    if (p.identity) ids.push_back(p.identity);
+  for (const Failure& f : out->failures)
+    if (f.identity) ids.push_back(f.identity);
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  out->identities.clear();
+  for (uint32_t id : ids) {
+    auto it = std::lower_bound(
+        h.identities.begin(), h.identities.end(), id,
+        [](const Identity& i, uint32_t v) { return i.id < v; });
+    if (it != h.identities.end() && it->id == id) out->identities.push_back(*it);
+  }
+}
+
+bool StateAt(const MemoryHistory& history, uint64_t sequence, Snapshot* out,
+             std::string* error) {
+  HistoryReplay replay(history);
+  if (!replay.Start(sequence, error)) return false;
+  replay.CopyTo(out);
+  return true;
+}
+
+}  // namespace realm_shadow

@@ -1,0 +1,36 @@
+// replay/from_dump.h - the replay script of a memory of a dump, from the
+// history the dump carries (its hist section, analysis/history.h), or a
+// clear error.
+//
+// Both sources read the same way: a tracker's dump (REALM_SHADOW_HISTORY,
+// the consumer's window of applied events) and ingest-realm-log's (every
+// event of the log, clock kLogTime).  A window that starts after the run's
+// start replays from its base checkpoint, and the script's notes say so
+// (compile.h).  Refused, with the memory named: no history of the memory;
+// a history that breaks its invariants (CheckHistory); one that does not
+// end at the memory's picture; one whose events cannot be read as one run
+// (a hole: an event about a request no earlier event made).
+//
+// Cost: O(events) (compile.h), plus, when the window opens inside an event
+// group, one StateAt to the group's end.
+#ifndef REALM_SHADOW_REPLAY_FROM_DUMP_H_
+#define REALM_SHADOW_REPLAY_FROM_DUMP_H_
+
+#include <string>
+
+#include "realm_shadow/dump/dump.h"
+#include "replay/replay.h"
+
+namespace realm_shadow {
+namespace replay {
+
+// False with *error (naming the memory, saying what is missing and how to
+// get it) when the dump holds no history of `memory`, or one that cannot
+// be replayed.
+bool ScriptOfDumpMemory(const DumpFile& dump, const Snapshot& memory,
+                        ReplayScript* out, std::string* error);
+
+}  // namespace replay
+}  // namespace realm_shadow
+
+#endif  // REALM_SHADOW_REPLAY_FROM_DUMP_H_

@@ -1,0 +1,483 @@
+// replay/replay.cc - see replay.h.
+//
+// The runner drives one unshadowed ModelMemory with the script's steps:
+// a request is Create (with an untriggered event when it waits on its
+// precondition), a release Destroy (with an untriggered event until it is
+// ready), a redistrict Redistrict; readiness and poisoning are Trigger and
+// Poison.  Outcomes come back through the memory's outcome observer, also
+// for requests other than the one a call made (eventual successes when a
+// release unclogs the queue); they are buffered during the call and read
+// after it, once every instance the call made has its life.
+#include "replay/replay.h"
+
+#include <algorithm>
+#include <memory>
+#include <utility>
+
+#include "model/model_memory.h"
+
+namespace realm_shadow {
+namespace replay {
+namespace {
+
+using model::AllocationResult;
+using model::ModelMemory;
+
+// Low 22 bits of a model instance id: its index (instance_ids.h).
+inline uint32_t IndexOf(uint64_t instance) {
+  return static_cast<uint32_t>(instance & 0x3fffff);
+}
+
+enum class LifeState : uint8_t {
+  kUntouched,
+  kWaiting,   // created, its precondition not triggered
+  kPending,   // in the allocator, deferred
+  kPlaced,
+  kFailed,
+  kCancelled,
+};
+
+class Runner {
+ public:
+  Runner(const ReplayScript& script, const ReplayOptions& options,
+         uint64_t capacity, ReplayResult* out)
+      : script_(script), options_(options), out_(out) {
+    model::ModelMemoryOptions mo;
+    mo.placement = options.policy;
+    mo.shadowed = false;
+    memory_ = std::make_unique<ModelMemory>(0x1e00000000000000ull, REALM_SHADOW_MEM_SYSTEM,
+                                            capacity, "replay", mo);
+    const size_t n = script.lives.size();
+    model_id_.assign(n, 0);
+    state_.assign(n, LifeState::kUntouched);
+    release_event_.assign(n, model::kNoEvent);
+    create_event_.assign(n, model::kNoEvent);
+    out_->placed_at.assign(n, kNone64);
+    memory_->set_outcome_observer(
+        [this](uint64_t instance, AllocationResult result, uint64_t offset) {
+          outcomes_.push_back({instance, result, offset});
+        });
+    for (const ReplayLife& l : script.lives) {
+      if (l.recorded != RecordedOutcome::kFailed) continue;
+      ++out_->recorded_failures;
+      if (l.recorded_sequence < first_failure_sequence_)
+        first_failure_sequence_ = l.recorded_sequence;
+    }
+    out_->recorded_failure_sequence = first_failure_sequence_;
+  }
+
+  bool Seed(std::string* error) {
+    if (script_.base_lives.empty()) return true;
+    std::vector<model::SeedAllocation> seeds;
+    seeds.reserve(script_.base_lives.size());
+    for (uint32_t life : script_.base_lives) {
+      const ReplayLife& l = script_.lives[life];
+      seeds.push_back({l.recorded_offset, l.size, l.alignment});
+    }
+    const std::vector<uint64_t> ids = memory_->Seed(seeds);
+    if (ids.size() != seeds.size()) {
+      *error = "the base snapshot's allocations do not fit in " +
+               std::to_string(memory_->capacity()) + " bytes";
+      return false;
+    }
+    for (size_t i = 0; i < ids.size(); ++i) {
+      const uint32_t life = script_.base_lives[i];
+      Map(life, ids[i]);
+      state_[life] = LifeState::kPlaced;
+      out_->placed_at[life] = script_.lives[life].recorded_offset;
+    }
+    Observe();
+    out_->peak_used = memory_->capacity() - memory_->free_bytes();
+    return true;
+  }
+
+  // Fragmentation of the current heap now, once: at the run's first failure.
+  void TakeFragmentation() {
+    if (frag_taken_) return;
+    frag_taken_ = true;
+    const uint64_t free = memory_->free_bytes();
+    out_->fragmentation_at_recorded_failure =
+        free == 0 ? 0.0 : 1.0 - static_cast<double>(memory_->largest_free()) /
+                                    static_cast<double>(free);
+  }
+
+  void Run() {
+    for (const ReplayStep& step : script_.steps) {
+      if (step.sequence >= first_failure_sequence_) TakeFragmentation();
+      if (step.sequence >= options_.map_before_sequence && !out_->map_taken) TakeMap();
+      sequence_ = step.sequence;
+      Apply(step);
+      ++out_->steps_run;
+      Observe();
+      const uint64_t used = memory_->capacity() - memory_->free_bytes();
+      if (used > out_->peak_used) out_->peak_used = used;
+      if (stop_ && options_.stop_at_first_failure) {
+        out_->stopped_early = true;
+        return;
+      }
+    }
+    sequence_ = script_.end_sequence;
+    // The run's first failure came after the last step (an eventual
+    // failure has no step of its own): the state then is the end's.
+    if (first_failure_sequence_ != kNone64) TakeFragmentation();
+    if (options_.map_before_sequence != kNone64 && !out_->map_taken) TakeMap();
+    // Placed or failed in the run, still waiting here at the end: never
+    // served, which is no success (a request the run left pending is not
+    // counted).
+    for (uint32_t life = 0; life < script_.lives.size(); ++life) {
+      if (script_.lives[life].recorded != RecordedOutcome::kPlaced &&
+          script_.lives[life].recorded != RecordedOutcome::kFailed)
+        continue;
+      if (state_[life] == LifeState::kPending || state_[life] == LifeState::kWaiting)
+        Fail(life, FailureKind::kNotPlaced);
+    }
+    out_->ready_releases_dropped = memory_->ready_releases_dropped();
+  }
+
+  void Finish() {
+    SelfCheck& c = out_->self_check;
+    for (uint32_t life = 0; life < script_.lives.size(); ++life) {
+      const ReplayLife& l = script_.lives[life];
+      if (l.recorded == RecordedOutcome::kFailed && out_->placed_at[life] != kNone64)
+        ++out_->recorded_failures_avoided;
+      if (l.recorded != RecordedOutcome::kPlaced) continue;
+      if (!l.size_known) {
+        ++c.not_checkable;
+        continue;
+      }
+      ++c.checked;
+      if (out_->placed_at[life] == l.recorded_offset) {
+        ++c.as_recorded;
+        continue;
+      }
+      ++c.difference_count;
+      if (c.differences.size() < 16)
+        c.differences.push_back({life, l.recorded_offset, out_->placed_at[life]});
+    }
+  }
+
+ private:
+  struct Outcome {
+    uint64_t instance;
+    AllocationResult result;
+    uint64_t offset;
+  };
+
+  void Map(uint32_t life, uint64_t instance) {
+    model_id_[life] = instance;
+    const uint32_t index = IndexOf(instance);
+    if (index >= life_of_index_.size()) life_of_index_.resize(index + 1, kNoLife);
+    life_of_index_[index] = life;
+  }
+
+  void Fail(uint32_t life, FailureKind kind) {
+    out_->failures.push_back({life, kind, sequence_});
+    stop_ = true;
+  }
+
+  // The outcomes the last call reported, now that its instances are mapped.
+  void Observe() {
+    for (const Outcome& o : outcomes_) {
+      const uint32_t index = IndexOf(o.instance);
+      if (index >= life_of_index_.size()) continue;
+      const uint32_t life = life_of_index_[index];
+      if (life == kNoLife || model_id_[life] != o.instance) continue;
+      switch (o.result) {
+        case AllocationResult::kInstantSuccess:
+        case AllocationResult::kEventualSuccess:
+          state_[life] = LifeState::kPlaced;
+          out_->placed_at[life] = o.offset;
+          break;
+        case AllocationResult::kDeferred:
+          state_[life] = LifeState::kPending;
+          NoteDeficit(life);
+          break;
+        case AllocationResult::kInstantFailure:
+          state_[life] = LifeState::kFailed;
+          NoteDeficit(life);
+          Fail(life, FailureKind::kInstant);
+          break;
+        case AllocationResult::kEventualFailure:
+          state_[life] = LifeState::kFailed;
+          Fail(life, FailureKind::kEventual);
+          break;
+        case AllocationResult::kCancelled:
+          state_[life] = LifeState::kCancelled;
+          break;
+      }
+    }
+    outcomes_.clear();
+  }
+
+  void NoteDeficit(uint32_t life) {
+    const uint64_t size = script_.lives[life].size;
+    const uint64_t largest = memory_->largest_free();
+    if (size > largest && size - largest > out_->peak_hole_deficit)
+      out_->peak_hole_deficit = size - largest;
+  }
+
+  void Request(uint32_t life, model::Event precondition) {
+    const ReplayLife& l = script_.lives[life];
+    const model::CreateResult r = memory_->Create(l.size, l.alignment, precondition);
+    if (r.instance == 0) {  // the model's 2^22 ids are all in use
+      state_[life] = LifeState::kFailed;
+      Fail(life, FailureKind::kInstant);
+      return;
+    }
+    Map(life, r.instance);
+    if (state_[life] == LifeState::kUntouched)
+      state_[life] = precondition == model::kNoEvent ? LifeState::kPending
+                                                     : LifeState::kWaiting;
+  }
+
+  void Apply(const ReplayStep& step) {
+    const uint32_t life = step.life;
+    switch (step.kind) {
+      case StepKind::kRequest:
+        if (state_[life] == LifeState::kUntouched) Request(life, model::kNoEvent);
+        break;
+      case StepKind::kRequestWaits:
+        if (state_[life] == LifeState::kUntouched) {
+          create_event_[life] = memory_->NewEvent();
+          Request(life, create_event_[life]);
+        }
+        break;
+      case StepKind::kRequestEnters:
+        if (state_[life] == LifeState::kUntouched) {
+          Request(life, model::kNoEvent);
+        } else if (create_event_[life] != model::kNoEvent) {
+          memory_->Trigger(create_event_[life]);
+          create_event_[life] = model::kNoEvent;
+          if (state_[life] == LifeState::kWaiting) state_[life] = LifeState::kPending;
+        }
+        break;
+      case StepKind::kRequestCancelled:
+        if (create_event_[life] != model::kNoEvent) {
+          memory_->Poison(create_event_[life]);
+          create_event_[life] = model::kNoEvent;
+        }
+        break;
+      case StepKind::kRelease:
+        Release(life, step.ready);
+        break;
+      case StepKind::kReleaseReady:
+        if (release_event_[life] != model::kNoEvent) {
+          memory_->Trigger(release_event_[life]);
+          release_event_[life] = model::kNoEvent;
+        }
+        break;
+      case StepKind::kReleaseCancelled:
+        if (release_event_[life] != model::kNoEvent) {
+          memory_->Poison(release_event_[life]);
+          release_event_[life] = model::kNoEvent;
+        }
+        break;
+      case StepKind::kRedistrict:
+        Redistrict(step);
+        break;
+    }
+  }
+
+  void Release(uint32_t life, bool ready) {
+    if (state_[life] == LifeState::kUntouched || model_id_[life] == 0) return;
+    // The run had it placed and was done with it; here it never got there.
+    if ((state_[life] == LifeState::kPending || state_[life] == LifeState::kWaiting) &&
+        script_.lives[life].recorded == RecordedOutcome::kPlaced)
+      Fail(life, FailureKind::kStalled);
+    model::Event after = model::kNoEvent;
+    if (!ready) after = release_event_[life] = memory_->NewEvent();
+    memory_->Destroy(model_id_[life], after);
+  }
+
+  void Redistrict(const ReplayStep& step) {
+    const uint32_t old = step.life;
+    std::vector<model::PieceRequest> pieces;
+    pieces.reserve(step.piece_count);
+    for (uint32_t i = 0; i < step.piece_count; ++i) {
+      const ReplayLife& p = script_.lives[step.first_piece + i];
+      pieces.push_back({p.size, p.alignment});
+    }
+    model::Event after = model::kNoEvent;
+    if (!step.ready) after = memory_->NewEvent();
+    model::RedistrictResult r;
+    if (state_[old] == LifeState::kPlaced)
+      r = memory_->Redistrict(model_id_[old], pieces, after);
+    if (r.instances.size() != step.piece_count) {
+      // The replay does not hold the old range (it failed here, or waits):
+      // the pieces are requests of their own.
+      for (uint32_t i = 0; i < step.piece_count; ++i)
+        Request(step.first_piece + i, model::kNoEvent);
+      if (state_[old] != LifeState::kUntouched && model_id_[old] != 0)
+        Release(old, step.ready);
+      return;
+    }
+    if (!step.ready) release_event_[old] = after;
+    for (uint32_t i = 0; i < step.piece_count; ++i) {
+      const uint32_t life = step.first_piece + i;
+      Map(life, r.instances[i]);
+      state_[life] = LifeState::kPending;
+    }
+  }
+
+  void TakeMap() {
+    out_->map_taken = true;
+    out_->map_free_bytes = memory_->free_bytes();
+    for (const model::InstanceView& v : memory_->current_contents()) {
+      const uint32_t index = IndexOf(v.instance);
+      uint32_t life = kNoLife;
+      if (index < life_of_index_.size() && life_of_index_[index] != kNoLife &&
+          model_id_[life_of_index_[index]] == v.instance)
+        life = life_of_index_[index];
+      out_->map_at.push_back({life, v.offset, v.size});
+    }
+    std::sort(out_->map_at.begin(), out_->map_at.end(),
+              [](const ReplayRange& a, const ReplayRange& b) { return a.offset < b.offset; });
+  }
+
+  const ReplayScript& script_;
+  const ReplayOptions& options_;
+  ReplayResult* out_;
+  std::unique_ptr<ModelMemory> memory_;
+  std::vector<uint64_t> model_id_;        // per life; 0: none yet
+  std::vector<LifeState> state_;
+  std::vector<model::Event> release_event_;
+  std::vector<model::Event> create_event_;
+  std::vector<uint32_t> life_of_index_;   // model id index -> life
+  std::vector<Outcome> outcomes_;
+  uint64_t sequence_ = 0;
+  uint64_t first_failure_sequence_ = kNone64;
+  bool frag_taken_ = false;
+  bool stop_ = false;
+};
+
+}  // namespace
+
+const char* FailureKindName(FailureKind kind) {
+  switch (kind) {
+    case FailureKind::kInstant: return "instant failure";
+    case FailureKind::kEventual: return "eventual failure";
+    case FailureKind::kStalled: return "still waiting when the run released it";
+    case FailureKind::kNotPlaced: return "not placed by the end";
+  }
+  return "?";
+}
+
+int64_t ReplayScript::TimeOf(uint64_t sequence) const {
+  if (times.empty()) return 0;
+  auto it = std::upper_bound(times.begin(), times.end(), sequence,
+                             [](uint64_t s, const ReplayTimeMark& m) { return s < m.sequence; });
+  return it == times.begin() ? times.front().time_ns : std::prev(it)->time_ns;
+}
+
+bool RunReplay(const ReplayScript& script, const ReplayOptions& options,
+               ReplayResult* out, std::string* error) {
+  *out = ReplayResult{};
+  const uint64_t capacity = options.capacity ? options.capacity : script.capacity;
+  if (capacity == 0 && !script.capacity_known) {
+    *error = "the memory's capacity is unknown (give --capacity)";
+    return false;
+  }
+  for (const ReplayStep& step : script.steps) {
+    if (step.life >= script.lives.size() ||
+        (step.kind == StepKind::kRedistrict &&
+         uint64_t{step.first_piece} + step.piece_count > script.lives.size())) {
+      *error = "replay script: step at event " + std::to_string(step.sequence) +
+               " names a request that is not in the script";
+      return false;
+    }
+  }
+  out->policy = options.policy;
+  out->capacity = capacity;
+  Runner runner(script, options, capacity, out);
+  if (!runner.Seed(error)) return false;
+  runner.Run();
+  runner.Finish();
+  return true;
+}
+
+uint64_t PeakLiveBytes(const ReplayScript& script) {
+  // Compacting with room for everything: every request placed when it is
+  // made, every range given back when its release is ready.
+  ReplayOptions o;
+  o.policy = PlacementPolicy::kCompacting;
+  o.capacity = uint64_t{1} << 62;
+  ReplayResult r;
+  std::string error;
+  if (!RunReplay(script, o, &r, &error)) return 0;
+  return r.peak_used;
+}
+
+uint64_t AlignmentUnit(const ReplayScript& script) {
+  uint64_t unit = 1;
+  for (const ReplayLife& l : script.lives) unit = std::max(unit, l.alignment);
+  return unit;
+}
+
+MinCapacity FindMinCapacity(const ReplayScript& script, PlacementPolicy policy,
+                            int max_probes) {
+  MinCapacity m;
+  m.unit = AlignmentUnit(script);
+  m.lower_bound = PeakLiveBytes(script);
+  uint64_t floor = 0;  // the base snapshot's ranges must fit
+  for (uint32_t life : script.base_lives) {
+    const ReplayLife& l = script.lives[life];
+    if (l.size) floor = std::max(floor, l.recorded_offset + l.size);
+  }
+  const uint64_t u = m.unit;
+  auto round_up = [u](uint64_t v) { return (v + u - 1) / u * u; };
+  auto passes = [&](uint64_t capacity) {
+    ++m.probes;
+    ReplayOptions o;
+    o.policy = policy;
+    o.capacity = capacity;
+    o.stop_at_first_failure = true;
+    ReplayResult r;
+    std::string error;
+    return RunReplay(script, o, &r, &error) && !r.failed();
+  };
+  // Below `least` the base snapshot's ranges do not fit: it fails by
+  // definition and is never replayed.
+  const uint64_t least = round_up(std::max<uint64_t>(floor, 1));
+  uint64_t lo = least - u;  // the largest capacity known to fail
+  uint64_t hi = round_up(std::max({m.lower_bound, least, script.capacity}));
+  // Upward: doubling until a capacity passes.
+  while (!passes(hi)) {
+    lo = hi;
+    if (m.probes >= max_probes || hi > (uint64_t{1} << 62)) {
+      m.method = "no capacity up to " + std::to_string(hi) +
+                 " bytes avoids every failure (" + std::to_string(m.probes) +
+                 " replays)";
+      return m;
+    }
+    hi = round_up(hi * 2);
+  }
+  // The answer is usually at the lower bound or just above: one unit below
+  // it, then at it, before bisecting.
+  const uint64_t bound = round_up(std::max(m.lower_bound, least));
+  for (uint64_t c : {bound - u, bound}) {
+    if (c > lo && c < hi) {
+      if (passes(c)) hi = c;
+      else lo = c;
+    }
+  }
+  // Bisection to one unit.
+  while (hi - lo > u) {
+    if (m.probes >= max_probes) {
+      m.method = "gave up after " + std::to_string(m.probes) + " replays between " +
+                 std::to_string(lo) + " and " + std::to_string(hi) + " bytes";
+      return m;
+    }
+    const uint64_t mid = lo + (hi - lo) / u / 2 * u;
+    if (passes(mid)) hi = mid;
+    else lo = mid;
+  }
+  m.found = true;
+  m.capacity = hi;
+  m.method = "doubling from the run's capacity, then bisection to " +
+             std::to_string(u) + " B (the largest alignment requested), " +
+             std::to_string(m.probes) + " replays";
+  return m;
+}
+
+}  // namespace replay
+}  // namespace realm_shadow
