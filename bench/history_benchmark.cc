@@ -68,9 +68,9 @@ std::string RecordHistory(uint64_t memory_id, uint64_t events, uint32_t live,
     if (done % 4096 < 2) realm_shadow::DrainAll();
   }
   const std::string path = BenchDir() + "/realm_shadow_bench_" + name + ".rsd";
-  std::string error;
-  if (!realm_shadow::DumpMemoryState(memory_id, path, &error))
-    std::fprintf(stderr, "%s\n", error.c_str());
+  if (const absl::Status dumped = realm_shadow::DumpMemoryState(memory_id, path);
+      !dumped.ok())
+    std::fprintf(stderr, "%s\n", std::string(dumped.message()).c_str());
   return recorded[name] = path;
 }
 
@@ -90,9 +90,12 @@ void BM_AtOf10MEvents(benchmark::State& state) {
     std::string error;
     realm_shadow::MomentChoice moment;
     moment.event = rng() % (kEvents + 1);
-    if (!realm_shadow::ReadDumpAtMoment(path, std::nullopt, moment, &at, &error) ||
-        !realm_shadow::WriteDump(out, at, &error)) {
+    if (!realm_shadow::ReadDumpAtMoment(path, std::nullopt, moment, &at, &error)) {
       state.SkipWithError(error.c_str());
+      return;
+    }
+    if (const absl::Status written = realm_shadow::WriteDump(out, at); !written.ok()) {
+      state.SkipWithError(std::string(written.message()).c_str());
       return;
     }
   }
@@ -124,17 +127,20 @@ void BM_TraceOf1MLives(benchmark::State& state) {
                                          4096 + 2 * (kLives - 4096), 4096,
                                          "trace1m");
   realm_shadow::StartDrainer(1000);
-  std::vector<realm_shadow::DumpFile> dumps(1);
-  std::string error;
-  if (!realm_shadow::ReadDump(path, &dumps[0], &error)) {
-    state.SkipWithError(error.c_str());
+  absl::StatusOr<realm_shadow::DumpFile> read = realm_shadow::ReadDump(path);
+  if (!read.ok()) {
+    state.SkipWithError(std::string(read.status().message()).c_str());
     return;
   }
+  const std::vector<realm_shadow::DumpFile> dumps = {*std::move(read)};
   const std::string out = BenchDir() + "/realm_shadow_bench_trace1m.json";
   realm_shadow::TraceSummary summary;
   for (auto _ : state) {
-    if (!realm_shadow::WriteTrace(dumps, {path}, out, &summary, &error)) {
-      state.SkipWithError(error.c_str());
+    const absl::StatusOr<realm_shadow::TraceSummary> traced =
+        realm_shadow::WriteTrace(dumps, {path}, out);
+    if (traced.ok()) summary = *traced;
+    if (!traced.ok()) {
+      state.SkipWithError(std::string(traced.status().message()).c_str());
       return;
     }
   }

@@ -243,9 +243,12 @@ void BM_IngestRankLogs(benchmark::State& state) {
     realm_shadow::IngestSummary summary;
     std::string error;
     if (!realm_shadow::IngestRealmLogs(ranks.paths, options, &dump, &summary,
-                                       &error) ||
-        !realm_shadow::WriteDump(out, dump, &error)) {
+                                       &error)) {
       state.SkipWithError(error.c_str());
+      return;
+    }
+    if (const absl::Status written = realm_shadow::WriteDump(out, dump); !written.ok()) {
+      state.SkipWithError(std::string(written.message()).c_str());
       return;
     }
     live = summary.live;

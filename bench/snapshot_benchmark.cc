@@ -172,15 +172,14 @@ void BM_DumpMemoryState(benchmark::State& state) {
   realm_shadow::DrainAll();
   const std::string path =
       BenchDir() + "/realm_shadow_bench_" + std::to_string(f.live) + ".rsd";
-  std::string error;
   // Untimed first dump (fresh pages, see BM_Snapshot).
-  if (!realm_shadow::DumpMemoryState(f.id, path, &error)) {
-    state.SkipWithError(error.c_str());
+  if (const absl::Status s = realm_shadow::DumpMemoryState(f.id, path); !s.ok()) {
+    state.SkipWithError(std::string(s.message()).c_str());
     return;
   }
   for (auto _ : state) {
-    if (!realm_shadow::DumpMemoryState(f.id, path, &error)) {
-      state.SkipWithError(error.c_str());
+    if (const absl::Status s = realm_shadow::DumpMemoryState(f.id, path); !s.ok()) {
+      state.SkipWithError(std::string(s.message()).c_str());
       break;
     }
   }

@@ -26,6 +26,7 @@
 #include "legion_glue/identity.h"
 #include "realm_shadow/dump/dump.h"
 #include "realm_shadow/dump/on_failure.h"
+#include "absl/strings/numbers.h"
 #include "realm_shadow/faces/html_page.h"
 #include "realm_shadow/faces/timeline.h"
 #include "realm_shadow/faces/trace.h"
@@ -114,18 +115,18 @@ int ShowHistory(const std::string& out_dir, uint64_t memory_id) {
   std::snprintf(name, sizeof name, "/realm-shadow-node%u-mem%llx-1.rsd",
                 realm_shadow::Options().node, (unsigned long long)memory_id);
   const std::string path = out_dir + name;
-  realm_shadow::DumpFile dump;
-  std::string error;
-  if (!realm_shadow::ReadDump(path, &dump, &error)) {
-    std::fprintf(stderr, "realm_shadow_demo: %s\n", error.c_str());
+  absl::StatusOr<realm_shadow::DumpFile> read = realm_shadow::ReadDump(path);
+  if (!read.ok()) {
+    std::fprintf(stderr, "realm_shadow_demo: %s\n", std::string(read.status().message()).c_str());
     return 1;
   }
+  const realm_shadow::DumpFile dump = *std::move(read);
   const std::string trace = out_dir + "/demo-failure-trace.json";
   const std::string page = out_dir + "/demo-failure.html";
-  realm_shadow::TraceSummary summary;
-  if (!realm_shadow::WriteTrace({dump}, {path}, trace, &summary, &error) ||
-      !realm_shadow::WriteHtmlMap({dump}, page, &error)) {
-    std::fprintf(stderr, "realm_shadow_demo: %s\n", error.c_str());
+  absl::Status made = realm_shadow::WriteTrace({dump}, {path}, trace).status();
+  if (made.ok()) made = realm_shadow::WriteHtmlMap({dump}, page);
+  if (!made.ok()) {
+    std::fprintf(stderr, "realm_shadow_demo: %s\n", std::string(made.message()).c_str());
     return 1;
   }
   std::printf("trace of the failure's history (ui.perfetto.dev): %s\n", trace.c_str());
@@ -156,7 +157,10 @@ int main(int argc, char** argv) {
   realm_shadow::StartDrainer(1000);
 
   realm_shadow::model::WorkloadOptions options;
-  if (argc > 2) options.seed = std::strtoull(argv[2], nullptr, 10);
+  if (argc > 2 && !absl::SimpleAtoi(argv[2], &options.seed)) {
+    std::fprintf(stderr, "realm_shadow_demo: SEED '%s' is not a number\n", argv[2]);
+    return 2;
+  }
   options.describe = AttachDescription;
   realm_shadow::model::Workload workload(options);
   const auto& result = workload.Run();
@@ -189,9 +193,8 @@ int main(int argc, char** argv) {
                 (unsigned long long)options.max_steps);
   }
   const std::string all = out_dir + "/demo-all-memories.rsd";
-  std::string error;
-  if (!realm_shadow::DumpAllMemories(all, &error)) {
-    std::fprintf(stderr, "realm_shadow_demo: %s\n", error.c_str());
+  if (const absl::Status dumped = realm_shadow::DumpAllMemories(all); !dumped.ok()) {
+    std::fprintf(stderr, "realm_shadow_demo: %s\n", std::string(dumped.message()).c_str());
     return 1;
   }
   std::printf("all memories: %s\n", all.c_str());

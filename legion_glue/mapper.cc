@@ -17,10 +17,7 @@ namespace legion {
 namespace {
 
 std::string PoolLines(const Snapshot& snapshot) {
-  // The glue's own table knows every sub-allocation; a snapshot knows what
-  // was last published.  Prefer the table.
-  std::vector<PoolRecord> pools = Pools().PoolsIn(snapshot.memory_id);
-  if (pools.empty()) pools = PoolsFromSnapshot(snapshot);
+  const std::vector<PoolRecord> pools = Pools().PoolsIn(snapshot.memory_id);
   std::string out;
   const std::vector<PoolUsage> usage = AnalyzePools(snapshot, pools);
   for (const PoolUsage& u : usage) out += "  " + FormatPoolUsage(u) + "\n";
@@ -39,14 +36,13 @@ bool dump_memory_state(uint64_t memory_id, const char* filename) {
     std::fprintf(stderr, "realm-shadow: dump_memory_state: no file name\n");
     return false;
   }
-  Pools().PublishPools(memory_id);
-  std::string error;
-  if (!DumpMemoryState(memory_id, filename, &error)) {
-    std::fprintf(stderr, "realm-shadow: dump_memory_state(0x%" PRIx64
-                         ", %s): %s\n", memory_id, filename, error.c_str());
-    return false;
+  Pools();  // the pool source, installed before the first dump
+  const absl::Status dumped = DumpMemoryState(memory_id, filename);
+  if (!dumped.ok()) {
+    std::fprintf(stderr, "realm-shadow: dump_memory_state(0x%" PRIx64 ", %s): %s\n",
+                 memory_id, filename, std::string(dumped.message()).c_str());
   }
-  return true;
+  return dumped.ok();
 }
 
 bool dump_all_memories(const char* filename) {
@@ -54,14 +50,13 @@ bool dump_all_memories(const char* filename) {
     std::fprintf(stderr, "realm-shadow: dump_all_memories: no file name\n");
     return false;
   }
-  for (uint64_t id : RegisteredMemoryIds()) Pools().PublishPools(id);
-  std::string error;
-  if (!DumpAllMemories(filename, &error)) {
-    std::fprintf(stderr, "realm-shadow: dump_all_memories(%s): %s\n",
-                 filename, error.c_str());
-    return false;
+  Pools();
+  const absl::Status dumped = DumpAllMemories(filename);
+  if (!dumped.ok()) {
+    std::fprintf(stderr, "realm-shadow: dump_all_memories(%s): %s\n", filename,
+                 std::string(dumped.message()).c_str());
   }
-  return true;
+  return dumped.ok();
 }
 
 std::string failure_report(uint64_t memory_id, size_t footprint,

@@ -17,8 +17,8 @@
 //
 // Guarantees and cost
 //  - dump_memory_state may be called from any mapper call at any time, on
-//    any thread: it takes a consistent snapshot (tracker.h) while Realm goes
-//    on allocating, publishes the memory's pools (pools.h), and writes the
+//    any thread: it takes a consistent snapshot (analysis/snapshots.h) while Realm goes
+//    on allocating, adds the memory's pools (pools.h), and writes the
 //    file atomically (dump.h).  Cost: the snapshot copy (32 B per live
 //    allocation: 3.2 MB at 100k) and a streamed write of about that size.
 //  - It never aborts: a bad memory id or an unwritable path returns false

@@ -1,13 +1,15 @@
-// legion_glue/pools.cc - the pool table, publishing pool contents into
-// identities, reading them back, and the per-pool usage figures.
+// legion_glue/pools.cc - the pool table, the dumps' pool source, reading
+// pools back from dumps (version 1 dumps' identity strings too), and the
+// per-pool usage figures.
 #include "legion_glue/pools.h"
 
 #include <algorithm>
-#include <cerrno>
-#include <cinttypes>
-#include <cstdio>
-#include <cstdlib>
+#include <charconv>
+#include <string_view>
 #include <unordered_map>
+
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 
 #include "realm_shadow/analysis/snapshot.h"
 #include "realm_shadow/analysis/snapshots.h"
@@ -16,20 +18,21 @@ namespace realm_shadow {
 namespace legion {
 namespace {
 
-// Attribute keys of a published pool backing.
+// Attribute keys of a pool backing's identity.  Version 1 dumps also
+// carried the pool's contents in the last three, as strings.
 constexpr char kPoolSizeKey[] = "pool.size";
 constexpr char kPoolUsedKey[] = "pool.used";
 constexpr char kPoolCountKey[] = "pool.suballocations";
 constexpr char kPoolListKey[] = "pool.list";
 
-bool ParseU64(const std::string& text, int base, uint64_t* out) {
-  if (text.empty()) return false;
-  char* end = nullptr;
-  errno = 0;
-  const unsigned long long v = std::strtoull(text.c_str(), &end, base);
-  if (errno != 0 || end == nullptr || *end != '\0') return false;
-  *out = v;
-  return true;
+// A number in a version 1 identity string: decimal, or hex with 0x.  The
+// whole text or nothing: "-1" and "16k" are not numbers (strtoull read
+// them as 2^64 - 1 and 16).
+bool ParseU64(absl::string_view text, uint64_t* out) {
+  int base = 10;
+  if (absl::ConsumePrefix(&text, "0x")) base = 16;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), *out, base);
+  return !text.empty() && ec == std::errc() && end == text.data() + text.size();
 }
 
 // Bytes covered by the sub-allocations (union, clipped to the pool) and the
@@ -67,27 +70,58 @@ Coverage Cover(std::vector<PoolSubAllocation> subs, uint64_t size) {
   return c;
 }
 
-Identity PoolIdentity(const PoolRecord& record, bool with_contents) {
+// The identity a pool's backing gets when the pool is declared: its id and
+// size (its contents travel in the dump's pools section).
+Identity PoolIdentity(const PoolRecord& record) {
   Identity identity;
   identity.kind = AllocationKind::kPoolBacking;
   identity.attributes.emplace_back(kPoolKey, HexId(record.pool));
   identity.attributes.emplace_back(kPoolSizeKey, std::to_string(record.size));
-  if (!with_contents) return identity;
-  const Coverage c = Cover(record.suballocations, record.size);
-  identity.attributes.emplace_back(kPoolUsedKey, std::to_string(c.used));
-  identity.attributes.emplace_back(
-      kPoolCountKey, std::to_string(record.suballocations.size()));
-  std::string list;
-  const size_t n =
-      std::min(record.suballocations.size(), kPublishedSubAllocations);
-  for (size_t i = 0; i < n; ++i) {
-    const PoolSubAllocation& s = record.suballocations[i];
-    if (!list.empty()) list += ';';
-    list += HexId(s.instance) + ':' + std::to_string(s.offset) + ':' +
-            std::to_string(s.size);
-  }
-  identity.attributes.emplace_back(kPoolListKey, list);
   return identity;
+}
+
+// The dumps' pool source: the process's table.
+void AppendProcessPools(uint64_t memory_id, std::vector<Pool>* out) {
+  Pools().AppendPools(memory_id, out);
+}
+void AppendProcessPoolIdentities(std::vector<uint32_t>* out) {
+  Pools().AppendIdentities(out);
+}
+
+// Version 1 dumps: the pools, out of the identities of their backings.
+std::vector<PoolRecord> PoolsFromVersion1Identities(const Snapshot& snapshot) {
+  std::vector<PoolRecord> out;
+  for (const Allocation& a : snapshot.allocations) {
+    const Identity* identity = snapshot.FindIdentity(a.identity);
+    if (identity == nullptr || identity->kind != AllocationKind::kPoolBacking)
+      continue;
+    PoolRecord record;
+    if (!ParseU64(IdentityAttribute(*identity, kPoolKey), &record.pool))
+      continue;  // a backing identity that is not ours: no pool id
+    record.memory_id = snapshot.memory_id;
+    record.backing_instance = a.instance;
+    record.offset = a.offset;
+    record.size = a.size;
+    uint64_t count = 0;
+    const bool have_count = ParseU64(IdentityAttribute(*identity, kPoolCountKey), &count);
+    bool malformed = false;
+    for (absl::string_view item :
+         absl::StrSplit(IdentityAttribute(*identity, kPoolListKey), ';', absl::SkipEmpty())) {
+      const std::vector<absl::string_view> fields = absl::StrSplit(item, ':');
+      PoolSubAllocation sub;
+      if (fields.size() != 3 || !ParseU64(fields[0], &sub.instance) ||
+          !ParseU64(fields[1], &sub.offset) ||
+          !ParseU64(fields[2], &sub.size)) {
+        malformed = true;
+        continue;
+      }
+      record.suballocations.push_back(sub);
+    }
+    record.suballocations_complete =
+        have_count && !malformed && count == record.suballocations.size();
+    out.push_back(std::move(record));
+  }
+  return out;
 }
 
 }  // namespace
@@ -124,7 +158,7 @@ bool PoolTable::DeclarePool(realm_shadow_memory* memory, uint64_t pool,
   if (memory != nullptr) {
     realm_shadow_reserved(memory, pool, offset, size);
     AttachIdentity(memory, backing_instance,
-                   InternIdentity(PoolIdentity(entry.record, false)), gc);
+                   InternIdentity(PoolIdentity(entry.record)), gc);
   }
   return true;
 }
@@ -206,18 +240,17 @@ std::vector<PoolRecord> PoolTable::PoolsIn(uint64_t memory_id) const {
   return out;
 }
 
-size_t PoolTable::PublishPools(uint64_t memory_id) const {
-  std::vector<Entry> entries;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    for (const Entry& e : entries_)
-      if (e.record.memory_id == memory_id && e.memory != nullptr)
-        entries.push_back(e);
-  }
-  for (const Entry& e : entries)
-    AttachIdentity(e.memory, e.record.backing_instance,
-                   InternIdentity(PoolIdentity(e.record, true)), e.gc);
-  return entries.size();
+void PoolTable::AppendPools(uint64_t memory_id, std::vector<PoolRecord>* out) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const Entry& e : entries_)
+    if (e.record.memory_id == memory_id) out->push_back(e.record);
+}
+
+void PoolTable::AppendIdentities(std::vector<uint32_t>* out) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const Entry& e : entries_)
+    for (const PoolSubAllocation& sub : e.record.suballocations)
+      if (sub.identity != 0) out->push_back(sub.identity);
 }
 
 void PoolTable::Clear() {
@@ -226,55 +259,27 @@ void PoolTable::Clear() {
 }
 
 PoolTable& Pools() {
-  static PoolTable* table = new PoolTable();  // never destroyed: hooks may
-                                              // run during static teardown
+  // Never destroyed: hooks may run during static teardown.
+  static PoolTable* table = [] {
+    auto* t = new PoolTable();
+    SetPoolSource(&AppendProcessPools);
+    AddIdentityRoots(&AppendProcessPoolIdentities);
+    return t;
+  }();
   return *table;
 }
 
-// ---- reading pools back from a snapshot ------------------------------------
+// ---- reading pools back from a dump -----------------------------------------
 
-std::vector<PoolRecord> PoolsFromSnapshot(const Snapshot& snapshot) {
+std::vector<PoolRecord> PoolsFromDump(const DumpFile& dump, const Snapshot& memory) {
   std::vector<PoolRecord> out;
-  for (const Allocation& a : snapshot.allocations) {
-    const Identity* identity = snapshot.FindIdentity(a.identity);
-    if (identity == nullptr || identity->kind != AllocationKind::kPoolBacking)
-      continue;
-    PoolRecord record;
-    if (!ParseU64(IdentityAttribute(*identity, kPoolKey), 0, &record.pool))
-      continue;  // a backing identity that is not ours: no pool id
-    record.memory_id = snapshot.memory_id;
-    record.backing_instance = a.instance;
-    record.offset = a.offset;
-    record.size = a.size;
-    uint64_t count = 0;
-    const bool have_count =
-        ParseU64(IdentityAttribute(*identity, kPoolCountKey), 10, &count);
-    const std::string list = IdentityAttribute(*identity, kPoolListKey);
-    size_t pos = 0;
-    bool malformed = false;
-    while (pos < list.size()) {
-      size_t next = list.find(';', pos);
-      if (next == std::string::npos) next = list.size();
-      const std::string item = list.substr(pos, next - pos);
-      pos = next + 1;
-      const size_t c1 = item.find(':');
-      const size_t c2 = c1 == std::string::npos ? c1 : item.find(':', c1 + 1);
-      PoolSubAllocation s;
-      if (c2 == std::string::npos ||
-          !ParseU64(item.substr(0, c1), 0, &s.instance) ||
-          !ParseU64(item.substr(c1 + 1, c2 - c1 - 1), 10, &s.offset) ||
-          !ParseU64(item.substr(c2 + 1), 10, &s.size)) {
-        malformed = true;
-        continue;
-      }
-      record.suballocations.push_back(s);
-    }
-    record.suballocations_complete =
-        have_count && !malformed && count == record.suballocations.size();
-    out.push_back(std::move(record));
+  if (dump.version < 2) {
+    out = PoolsFromVersion1Identities(memory);
+  } else {
+    for (const Pool& p : dump.pools)
+      if (p.memory_id == memory.memory_id || p.memory_id == 0) out.push_back(p);
   }
-  std::sort(out.begin(), out.end(), [](const PoolRecord& a,
-                                       const PoolRecord& b) {
+  std::sort(out.begin(), out.end(), [](const PoolRecord& a, const PoolRecord& b) {
     return a.pool < b.pool;
   });
   return out;
@@ -318,11 +323,9 @@ std::vector<PoolUsage> AnalyzePools(const Snapshot& snapshot,
         if (a.instance != record.backing_instance) continue;
         const Identity* identity = snapshot.FindIdentity(a.identity);
         uint64_t v = 0;
-        if (identity &&
-            ParseU64(IdentityAttribute(*identity, kPoolUsedKey), 10, &v))
+        if (identity && ParseU64(IdentityAttribute(*identity, kPoolUsedKey), &v))
           u.used = std::min(v, u.size);
-        if (identity &&
-            ParseU64(IdentityAttribute(*identity, kPoolCountKey), 10, &v))
+        if (identity && ParseU64(IdentityAttribute(*identity, kPoolCountKey), &v))
           u.suballocation_count = v;
         u.largest_unused = 0;
       }

@@ -14,10 +14,12 @@
 //    backing instance's range, and the backing gets a kPoolBacking identity;
 //  - its sub-allocations live in a glue-side table keyed by pool id (the
 //    recorder never sees them, so they cannot overlap the backing there);
-//  - PublishPools() copies each pool's current contents into the identity of
-//    its backing instance ("pool.used", "pool.suballocations", ...), so a
-//    dump carries them; PoolsFromSnapshot() reads them back from any
-//    snapshot or dump file, without the table;
+//  - every dump of a tracked memory (dump_memory_state, dump on failure)
+//    carries the memory's pools, sub-allocations included, in the dump's
+//    typed pools section (docs/dump-format.md): Pools() installs itself as
+//    the dump layer's pool source (dump.h SetPoolSource) at its first use.
+//    PoolsFromDump() reads them back from any dump file, without the table
+//    (from a version 1 dump, out of the identity strings those carried);
 //  - AnalyzePools() computes, per pool, bytes used, sub-allocation count and
 //    unused bytes, separately from the memory's holes (analysis.h).
 //
@@ -26,8 +28,8 @@
 // start (Legion's sub-allocator hands out offsets into the pool).
 //
 // Cost: the table takes one mutex per call; pool events are per task, not
-// per allocation.  PublishPools interns one identity per pool per call:
-// call it when dumping, not on every sub-allocation.
+// per allocation.  A pool interns one identity, when it is declared; a
+// dump interns nothing (it copies the table under its mutex).
 #ifndef REALM_SHADOW_LEGION_GLUE_POOLS_H_
 #define REALM_SHADOW_LEGION_GLUE_POOLS_H_
 
@@ -37,29 +39,17 @@
 #include <vector>
 
 #include "legion_glue/identity.h"
-#include "realm_shadow/hooks.h"
 #include "realm_shadow/analysis/snapshot.h"
+#include "realm_shadow/dump/dump.h"
+#include "realm_shadow/hooks.h"
 
 namespace realm_shadow {
 namespace legion {
 
-struct PoolSubAllocation {
-  uint64_t instance = 0;
-  uint64_t offset = 0;  // from the pool's start
-  uint64_t size = 0;
-  uint32_t identity = 0;
-};
-
-struct PoolRecord {
-  uint64_t pool = 0;              // the caller's id; the backing id is a fine one
-  uint64_t memory_id = 0;
-  uint64_t backing_instance = 0;
-  uint64_t offset = kNoOffset;    // the backing's range; kNoOffset: take it
-  uint64_t size = 0;              //   from the backing allocation in a snapshot
-  std::vector<PoolSubAllocation> suballocations;  // by ascending offset
-  bool suballocations_complete = true;  // false: read back from a dump that
-                                        // listed only the first entries
-};
+// A pool and its sub-allocations are the dump layer's types (dump.h): what
+// the table holds is what a dump carries.
+using PoolSubAllocation = realm_shadow::PoolSubAllocation;
+using PoolRecord = realm_shadow::Pool;
 
 // The glue-side table of pools.  Thread-safe.  Tests may make their own;
 // the integration uses Pools().  Every call with an unknown
@@ -85,9 +75,11 @@ class PoolTable {
   bool Find(uint64_t pool, PoolRecord* out) const;
   std::vector<PoolRecord> PoolsIn(uint64_t memory_id) const;  // by pool id
 
-  // Attaches to every pool backing of the memory an identity describing the
-  // pool's contents now (see the file comment).  Returns how many pools.
-  size_t PublishPools(uint64_t memory_id) const;
+  // Appends the memory's pools as they are now (what a dump carries).
+  void AppendPools(uint64_t memory_id, std::vector<PoolRecord>* out) const;
+  // Appends the identity of every sub-allocation in the table (kept alive
+  // by the identity table, recorder/identity.h AddIdentityRoots).
+  void AppendIdentities(std::vector<uint32_t>* out) const;
 
   void Clear();  // tests
 
@@ -102,14 +94,16 @@ class PoolTable {
   std::vector<Entry> entries_;  // by ascending pool id; pools are few
 };
 
-// The process's table.
+// The process's table; the first call installs it as the dumps' pool
+// source.
 PoolTable& Pools();
 
-// Sub-allocations listed in a published identity (the rest are counted).
-inline constexpr size_t kPublishedSubAllocations = 64;
-
-// The pool backings of a snapshot, read from their published identities.
-std::vector<PoolRecord> PoolsFromSnapshot(const Snapshot& snapshot);
+// The pools of one memory of a dump, by pool id: the dump's pools section,
+// or, in a version 1 dump, the identities of the memory's pool backings,
+// which then held the pool's totals and its first 64 sub-allocations as
+// strings (suballocations_complete is false when there were more).
+std::vector<PoolRecord> PoolsFromDump(const DumpFile& dump,
+                                      const Snapshot& memory);
 
 struct PoolUsage {
   uint64_t pool = 0;

@@ -237,8 +237,7 @@ std::string MemoryAnswerJson(const MemoryAnswer& a) {
       return;
     }
     w.BeginObject();
-    w.Key("kind");
-    w.String(AllocationKindName(i->kind));
+    w.String("kind", AllocationKindName(i->kind));
     for (const auto& [k, v] : i->attributes) {
       w.Key(k);
       w.String(v);
@@ -246,49 +245,34 @@ std::string MemoryAnswerJson(const MemoryAnswer& a) {
     w.EndObject();
   };
   w.BeginObject();
-  w.Key("node");
-  w.Uint(s.node);
-  w.Key("memory");
-  w.HexId(s.memory_id);
-  w.Key("name");
-  w.String(s.memory_name);
-  w.Key("capacity");
-  w.Uint(a.capacity);
+  w.Uint("node", s.node);
+  w.HexId("memory", s.memory_id);
+  w.String("name", s.memory_name);
+  w.Uint("capacity", a.capacity);
   w.Key("run_capacity");
   if (s.capacity_known) w.Uint(s.capacity);
   else w.Null();
-  w.Key("first_event");
-  w.Uint(s.first_sequence);
-  w.Key("end_event");
-  w.Uint(s.end_sequence);
-  w.Key("from_base_snapshot");
-  w.Bool(s.first_sequence > 0);
-  w.Key("lower_bound");
-  w.Uint(a.lower_bound);
+  w.Uint("first_event", s.first_sequence);
+  w.Uint("end_event", s.end_sequence);
+  w.Bool("from_base_snapshot", s.first_sequence > 0);
+  w.Uint("lower_bound", a.lower_bound);
   w.Key("self_check");
   if (!a.self_checked) {
     w.Null();
   } else {
     const SelfCheck& c = a.self_check.self_check;
     w.BeginObject();
-    w.Key("checked");
-    w.Uint(c.checked);
-    w.Key("as_recorded");
-    w.Uint(c.as_recorded);
-    w.Key("not_checkable");
-    w.Uint(c.not_checkable);
-    w.Key("differ");
-    w.Uint(c.difference_count);
+    w.Uint("checked", c.checked);
+    w.Uint("as_recorded", c.as_recorded);
+    w.Uint("not_checkable", c.not_checkable);
+    w.Uint("differ", c.difference_count);
     w.Key("differences");
     w.BeginArray();
     for (const SelfCheck::Difference& d : c.differences) {
       w.BeginObject();
-      w.Key("instance");
-      w.HexId(s.lives[d.life].instance);
-      w.Key("recorded");
-      w.Uint(d.recorded);
-      w.Key("replayed");
-      w.Offset(d.replayed);
+      w.HexId("instance", s.lives[d.life].instance);
+      w.Uint("recorded", d.recorded);
+      w.Offset("replayed", d.replayed);
       w.EndObject();
     }
     w.EndArray();
@@ -299,14 +283,10 @@ std::string MemoryAnswerJson(const MemoryAnswer& a) {
   for (const PolicyAnswer& p : a.policies) {
     const ReplayResult& r = p.result;
     w.BeginObject();
-    w.Key("policy");
-    w.String(PlacementPolicyName(r.policy));
-    w.Key("fails");
-    w.Bool(r.failed());
-    w.Key("run_failures");
-    w.Uint(r.recorded_failures);
-    w.Key("run_failures_avoided");
-    w.Uint(r.recorded_failures_avoided);
+    w.String("policy", PlacementPolicyName(r.policy));
+    w.Bool("fails", r.failed());
+    w.Uint("run_failures", r.recorded_failures);
+    w.Uint("run_failures_avoided", r.recorded_failures_avoided);
     w.Key("first_failure");
     if (r.failures.empty()) {
       w.Null();
@@ -314,29 +294,21 @@ std::string MemoryAnswerJson(const MemoryAnswer& a) {
       const ReplayFailure& f = r.failures.front();
       const ReplayLife& l = s.lives[f.life];
       w.BeginObject();
-      w.Key("event");
-      w.Uint(f.sequence);
+      w.Uint("event", f.sequence);
       w.Key("time_ns");
       if (s.times.empty()) w.Null();
       else w.Uint(static_cast<uint64_t>(std::max<int64_t>(0, s.TimeOf(f.sequence))));
-      w.Key("kind");
-      w.String(FailureKindName(f.kind));
-      w.Key("instance");
-      w.HexId(l.instance);
-      w.Key("size");
-      w.Uint(l.size);
-      w.Key("alignment");
-      w.Uint(l.alignment);
+      w.String("kind", FailureKindName(f.kind));
+      w.HexId("instance", l.instance);
+      w.Uint("size", l.size);
+      w.Uint("alignment", l.alignment);
       w.Key("identity");
       identity(l.identity);
       w.EndObject();
     }
-    w.Key("failures");
-    w.Uint(r.failures.size());
-    w.Key("peak_used");
-    w.Uint(r.peak_used);
-    w.Key("peak_hole_deficit");
-    w.Uint(r.peak_hole_deficit);
+    w.Uint("failures", r.failures.size());
+    w.Uint("peak_used", r.peak_used);
+    w.Uint("peak_hole_deficit", r.peak_hole_deficit);
     w.Key("fragmentation_at_run_failure");
     if (r.fragmentation_at_recorded_failure < 0) w.Null();
     else w.Double(r.fragmentation_at_recorded_failure);
@@ -345,17 +317,13 @@ std::string MemoryAnswerJson(const MemoryAnswer& a) {
       w.Null();
     } else {
       w.BeginObject();
-      w.Key("found");
-      w.Bool(p.min.found);
+      w.Bool("found", p.min.found);
       w.Key("capacity");
       if (p.min.found) w.Uint(p.min.capacity);
       else w.Null();
-      w.Key("unit");
-      w.Uint(p.min.unit);
-      w.Key("replays");
-      w.Uint(static_cast<uint64_t>(p.min.probes));
-      w.Key("method");
-      w.String(p.min.method);
+      w.Uint("unit", p.min.unit);
+      w.Uint("replays", static_cast<uint64_t>(p.min.probes));
+      w.String("method", p.min.method);
       w.EndObject();
     }
     w.EndObject();

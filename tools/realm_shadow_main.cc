@@ -15,7 +15,9 @@
 #include <utility>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "realm_shadow/analysis/analysis.h"
 #include "realm_shadow/analysis/snapshot.h"
 #include "realm_shadow/dump/dump.h"
@@ -242,6 +244,9 @@ int BadInput(const std::string& message) {
   std::cerr << "realm-shadow: " << message << "\n";
   return kExitBadInput;
 }
+int BadInput(const absl::Status& status) {
+  return BadInput(std::string(status.message()));
+}
 
 struct Args {
   std::vector<std::string> files;
@@ -350,108 +355,111 @@ bool ParseArgs(const Command& c, int argc, char** argv, Args* out,
   return true;
 }
 
-bool LoadDumps(const std::vector<std::string>& files,
-               std::vector<DumpFile>* dumps, std::string* error) {
-  dumps->clear();
+absl::StatusOr<std::vector<DumpFile>> LoadDumps(
+    const std::vector<std::string>& files) {
+  std::vector<DumpFile> dumps;
   for (const std::string& file : files) {
-    DumpFile dump;
-    if (!ReadDump(file, &dump, error)) return false;
-    dumps->push_back(std::move(dump));
+    absl::StatusOr<DumpFile> dump = ReadDump(file);
+    if (!dump.ok()) return dump.status();
+    dumps.push_back(*std::move(dump));
   }
-  return true;
+  return dumps;
 }
 
-// Memories of the loaded dumps, filtered by --memory when given.
-bool SelectMemories(const std::vector<DumpFile>& dumps,
-                    const std::vector<std::string>& files, const Args& args,
-                    std::vector<LoadedMemory>* out, std::string* error) {
-  *out = ListMemories(dumps, files);
+// Memories of the loaded dumps, filtered by --memory when given; they point
+// into `dumps`.
+absl::StatusOr<std::vector<LoadedMemory>> SelectMemories(
+    const std::vector<DumpFile>& dumps, const std::vector<std::string>& files,
+    const Args& args) {
+  std::vector<LoadedMemory> all = ListMemories(dumps, files);
   auto it = args.values.find("--memory");
-  if (it == args.values.end()) return true;
+  if (it == args.values.end()) return all;
   uint64_t id = 0;
-  if (!ParseHexId(it->second, &id, error)) {
-    *error = "--memory " + *error;
-    return false;
-  }
+  std::string error;
+  if (!ParseHexId(it->second, &id, &error))
+    return absl::InvalidArgumentError("--memory " + error);
   std::vector<LoadedMemory> kept;
-  for (const LoadedMemory& m : *out)
+  for (const LoadedMemory& m : all)
     if (m.snapshot->memory_id == id) kept.push_back(m);
   if (kept.empty()) {
     std::string have;
-    for (const LoadedMemory& m : *out)
-      have += " " + HexId(m.snapshot->memory_id);
-    *error = "no memory " + HexId(id) + " in the given dump(s)" +
-             (have.empty() ? std::string(" (they hold no memory)")
-                           : "; they hold:" + have);
-    return false;
+    for (const LoadedMemory& m : all)
+      absl::StrAppend(&have, " ", HexId(m.snapshot->memory_id));
+    return absl::NotFoundError(absl::StrCat(
+        "no memory ", HexId(id), " in the given dump(s)",
+        have.empty() ? " (they hold no memory)" : "; they hold:" + have));
   }
-  *out = std::move(kept);
-  return true;
+  return kept;
 }
 
-// The dumps named on the command line and, of their memories, those
-// --memory selects (all without it); `memories` points into `dumps`.
-bool LoadMemories(const Args& args, std::vector<DumpFile>* dumps,
-                  std::vector<LoadedMemory>* memories, std::string* error) {
-  return LoadDumps(args.files, dumps, error) &&
-         SelectMemories(*dumps, args.files, args, memories, error);
-}
-
-bool ParseCount(const std::string& text, size_t* value, std::string* error) {
+// A count given on the command line ("--top 20"): a plain decimal number,
+// no unit (a count is not a size).
+absl::StatusOr<size_t> ParseCount(const std::string& text) {
   uint64_t v = 0;
-  if (!ParseHumanSize(text, &v, error) || v > 1000000000) {
-    *error = "'" + text + "': expected a count";
-    return false;
-  }
-  *value = static_cast<size_t>(v);
-  return true;
+  if (!absl::SimpleAtoi(text, &v) || v > 1000000000)
+    return absl::InvalidArgumentError(
+        "'" + text + "': expected a count (a whole number up to 10^9)");
+  return static_cast<size_t>(v);
+}
+
+// Reads option `name` as a count into *value when it is given.
+absl::Status CountOption(const Args& args, const char* name, size_t* value) {
+  auto it = args.values.find(name);
+  if (it == args.values.end()) return absl::OkStatus();
+  absl::StatusOr<size_t> count = ParseCount(it->second);
+  if (!count.ok())
+    return absl::InvalidArgumentError(absl::StrCat(name, " ", count.status().message()));
+  *value = *count;
+  return absl::OkStatus();
+}
+
+int Usage(const Command& c, const absl::Status& problem) {
+  return Usage(c, std::string(problem.message()));
 }
 
 int RunReport(const Command& c, const Args& args) {
   if (args.files.empty()) return Usage(c, "no dump file given");
   ReportOptions options;
-  std::string error;
-  if (auto it = args.values.find("--top"); it != args.values.end())
-    if (!ParseCount(it->second, &options.top_holes, &error))
-      return Usage(c, "--top " + error);
+  if (absl::Status top = CountOption(args, "--top", &options.top_holes); !top.ok())
+    return Usage(c, top);
   if (auto it = args.values.find("--by"); it != args.values.end()) {
     if (it->second.empty()) return Usage(c, "--by needs an attribute");
     options.group_by = it->second;
   }
   options.all = args.all;
-  std::vector<DumpFile> dumps;
-  if (!LoadDumps(args.files, &dumps, &error)) return BadInput(error);
+  const absl::StatusOr<std::vector<DumpFile>> dumps = LoadDumps(args.files);
+  if (!dumps.ok()) return BadInput(dumps.status());
   if (auto it = args.values.find("--node"); it != args.values.end()) {
-    size_t node = 0;
-    if (!ParseCount(it->second, &node, &error) || node > UINT32_MAX)
+    const absl::StatusOr<size_t> node = ParseCount(it->second);
+    if (!node.ok() || *node > UINT32_MAX)
       return Usage(c, "--node '" + it->second + "': expected a node number");
     std::set<uint32_t> nodes;
-    for (const LoadedMemory& m : ListMemories(dumps, args.files))
+    for (const LoadedMemory& m : ListMemories(*dumps, args.files))
       nodes.insert(m.snapshot->node);
-    if (!nodes.count(static_cast<uint32_t>(node))) {
+    if (!nodes.count(static_cast<uint32_t>(*node))) {
       std::string have;
       for (uint32_t n : nodes) have += " " + std::to_string(n);
-      return BadInput("no node " + std::to_string(node) +
+      return BadInput("no node " + std::to_string(*node) +
                       " in the given dump(s); they hold node(s):" +
                       (have.empty() ? std::string(" none") : have));
     }
     options.node_selected = true;
-    options.node = static_cast<uint32_t>(node);
+    options.node = static_cast<uint32_t>(*node);
   }
-  std::cout << FormatReport(dumps, args.files, options);
+  std::cout << FormatReport(*dumps, args.files, options);
   return 0;
 }
 
 int RunHoles(const Command& c, const Args& args) {
   if (args.files.empty()) return Usage(c, "no dump file given");
   size_t top = 10;
-  std::string error;
-  if (auto it = args.values.find("--top"); it != args.values.end())
-    if (!ParseCount(it->second, &top, &error)) return Usage(c, "--top " + error);
-  std::vector<DumpFile> dumps;
-  std::vector<LoadedMemory> memories;
-  if (!LoadMemories(args, &dumps, &memories, &error)) return BadInput(error);
-  for (const LoadedMemory& m : memories)
+  if (absl::Status given = CountOption(args, "--top", &top); !given.ok())
+    return Usage(c, given);
+  const absl::StatusOr<std::vector<DumpFile>> dumps = LoadDumps(args.files);
+  if (!dumps.ok()) return BadInput(dumps.status());
+  const auto memories = SelectMemories(*dumps, args.files, args);
+  if (!memories.ok()) return BadInput(memories.status());
+  for (const LoadedMemory& m : *memories)
     std::cout << FormatHoles(*m.snapshot, top);
   return 0;
 }
@@ -460,14 +468,13 @@ int RunBlockers(const Command& c, const Args& args) {
   if (args.files.empty()) return Usage(c, "no dump file given");
   auto size_it = args.values.find("--size");
   if (size_it == args.values.end()) return Usage(c, "--size is required");
-  std::string error;
-  uint64_t size = 0, alignment = 1;
-  if (!ParseHumanSize(size_it->second, &size, &error))
-    return Usage(c, "--size " + error);
+  const absl::StatusOr<uint64_t> size = ParseHumanSize(size_it->second);
+  if (!size.ok()) return Usage(c, absl::StrCat("--size ", size.status().message()));
+  uint64_t alignment = 1;
   if (auto it = args.values.find("--align"); it != args.values.end()) {
-    if (!ParseHumanSize(it->second, &alignment, &error))
-      return Usage(c, "--align " + error);
-    if (alignment == 0) alignment = 1;
+    const absl::StatusOr<uint64_t> given = ParseHumanSize(it->second);
+    if (!given.ok()) return Usage(c, absl::StrCat("--align ", given.status().message()));
+    alignment = *given == 0 ? 1 : *given;
   }
   BlockerObjective objective = BlockerObjective::kFewestBytes;
   if (auto it = args.values.find("--objective"); it != args.values.end()) {
@@ -478,26 +485,26 @@ int RunBlockers(const Command& c, const Args& args) {
       return Usage(c, "--objective '" + it->second +
                           "': expected bytes or count");
   }
-  std::vector<DumpFile> dumps;
-  std::vector<LoadedMemory> memories;
-  if (!LoadMemories(args, &dumps, &memories, &error)) return BadInput(error);
-  for (const LoadedMemory& m : memories)
-    std::cout << FormatBlockers(*m.snapshot, size, alignment, objective);
+  const absl::StatusOr<std::vector<DumpFile>> dumps = LoadDumps(args.files);
+  if (!dumps.ok()) return BadInput(dumps.status());
+  const auto memories = SelectMemories(*dumps, args.files, args);
+  if (!memories.ok()) return BadInput(memories.status());
+  for (const LoadedMemory& m : *memories)
+    std::cout << FormatBlockers(*m.snapshot, *size, alignment, objective);
   return 0;
 }
 
 int RunJson(const Command& c, const Args& args) {
   if (args.files.empty()) return Usage(c, "no dump file given");
-  std::vector<DumpFile> dumps;
-  std::string error;
-  if (!LoadDumps(args.files, &dumps, &error)) return BadInput(error);
-  if (dumps.size() == 1) {
-    std::cout << DumpToJson(dumps[0]) << "\n";
+  const absl::StatusOr<std::vector<DumpFile>> dumps = LoadDumps(args.files);
+  if (!dumps.ok()) return BadInput(dumps.status());
+  if (dumps->size() == 1) {
+    std::cout << DumpToJson((*dumps)[0]) << "\n";
     return 0;
   }
   std::cout << "[\n";
-  for (size_t i = 0; i < dumps.size(); ++i)
-    std::cout << DumpToJson(dumps[i]) << (i + 1 < dumps.size() ? ",\n" : "\n");
+  for (size_t i = 0; i < dumps->size(); ++i)
+    std::cout << DumpToJson((*dumps)[i]) << (i + 1 < dumps->size() ? ",\n" : "\n");
   std::cout << "]\n";
   return 0;
 }
@@ -506,13 +513,12 @@ int RunDiff(const Command& c, const Args& args) {
   if (args.files.size() != 2)
     return Usage(c, "expected two dump files (A B), got " +
                         std::to_string(args.files.size()));
-  std::vector<DumpFile> dumps;
-  std::string error;
-  if (!LoadDumps(args.files, &dumps, &error)) return BadInput(error);
+  const absl::StatusOr<std::vector<DumpFile>> dumps = LoadDumps(args.files);
+  if (!dumps.ok()) return BadInput(dumps.status());
   std::map<std::pair<uint32_t, uint64_t>, const Snapshot*> before, after;
-  for (const Snapshot& s : dumps[0].memories)
+  for (const Snapshot& s : (*dumps)[0].memories)
     before[{s.node, s.memory_id}] = &s;
-  for (const Snapshot& s : dumps[1].memories)
+  for (const Snapshot& s : (*dumps)[1].memories)
     after[{s.node, s.memory_id}] = &s;
   std::cout << "diff " << args.files[0] << " -> " << args.files[1] << "\n";
   for (const auto& [key, a] : after) {
@@ -551,7 +557,8 @@ int RunIngest(const Command& c, const Args& args) {
   // What is wrong with the input, at once, before the work is written.
   for (const std::string& warning : summary.warnings)
     std::cerr << "realm-shadow: warning: " << warning << "\n";
-  if (!WriteDump(out->second, dump, &error)) return BadInput(error);
+  if (absl::Status written = WriteDump(out->second, dump); !written.ok())
+    return BadInput(written);
   size_t allocations = 0;
   std::set<uint32_t> nodes;
   for (const Snapshot& s : dump.memories) {
@@ -578,15 +585,14 @@ int RunCompare(const Command& c, const Args& args) {
   if (args.files.size() != 2)
     return Usage(c, "expected two dump files (SHADOW LOG), got " +
                         std::to_string(args.files.size()));
-  std::vector<DumpFile> dumps;
-  std::string error;
-  if (!LoadDumps(args.files, &dumps, &error)) return BadInput(error);
+  const absl::StatusOr<std::vector<DumpFile>> dumps = LoadDumps(args.files);
+  if (!dumps.ok()) return BadInput(dumps.status());
   const auto run = args.values.find("--run");
   const auto label = args.values.find("--dump");
   const std::string run_name = run == args.values.end() ? "-" : run->second;
   const std::string dump_name =
       label == args.values.end() ? args.files[0] : label->second;
-  const std::vector<MemoryComparison> rows = CompareDumps(dumps[0], dumps[1]);
+  const std::vector<MemoryComparison> rows = CompareDumps((*dumps)[0], (*dumps)[1]);
   std::cout << (args.tsv ? FormatComparisonTsv(rows, run_name, dump_name)
                          : FormatComparisonTable(rows, run_name, dump_name));
   for (const MemoryComparison& row : rows)
@@ -599,18 +605,16 @@ int RunCompare(const Command& c, const Args& args) {
 int RunTimeline(const Command& c, const Args& args) {
   if (args.files.empty()) return Usage(c, "no dump file given");
   TimelineOptions options;
-  std::string error;
-  if (auto it = args.values.find("--top"); it != args.values.end())
-    if (!ParseCount(it->second, &options.top, &error))
-      return Usage(c, "--top " + error);
-  if (auto it = args.values.find("--lead"); it != args.values.end())
-    if (!ParseCount(it->second, &options.lead, &error))
-      return Usage(c, "--lead " + error);
-  std::vector<DumpFile> dumps;
-  std::vector<LoadedMemory> memories;
-  if (!LoadMemories(args, &dumps, &memories, &error)) return BadInput(error);
+  if (absl::Status top = CountOption(args, "--top", &options.top); !top.ok())
+    return Usage(c, top);
+  if (absl::Status lead = CountOption(args, "--lead", &options.lead); !lead.ok())
+    return Usage(c, lead);
+  const absl::StatusOr<std::vector<DumpFile>> dumps = LoadDumps(args.files);
+  if (!dumps.ok()) return BadInput(dumps.status());
+  const auto memories = SelectMemories(*dumps, args.files, args);
+  if (!memories.ok()) return BadInput(memories.status());
   bool any = false;
-  for (const LoadedMemory& m : memories) {
+  for (const LoadedMemory& m : *memories) {
     const MemoryHistory* h = FindHistory(*m.dump, *m.snapshot);
     if (h == nullptr) {
       std::cout << MemoryTitle(*m.snapshot) << "\n  no history in " << m.file
@@ -658,7 +662,8 @@ int RunAt(const Command& c, const Args& args) {
   DumpFile at;
   if (!ReadDumpAtMoment(args.files[0], memory, moment, &at, &error))
     return BadInput(error);
-  if (!WriteDump(out->second, at, &error)) return BadInput(error);
+  if (absl::Status written = WriteDump(out->second, at); !written.ok())
+    return BadInput(written);
   for (const Snapshot& s : at.memories)
     std::cerr << "realm-shadow: " << MemoryTitle(s) << " after " << s.sequence
               << " event(s): " << s.allocations.size() << " live allocation(s)\n";
@@ -669,12 +674,11 @@ int RunTrace(const Command& c, const Args& args) {
   if (args.files.empty()) return Usage(c, "no dump file given");
   auto out = args.values.find("-o");
   if (out == args.values.end()) return Usage(c, "-o TRACE.json is required");
-  std::vector<DumpFile> dumps;
-  std::string error;
-  if (!LoadDumps(args.files, &dumps, &error)) return BadInput(error);
-  TraceSummary summary;
-  if (!WriteTrace(dumps, args.files, out->second, &summary, &error))
-    return BadInput(error);
+  const absl::StatusOr<std::vector<DumpFile>> dumps = LoadDumps(args.files);
+  if (!dumps.ok()) return BadInput(dumps.status());
+  const absl::StatusOr<TraceSummary> traced = WriteTrace(*dumps, args.files, out->second);
+  if (!traced.ok()) return BadInput(traced.status());
+  const TraceSummary& summary = *traced;
   std::cerr << "realm-shadow: wrote " << out->second << ": " << summary.memories
             << " memory(ies), " << summary.lives << " allocation lives, "
             << summary.counter_samples << " counter samples, "
@@ -691,9 +695,9 @@ int RunHtml(const Command& c, const Args& args) {
   if (out == args.values.end()) return Usage(c, "-o PAGE.html is required");
   if (args.diff && args.files.size() != 2)
     return Usage(c, "--diff needs exactly two dumps (A B)");
-  std::vector<DumpFile> dumps;
-  std::string error;
-  if (!LoadDumps(args.files, &dumps, &error)) return BadInput(error);
+  absl::StatusOr<std::vector<DumpFile>> loaded = LoadDumps(args.files);
+  if (!loaded.ok()) return BadInput(loaded.status());
+  std::vector<DumpFile> dumps = *std::move(loaded);
   if (!args.diff && dumps.size() > 1) {
     // Several nodes' dumps: one page of all their memories.
     DumpFile merged = dumps[0];
@@ -722,7 +726,8 @@ int RunHtml(const Command& c, const Args& args) {
       replays.push_back(replay::ToPageReplay(answer));
     }
   }
-  if (!WriteHtmlMap(dumps, out->second, &error, options)) return BadInput(error);
+  if (absl::Status written = WriteHtmlMap(dumps, out->second, options); !written.ok())
+    return BadInput(written);
   return 0;
 }
 
@@ -739,20 +744,23 @@ int RunReplay(const Command& c, const Args& args) {
     question.policies.push_back(p);
   }
   if (auto it = args.values.find("--capacity"); it != args.values.end()) {
-    if (!ParseHumanSize(it->second, &question.capacity, &error))
-      return Usage(c, "--capacity " + error);
-    if (question.capacity == 0) return Usage(c, "--capacity must be more than 0");
+    const absl::StatusOr<uint64_t> capacity = ParseHumanSize(it->second);
+    if (!capacity.ok())
+      return Usage(c, absl::StrCat("--capacity ", capacity.status().message()));
+    if (*capacity == 0) return Usage(c, "--capacity must be more than 0");
+    question.capacity = *capacity;
   }
   question.min_capacity = args.min_capacity;
-  std::vector<DumpFile> dumps;
-  std::vector<LoadedMemory> memories;
-  if (!LoadMemories(args, &dumps, &memories, &error)) return BadInput(error);
+  const absl::StatusOr<std::vector<DumpFile>> dumps = LoadDumps(args.files);
+  if (!dumps.ok()) return BadInput(dumps.status());
+  const auto memories = SelectMemories(*dumps, args.files, args);
+  if (!memories.ok()) return BadInput(memories.status());
   // Every memory named, or else every memory with a history that holds a
   // request; a history that cannot be replayed is an error either way.
   const bool named = args.values.count("--memory") > 0;
   std::string skipped;
   std::vector<replay::MemoryAnswer> answers;
-  for (const LoadedMemory& m : memories) {
+  for (const LoadedMemory& m : *memories) {
     replay::ReplayScript script;
     const bool has_history = FindHistory(*m.dump, *m.snapshot) != nullptr;
     if (!replay::ScriptOfDumpMemory(*m.dump, *m.snapshot, &script, &error)) {

@@ -22,9 +22,26 @@ bool ByOffset(const Allocation& x, const Allocation& y) {
          std::make_tuple(y.offset, y.size, y.instance);
 }
 
-bool SameAttributes(const Allocation& x, const Allocation& y) {
-  return x.identity == y.identity && x.alignment_log2 == y.alignment_log2 &&
-         x.state == y.state && x.flags == y.flags && x.kind == y.kind;
+// Whether two identity ids, each of its own picture, say the same thing.
+bool SameIdentity(const Snapshot& before, uint32_t x, const Snapshot& after,
+                  uint32_t y) {
+  const Identity* a = before.FindIdentity(x);
+  const Identity* b = after.FindIdentity(y);
+  if (a == nullptr || b == nullptr) return a == b && x == y;
+  return a->kind == b->kind && a->attributes == b->attributes;
+}
+
+// What differs between two records of one (instance, offset, size).
+uint8_t Changes(const Snapshot& before, const Allocation& x,
+                const Snapshot& after, const Allocation& y) {
+  uint8_t what = 0;
+  if (x.state != y.state) what |= kStateChanged;
+  if (!SameIdentity(before, x.identity, after, y.identity)) what |= kIdentityChanged;
+  if ((x.flags & kPinned) != (y.flags & kPinned)) what |= kPinnedChanged;
+  if ((x.flags & ~kPinned) != (y.flags & ~kPinned)) what |= kFlagsChanged;
+  if (x.kind != y.kind) what |= kKindChanged;
+  if (x.alignment_log2 != y.alignment_log2) what |= kAlignmentChanged;
+  return what;
 }
 
 // after - before, saturated to the int64 range (counters are far below 2^63
@@ -85,9 +102,8 @@ SnapshotDiff DiffSnapshots(const Snapshot& before, const Snapshot& after) {
         left_a.push_back(a[ia++]);
       } else {
         ++diff.unchanged_count;
-        if (!SameAttributes(b[ib], a[ia])) {
-          diff.changed.push_back(AllocationChange{b[ib], a[ia]});
-        }
+        if (const uint8_t what = Changes(before, b[ib], after, a[ia]))
+          diff.changed.push_back(AllocationChange{b[ib], a[ia], what});
         ++ib;
         ++ia;
       }

@@ -10,7 +10,9 @@
 // the triple (instance, offset, size):
 //  - a triple present in both is unchanged (listed in `changed` when its
 //    state, flags, identity, kind or alignment differ: a release was queued,
-//    an identity was attached);
+//    an identity was attached; `what` says which).  Identities are compared
+//    by what they say (kind and attributes), not by id: ids are a process's
+//    own, so two dumps may give one identity different ids;
 //  - what is left of an instance in before and in after, paired in offset
 //    order, has moved: same id, a different range (a destroy and a re-create
 //    of the id at a new place, or a redistrict piece reusing the id);
@@ -39,9 +41,20 @@ struct AllocationMove {
   Allocation after;
 };
 
+// Bits of AllocationChange::what.
+enum AllocationChangeBit : uint8_t {
+  kStateChanged = 1,
+  kIdentityChanged = 2,
+  kPinnedChanged = 4,
+  kFlagsChanged = 8,  // from_redistrict / was_deferred
+  kKindChanged = 16,
+  kAlignmentChanged = 32,
+};
+
 struct AllocationChange {  // same (instance, offset, size), other attributes
   Allocation before;
   Allocation after;
+  uint8_t what = 0;  // AllocationChangeBit: never 0
 };
 
 struct SnapshotDiff {

@@ -103,7 +103,8 @@ struct HistoryCheckpoint {
   Snapshot state;
   bool heap_observed = false;
   std::vector<uint64_t> released;  // ids released and not reused, ascending
-  std::vector<uint64_t> failed;    // failed or cancelled, not yet destroyed
+  std::vector<uint64_t> failed;    // failed or cancelled, not yet destroyed,
+                                   //   in the order they failed
   // Heap-observed memories: releases requested before the instance was in
   // a heap: (instance, 1 if ready), ascending.
   std::vector<std::pair<uint64_t, uint8_t>> early_releases;

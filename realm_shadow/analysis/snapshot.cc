@@ -1,9 +1,10 @@
 // Names and small helpers of the Snapshot value types.
 #include "realm_shadow/analysis/snapshot.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cinttypes>
 #include <cstdio>
-#include <cstring>
 
 namespace realm_shadow {
 
@@ -48,23 +49,37 @@ std::string FormatHumanSize(uint64_t bytes) {
                                        "TiB", "PiB", "EiB"};
   constexpr int kLastUnit = 6;
   if (bytes < 1024) return std::to_string(bytes) + " B";
-  double value = static_cast<double>(bytes);
+  // Thousandths of the unit, rounded half to even from the exact count
+  // (as printf rounds the exact quotient; the page does the same in
+  // BigInt, page/format.js).  128 bits: bytes * 1000 passes 2^64.
+  using uint128 = unsigned __int128;
   int unit = 0;
-  while (value >= 1024.0 && unit < kLastUnit) {
-    value /= 1024.0;
+  uint128 scale = 1;
+  while (unit < kLastUnit && bytes >= scale * 1024) {
+    scale *= 1024;
     ++unit;
   }
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.3f", value);
-  // 2^30 - 1 B is 1023.999999 MiB, which prints as "1024.000": say "1 GiB".
-  if (unit < kLastUnit && std::strcmp(buffer, "1024.000") == 0) {
-    std::snprintf(buffer, sizeof buffer, "%.3f", value / 1024.0);
+  const auto thousandths = [&] {
+    const uint128 x = uint128{bytes} * 1000;
+    uint128 q = x / scale;
+    const uint128 r = x % scale;
+    if (2 * r > scale || (2 * r == scale && (q & 1) != 0)) ++q;
+    return static_cast<uint64_t>(q);
+  };
+  uint64_t t = thousandths();
+  // 2^30 - 1 B is 1023.999999 MiB, which rounds to "1024": say "1 GiB".
+  if (t == 1024000 && unit < kLastUnit) {
+    scale *= 1024;
     ++unit;
+    t = thousandths();
   }
-  std::string text(buffer);
-  // Trailing zeros and a bare point go: "4.000" -> "4", "1.500" -> "1.5".
-  while (text.back() == '0') text.pop_back();
-  if (text.back() == '.') text.pop_back();
+  std::string text = std::to_string(t / 1000);
+  if (uint64_t frac = t % 1000; frac != 0) {
+    std::string digits = std::to_string(frac);
+    digits.insert(0, 3 - digits.size(), '0');
+    while (digits.back() == '0') digits.pop_back();  // "1.500" -> "1.5"
+    text += "." + digits;
+  }
   return text + " " + kUnits[unit];
 }
 
@@ -75,9 +90,10 @@ std::string FormatSizeExact(uint64_t bytes) {
 
 const Identity* Snapshot::FindIdentity(uint32_t id) const {
   if (id == 0) return nullptr;
-  for (const Identity& identity : identities)
-    if (identity.id == id) return &identity;
-  return nullptr;
+  const auto it = std::lower_bound(
+      identities.begin(), identities.end(), id,
+      [](const Identity& identity, uint32_t key) { return identity.id < key; });
+  return it != identities.end() && it->id == id ? &*it : nullptr;
 }
 
 uint64_t Snapshot::used_bytes() const {

@@ -21,8 +21,9 @@
 //                          release_requested event with aux 2).
 //  released(i)             live i leaves; a pending i is cancelled; a failed i
 //                          is forgotten quietly (Realm destroys failed
-//                          instances); otherwise a double or unknown release
-//                          anomaly.
+//                          instances; the last kFailedMemory failed ones
+//                          are remembered); otherwise a double or unknown
+//                          release anomaly.
 //  redistrict(old, pieces) old leaves, every piece becomes live.
 //  reserved / reservation_ended: `reservations`; they never change holes,
 //                          since Realm's allocator does not see them.
@@ -129,13 +130,16 @@ uint8_t AlignmentLog2(uint64_t alignment);
 // page write it: "0x" and lowercase hex digits, no padding.
 std::string HexId(uint64_t id);
 
-// A byte count as every report, the failure report, legion_glue's pool lines
-// and the command line print it: below 1 KiB the plain count ("0 B",
-// "1023 B"); above, binary units (KiB = 1024 B up to EiB) with at most three
-// decimals and trailing zeros dropped ("1 KiB", "1.5 KiB", "717.91 KiB",
-// "7.5 GiB", "16 EiB").  A value that rounds to 1024 of a unit is written in
-// the next one ("1 GiB" for 2^30 - 1 B), never as "1024 MiB".  The digits are
-// a rounding; FormatSizeExact adds the exact count where it matters.
+// A byte count as every report, the failure report, legion_glue's pool lines,
+// the command line and the memory map page print it: below 1 KiB the plain
+// count ("0 B", "1023 B"); above, binary units (KiB = 1024 B up to EiB) with
+// at most three decimals, rounded half to even from the exact count, and
+// trailing zeros dropped ("1 KiB", "1.5 KiB", "717.91 KiB", "7.875 MiB",
+// "16 EiB").  A value that rounds to 1024 of a unit is written in the next
+// one ("1 GiB" for 2^30 - 1 B), never as "1024 MiB".  The digits are a
+// rounding; FormatSizeExact adds the exact count where it matters.  The
+// page's human() (page/format.js) follows the same rules, and both are
+// tested from tests/common/size_vectors.tsv.
 std::string FormatHumanSize(uint64_t bytes);
 // FormatHumanSize with the exact count beside it: "717.91 KiB (735140 B)";
 // the plain "512 B" below 1 KiB, which is exact already.
@@ -229,8 +233,13 @@ struct Snapshot {
   std::vector<Failure> failures;        // the most recent, oldest first
   std::vector<Anomaly> anomalies;       // the most recent, oldest first
   EventCounters counters;
-  std::vector<Identity> identities;     // every identity referenced above
+  // Every identity referenced above, sorted by id, each id once: every
+  // producer (TakeSnapshot, the dump reader, the log reader) keeps that
+  // order, so that FindIdentity is a binary search.
+  std::vector<Identity> identities;
 
+  // The identity with this id, or nullptr (id 0 is "none").  O(log n): a
+  // report, the JSON and the pools look one up per allocation.
   const Identity* FindIdentity(uint32_t id) const;
   uint64_t used_bytes() const;  // sum of live sizes (overlaps counted twice)
 };
@@ -238,6 +247,11 @@ struct Snapshot {
 // How many failures and anomalies a picture keeps (the counters keep totals).
 inline constexpr size_t kRecentFailures = 64;
 inline constexpr size_t kRecentAnomalies = 256;
+// How many failed (or cancelled) instances a shadow map remembers until
+// Realm destroys them (their release is then quiet, not an anomaly); past
+// this many the older half is forgotten, and a destroy of one of those is
+// an unknown-instance release.
+inline constexpr size_t kFailedMemory = size_t{1} << 14;
 
 }  // namespace realm_shadow
 

@@ -38,10 +38,16 @@ void ApplyToShadowMap(void* state, const Event* events, size_t count) {
   for (size_t i = 0; i < count; ++i) c->map.Apply(events[i]);
 }
 void DestroyShadowMap(void* state) { delete static_cast<ConsumerState*>(state); }
+// Every identity the state refers to: the map's, and the history window's
+// (what keeps an identity in the table, recorder.h).
+void ConsumerIdentities(const void* state, std::vector<uint32_t>* out) {
+  const ConsumerState* c = static_cast<const ConsumerState*>(state);
+  c->map.AppendReferencedIdentities(out);
+  if (c->history) c->history->AppendReferencedIdentities(out);
+}
 
-constexpr JournalConsumer kShadowMapConsumer = {&CreateShadowMap,
-                                                &ApplyToShadowMap,
-                                                &DestroyShadowMap};
+constexpr JournalConsumer kShadowMapConsumer = {
+    &CreateShadowMap, &ApplyToShadowMap, &DestroyShadowMap, &ConsumerIdentities};
 
 const bool installed = [] {
   InstallJournalConsumer(&kShadowMapConsumer);
@@ -49,6 +55,8 @@ const bool installed = [] {
 }();
 
 }  // namespace
+
+const JournalConsumer& ShadowMapConsumer() { return kShadowMapConsumer; }
 
 Snapshot TakeSnapshot(realm_shadow_memory* memory) {
   Snapshot s;
@@ -65,7 +73,7 @@ void LookupIdentities(std::vector<uint32_t>* ids, std::vector<Identity>* out) {
   ids->erase(std::unique(ids->begin(), ids->end()), ids->end());
   for (uint32_t id : *ids) {
     Identity identity;
-    if (LookupIdentity(id, &identity)) out->push_back(identity);
+    if (LookupIdentity(id, &identity)) out->push_back(std::move(identity));
   }
 }
 
@@ -78,19 +86,11 @@ void Describe(const MemoryDescription& d, Snapshot* s) {
   s->exact = d.exact;
 }
 
-void AppendReferencedIdentities(const Snapshot& s, std::vector<uint32_t>* ids) {
-  for (const PendingRequest& p : s.pending)
-    if (p.identity) ids->push_back(p.identity);
-  for (const Failure& f : s.failures)
-    if (f.identity) ids->push_back(f.identity);
-}
-
 // What one visit of the consumer state copies, under the consumer mutex.
 struct Capture {
   Snapshot* snapshot = nullptr;     // may be null
   MemoryHistory* history = nullptr; // may be null
   bool history_kept = false;
-  std::vector<uint32_t> ids;        // identities of the live allocations
 };
 
 void CaptureState(realm_shadow_memory* memory, Capture* capture) {
@@ -100,39 +100,38 @@ void CaptureState(realm_shadow_memory* memory, Capture* capture) {
         auto* c = static_cast<Capture*>(context);
         const ConsumerState* consumer = static_cast<const ConsumerState*>(state);
         if (consumer == nullptr) return;  // no consumer installed
+        // The identities are copied here, under the consumer mutex, so that
+        // the identity table's collection (identity.h), which reads the
+        // state under the same mutex, cannot forget one in between.
         if (c->snapshot != nullptr) {
           consumer->map.CopyTo(c->snapshot);
-          consumer->map.AppendIdentities(&c->ids);
+          std::vector<uint32_t> ids;
+          consumer->map.AppendReferencedIdentities(&ids);
+          LookupIdentities(&ids, &c->snapshot->identities);
         }
         if (c->history != nullptr && consumer->history) {
           consumer->history->Export(c->history);
+          std::vector<uint32_t> ids;
+          consumer->history->AppendReferencedIdentities(&ids);
+          c->history->identities.clear();
+          LookupIdentities(&ids, &c->history->identities);
           c->history_kept = true;
         }
       },
       capture);
 }
 
-// Fills what a history needs beyond the recorder's window: the memory's
-// description on every checkpoint, the clock origin, and a copy of every
-// identity its checkpoints and events refer to.
+// Fills what a history needs beyond the recorder's window and its
+// identities: the memory's description on every checkpoint and the clock
+// origin.
 void CompleteHistory(const MemoryDescription& d, MemoryHistory* h) {
   h->memory_id = d.id;
   h->node = Options().node;
   h->clock_origin_unix_ns = HistoryClockOrigin();
-  std::vector<uint32_t> ids;
   for (HistoryCheckpoint& c : h->checkpoints) {
     Describe(d, &c.state);
     c.state.counters.journal_overflows = d.journal_overflows;
-    for (const Allocation& a : c.state.allocations)
-      if (a.identity) ids.push_back(a.identity);
-    AppendReferencedIdentities(c.state, &ids);
   }
-  for (const EventRecord& r : h->events)
-    if ((r.stamp & 0xff) == static_cast<uint32_t>(EventType::kAttachIdentity) &&
-        r.offset != 0 && r.offset <= UINT32_MAX)
-      ids.push_back(static_cast<uint32_t>(r.offset));
-  h->identities.clear();
-  LookupIdentities(&ids, &h->identities);
 }
 
 }  // namespace
@@ -159,11 +158,6 @@ bool TakeSnapshotAndHistory(realm_shadow_memory* memory, Snapshot* snapshot,
     Describe(d, &s);
     s.counters.journal_overflows = d.journal_overflows;
     if (!d.exact) MarkNotExact(&s);
-    // Copy every identity the picture refers to, so it stands alone.  The
-    // live allocations' identities came from the map's use counts above; a
-    // walk of 100k allocations here cost a fifth of the copy.
-    AppendReferencedIdentities(s, &capture.ids);
-    LookupIdentities(&capture.ids, &s.identities);
   }
   if (capture.history_kept) CompleteHistory(d, history);
   return capture.history_kept;

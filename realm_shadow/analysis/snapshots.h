@@ -57,6 +57,10 @@ bool TakeSnapshotAndHistory(realm_shadow_memory* memory, Snapshot* snapshot,
                             MemoryHistory* history);
 // Bytes the memory's history holds now (0: none); for benchmarks.
 size_t HistoryBytes(realm_shadow_memory* memory);
+// The shadow map as a journal consumer (what this layer installs), for a
+// test that wraps it (recorder.h ReplaceJournalConsumerForTesting): its
+// state must stay the shadow map, which TakeSnapshot reads.
+const JournalConsumer& ShadowMapConsumer();
 
 }  // namespace realm_shadow
 

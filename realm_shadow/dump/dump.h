@@ -11,31 +11,67 @@
 //  - Usable at out-of-memory time: writing streams through one fixed 64 KiB
 //    buffer; the only heap use is the Snapshot copy itself.
 //  - Reading never crashes: a truncated, corrupted (checksum), foreign
-//    (magic), wrong-version or wrong-endian file gets a one-line error that
-//    names the file and what is wrong.
+//    (magic), wrong-version or wrong-endian file gets a one-line error (the
+//    Status's message) that names the file and what is wrong.  Every version
+//    since 1 is read.
 #ifndef REALM_SHADOW_DUMP_DUMP_H_
 #define REALM_SHADOW_DUMP_DUMP_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "realm_shadow/analysis/history.h"
 #include "realm_shadow/analysis/snapshot.h"
+#include "realm_shadow/layers.h"
 
 namespace realm_shadow {
 
-inline constexpr uint32_t kDumpFormatVersion = 1;
+REALM_SHADOW_HEADER_OF_LAYER(4);
+
+// Version 2 added the pools section (pool); version 1 files, with or
+// without their optional history sections (hist), are read as they are
+// (docs/dump-format.md, Compatibility).
+inline constexpr uint32_t kDumpFormatVersion = 2;
+inline constexpr uint32_t kOldestDumpFormatVersion = 1;
+
+// A sub-allocator's pool inside one live allocation: what the memory's
+// allocator sees as one allocation (the backing), and what the pool's owner
+// carved out of it, which the allocator never sees.  Legion's bounded memory
+// pools are the case (legion_glue/pools.h); the free space inside a pool is
+// not a hole of the memory.
+struct PoolSubAllocation {
+  uint64_t instance = 0;
+  uint64_t offset = 0;  // from the pool's start
+  uint64_t size = 0;
+  uint32_t identity = 0;  // an identity of the memory's snapshot, or 0
+};
+
+struct Pool {
+  uint64_t pool = 0;              // the owner's id (Legion: the backing's id)
+  uint64_t memory_id = 0;         // the memory it sits in (0: any)
+  uint64_t backing_instance = 0;  // the live allocation that holds it
+  uint64_t offset = kNoOffset;    // the backing's range; kNoOffset: take it
+  uint64_t size = 0;              //   from the backing allocation
+  std::vector<PoolSubAllocation> suballocations;  // by ascending offset
+  // False when read back from a version 1 dump, which listed only the
+  // first entries (legion_glue/pools.h reads those).
+  bool suballocations_complete = true;
+};
 
 struct DumpFile {
-  uint32_t version = kDumpFormatVersion;
+  uint32_t version = kDumpFormatVersion;  // of the file it was read from
   uint32_t node = 0;               // the process (Legion node) it came from
   uint64_t created_unix_ns = 0;
   std::string source;              // "tracker", "ingest-realm-log", ...
   std::vector<std::string> notes;  // what the source could not know, etc.
   std::vector<Snapshot> memories;  // by ascending memory id
+  std::vector<Pool> pools;         // by (memory id, pool id)
   // Optional: at most one per memory, matched to it by (node, memory id),
   // ending at the memory's snapshot (the hist section; history.h).
   std::vector<MemoryHistory> histories;
@@ -44,14 +80,15 @@ struct DumpFile {
 // The history of a memory of the dump, or null.
 const MemoryHistory* FindHistory(const DumpFile& dump, const Snapshot& memory);
 
-// Writes atomically; false with *error set on failure.
-bool WriteDump(const std::string& path, const DumpFile& dump,
-               std::string* error);
-// Reads and validates; false with a one-line *error naming the file.
-bool ReadDump(const std::string& path, DumpFile* out, std::string* error);
-// Same, from bytes in memory (the fuzz target's entry).
-bool ParseDump(const uint8_t* data, size_t size, DumpFile* out,
-               std::string* error);
+// Writes atomically.
+absl::Status WriteDump(const std::string& path, const DumpFile& dump);
+// Reads and validates; the error names the file.
+absl::StatusOr<DumpFile> ReadDump(const std::string& path);
+// Same, from bytes in memory (the fuzz target's entry); the error does not
+// name a file.
+absl::StatusOr<DumpFile> ParseDump(const uint8_t* data, size_t size);
+// The bytes WriteDump writes; empty when the dump cannot be represented (a
+// string longer than 4 GiB, ...).
 std::string SerializeDump(const DumpFile& dump);
 
 // A dump read for one moment of its histories (`realm-shadow at`).  Open
@@ -108,18 +145,27 @@ class DumpMoments {
 // analysis.h.
 std::string DumpToJson(const DumpFile& dump);
 
-// Snapshots the tracked memory, with its history when it keeps one, and
-// writes it; false with *error on failure.  Announces the dump through the
-// log sink (log_sink.h), reason "request".
-bool DumpMemoryState(uint64_t memory_id, const std::string& path,
-                     std::string* error);
+// ---- dumps of tracked memories ---------------------------------------------
+
+// Snapshots the tracked memory and writes it, with its pools and its
+// history when it keeps one.  Announces the dump through the log sink
+// (log_sink.h), reason "request".
+absl::Status DumpMemoryState(uint64_t memory_id, const std::string& path);
 // Every registered memory in one file (one announcement per memory).
-bool DumpAllMemories(const std::string& path, std::string* error);
+absl::Status DumpAllMemories(const std::string& path);
 // The given memories (ids not registered are skipped) in one file, each
 // announced with `reason` right after its snapshot.
-bool DumpMemories(const std::vector<uint64_t>& memory_ids,
-                  const std::string& path, const char* reason,
-                  std::string* error);
+absl::Status DumpMemories(const std::vector<uint64_t>& memory_ids,
+                          const std::string& path, const char* reason);
+
+// Where the dumps of tracked memories (the two above, and dump on failure)
+// get their pools: a function that appends the pools of one memory.  The
+// recorder never sees pools (their insides are not the allocator's), so
+// their owner installs this: legion_glue's pool table does, at its first
+// use.  One per process; nullptr: dumps carry no pools.  The function runs
+// on the dumping thread, which may be the one whose allocation failed.
+using PoolSource = void (*)(uint64_t memory_id, std::vector<Pool>* out);
+void SetPoolSource(PoolSource source);
 
 // ---- the dump marker (log_sink.h) ------------------------------------------
 

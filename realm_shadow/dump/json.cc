@@ -1,70 +1,47 @@
 // realm_shadow/dump/json.cc - DumpToJson: the JSON rendering of a dump
-// (docs/json-schema.md).
+// (docs/json-schema.md), written through the one JSON writer
+// (internal/json_writer.h: exact integers, valid strings, null for what is
+// not finite).
 //
 // Holes, stats, usage by kind and each failure's blockers are computed here
 // with analysis.h, so the JSON says exactly what `realm-shadow report` says.
 // Ids (memory, instance, reservation) are hex strings: Realm ids use the top
-// bits and exceed 2^53, past which a JSON number loses precision in most
-// parsers.  Offsets and sizes are numbers (they stay below 2^53 in practice).
-// Names come from the program and from logs: every string is escaped and any
-// invalid UTF-8 becomes U+FFFD, so the output is always valid JSON.
-#include <cinttypes>
-#include <cmath>
-#include <cstdio>
+// bits and exceed 2^53.
 #include <string>
 
 #include "realm_shadow/analysis/analysis.h"
 #include "realm_shadow/dump/dump.h"
+#include "realm_shadow/dump/internal/json_records.h"
 #include "realm_shadow/dump/internal/json_writer.h"
 
 namespace realm_shadow {
 namespace {
 
 void WriteIdentity(JsonWriter& w, const Snapshot& s, uint32_t id) {
-  const Identity* identity = id ? s.FindIdentity(id) : nullptr;
-  if (identity == nullptr) {
-    w.Null();
-    return;
-  }
+  w.Key("identity");
+  const Identity* identity = s.FindIdentity(id);
+  if (identity == nullptr) return w.Null();
   w.BeginObject();
-  for (const auto& kv : identity->attributes) {
-    w.Key(kv.first);
-    w.String(kv.second);
-  }
+  for (const auto& [key, value] : identity->attributes) w.String(key, value);
   w.EndObject();
+}
+
+// The fields an allocation has wherever it is listed; the rest of its
+// record follows.
+void WriteAllocationRange(JsonWriter& w, const Allocation& a) {
+  w.HexId("instance", a.instance);
+  w.Uint("offset", a.offset);
+  w.Uint("size", a.size);
 }
 
 void WriteBlockers(JsonWriter& w, const Snapshot& s, const BlockerWindow& b) {
   w.BeginObject();
-  w.Key("found");
-  w.Bool(b.found);
-  w.Key("fits_already");
-  w.Bool(b.fits_already);
-  w.Key("window_offset");
-  w.Uint(b.window_offset);
-  w.Key("window_end");
-  w.Uint(b.window_end);
-  w.Key("placement");
-  w.Uint(b.placement);
-  w.Key("bytes_to_free");
-  w.Uint(b.bytes_to_free);
-  w.Key("allocations");
-  w.BeginArray();
-  for (const Allocation& a : b.blockers) {
-    w.BeginObject();
-    w.Key("instance");
-    w.HexId(a.instance);
-    w.Key("offset");
-    w.Uint(a.offset);
-    w.Key("size");
-    w.Uint(a.size);
-    w.Key("kind");
-    w.String(AllocationKindName(a.kind));
-    w.Key("identity");
+  WriteWindowFields(w, b);
+  w.ObjectArray("allocations", b.blockers, [&](const Allocation& a) {
+    WriteAllocationRange(w, a);
+    w.String("kind", AllocationKindName(a.kind));
     WriteIdentity(w, s, a.identity);
-    w.EndObject();
-  }
-  w.EndArray();
+  });
   w.EndObject();
 }
 
@@ -76,155 +53,50 @@ void WriteHistorySummary(JsonWriter& w, const MemoryHistory* h) {
     return;
   }
   w.BeginObject();
-  w.Key("clock");
-  w.String(HistoryClockName(h->clock));
-  w.Key("first_sequence");
-  w.Uint(h->first_sequence());
-  w.Key("end_sequence");
-  w.Uint(h->end_sequence());
-  w.Key("window_events");
-  w.Uint(h->window_events);
-  w.Key("checkpoints");
-  w.Uint(h->checkpoints.size());
-  w.Key("first_time_ns");
-  w.Double(static_cast<double>(h->TimeOfEvent(h->first_sequence())));
-  w.Key("last_time_ns");
-  w.Double(static_cast<double>(
-      h->events.empty() ? 0 : h->TimeOfEvent(h->end_sequence() - 1)));
+  w.String("clock", HistoryClockName(h->clock));
+  w.Uint("first_sequence", h->first_sequence());
+  w.Uint("end_sequence", h->end_sequence());
+  w.Uint("window_events", h->window_events);
+  w.Uint("checkpoints", h->checkpoints.size());
+  w.Int("first_time_ns", h->TimeOfEvent(h->first_sequence()));
+  w.Int("last_time_ns", h->events.empty() ? 0 : h->TimeOfEvent(h->end_sequence() - 1));
   w.EndObject();
 }
 
-void WriteMemory(JsonWriter& w, const Snapshot& s, const MemoryHistory* h) {
-  const std::vector<Hole> holes = FindHoles(s);
-  const FreeSummary summary = SummarizeHoles(s, holes);
-
-  w.BeginObject();
-  w.Key("id");
-  w.HexId(s.memory_id);
-  w.Key("kind");
-  w.String(MemoryKindName(s.kind));
-  w.Key("name");
-  w.String(s.name);
-  w.Key("node");
-  w.Uint(s.node);
-  w.Key("capacity");
-  if (s.capacity_known) {
-    w.Uint(s.capacity);
-  } else {
-    w.Null();
-  }
-  w.Key("addressed");
-  w.Bool(s.addressed);
-  w.Key("sequence");
-  w.Uint(s.sequence);
-  w.Key("exact");
-  w.Bool(s.exact);
-  w.Key("history");
-  WriteHistorySummary(w, h);
-
-  w.Key("allocations");
-  w.BeginArray();
-  for (const Allocation& a : s.allocations) {
-    w.BeginObject();
-    w.Key("instance");
-    w.HexId(a.instance);
-    w.Key("offset");
-    w.Uint(a.offset);
-    w.Key("size");
-    w.Uint(a.size);
-    w.Key("alignment");
-    w.Uint(a.alignment());
-    w.Key("state");
-    w.String(AllocationStateName(a.state));
-    w.Key("kind");
-    w.String(AllocationKindName(a.kind));
-    w.Key("pinned");
-    w.Bool(a.pinned());
+void WriteAllocations(JsonWriter& w, const Snapshot& s) {
+  w.ObjectArray("allocations", s.allocations, [&](const Allocation& a) {
+    WriteAllocationRange(w, a);
+    w.Uint("alignment", a.alignment());
+    w.String("state", AllocationStateName(a.state));
+    w.String("kind", AllocationKindName(a.kind));
+    w.Bool("pinned", a.pinned());
     w.Key("flags");
     w.BeginArray();
     if (a.flags & kPinned) w.String("pinned");
     if (a.flags & kFromRedistrict) w.String("from_redistrict");
     if (a.flags & kWasDeferred) w.String("was_deferred");
     w.EndArray();
-    w.Key("identity");
     WriteIdentity(w, s, a.identity);
-    w.EndObject();
-  }
-  w.EndArray();
+  });
+}
 
-  w.Key("holes");
-  w.BeginArray();
-  for (const Hole& h : holes) {
-    w.BeginObject();
-    w.Key("offset");
-    w.Uint(h.offset);
-    w.Key("size");
-    w.Uint(h.size);
-    w.EndObject();
-  }
-  w.EndArray();
-
-  w.Key("pending");
-  w.BeginArray();
-  for (const PendingRequest& p : s.pending) {
-    w.BeginObject();
-    w.Key("instance");
-    w.HexId(p.instance);
-    w.Key("size");
-    w.Uint(p.size);
-    w.Key("alignment");
-    w.Uint(p.alignment);
-    w.Key("planned_offset");
-    w.Offset(p.planned_offset);
-    w.Key("sequence");
-    w.Uint(p.sequence);
-    w.Key("identity");
+void WriteRequests(JsonWriter& w, const Snapshot& s) {
+  w.ObjectArray("pending", s.pending, [&](const PendingRequest& p) {
+    WritePendingFields(w, p);
     WriteIdentity(w, s, p.identity);
-    if (p.placement_unknown()) {
-      w.Key("placement_unknown");
-      w.Bool(true);
-    }
-    w.EndObject();
-  }
-  w.EndArray();
-
-  w.Key("reservations");
-  w.BeginArray();
-  for (const Reservation& r : s.reservations) {
-    w.BeginObject();
-    w.Key("id");
-    w.HexId(r.id);
-    w.Key("offset");
-    w.Offset(r.offset);
-    w.Key("size");
-    w.Uint(r.size);
-    w.Key("sequence");
-    w.Uint(r.sequence);
-    w.EndObject();
-  }
-  w.EndArray();
-
-  w.Key("failures");
-  w.BeginArray();
-  for (const Failure& f : s.failures) {
-    w.BeginObject();
-    w.Key("instance");
-    w.HexId(f.instance);
-    w.Key("size");
-    w.Uint(f.size);
-    w.Key("alignment");
-    w.Uint(f.alignment);
-    w.Key("eventual");
-    w.Bool(f.eventual);
-    w.Key("sequence");
-    w.Uint(f.sequence);
-    w.Key("identity");
+    if (p.placement_unknown()) w.Bool("placement_unknown", true);
+  });
+  w.ObjectArray("reservations", s.reservations,
+                [&](const Reservation& r) { WriteReservationFields(w, r); });
+  w.ObjectArray("failures", s.failures, [&](const Failure& f) {
+    WriteFailureFields(w, f);
     WriteIdentity(w, s, f.identity);
     // Judged against this snapshot, not the moment of failure: releases
-    // after the failure may have made it fit since.
+    // after the failure may have made it fit since.  A request never seen
+    // (size 0, an anomaly) has neither.
     w.Key("cause");
     if (f.size == 0) {
-      w.Null();  // the request was never seen (an anomaly)
+      w.Null();
     } else {
       w.String(FailureCauseName(ClassifyRequest(s, f.size, f.alignment)));
     }
@@ -234,108 +106,173 @@ void WriteMemory(JsonWriter& w, const Snapshot& s, const MemoryHistory* h) {
     } else {
       WriteBlockers(w, s, FindBlockers(s, f.size, f.alignment));
     }
-    w.EndObject();
-  }
-  w.EndArray();
+  });
+}
 
+void WriteStats(JsonWriter& w, const std::vector<Hole>& holes,
+                const FreeSummary& summary) {
   w.Key("stats");
   w.BeginObject();
-  w.Key("used");
-  w.Uint(summary.used);
-  w.Key("total_free");
-  w.Uint(summary.total_free);
-  w.Key("largest_hole");
-  w.Uint(summary.largest_hole);
-  w.Key("hole_count");
-  w.Uint(summary.hole_count);
-  w.Key("allocation_count");
-  w.Uint(summary.allocation_count);
-  w.Key("fragmentation");
-  w.Double(summary.fragmentation);
+  WriteSummaryFields(w, summary);
   w.Key("hole_histogram");
   w.BeginArray();
   for (uint64_t n : HoleSizeHistogram(holes)) w.Uint(n);
   w.EndArray();
   w.EndObject();
+}
 
+// One key per name, each with its count: the counters by event type and by
+// anomaly kind.
+template <size_t N, typename Enum>
+void WriteNamedCounts(JsonWriter& w, const char* key,
+                      const std::array<uint64_t, N>& counts,
+                      const char* (*name)(Enum)) {
+  w.Key(key);
+  w.BeginObject();
+  for (size_t i = 0; i < N; ++i) w.Uint(name(static_cast<Enum>(i)), counts[i]);
+  w.EndObject();
+}
+
+void WriteCounters(JsonWriter& w, const Snapshot& s) {
   w.Key("usage_by_kind");
   w.BeginObject();
   const auto usage = UsageByKind(s);
   for (int k = 0; k < kAllocationKindCount; ++k) {
     w.Key(AllocationKindName(static_cast<AllocationKind>(k)));
     w.BeginObject();
-    w.Key("bytes");
-    w.Uint(usage[k].bytes);
-    w.Key("count");
-    w.Uint(usage[k].count);
+    w.Uint("bytes", usage[k].bytes);
+    w.Uint("count", usage[k].count);
     w.EndObject();
   }
   w.EndObject();
 
   w.Key("counters");
   w.BeginObject();
-  w.Key("events");
-  w.BeginObject();
-  for (int t = 0; t < kEventTypeCount; ++t) {
-    w.Key(EventTypeName(static_cast<EventType>(t)));
-    w.Uint(s.counters.by_type[t]);
-  }
-  w.EndObject();
-  w.Key("anomalies");
-  w.BeginObject();
-  for (int k = 0; k < kAnomalyKindCount; ++k) {
-    w.Key(AnomalyKindName(static_cast<AnomalyKind>(k)));
-    w.Uint(s.counters.anomalies[k]);
-  }
-  w.EndObject();
-  w.Key("failures");
-  w.Uint(s.counters.failures);
-  w.Key("cancelled");
-  w.Uint(s.counters.cancelled);
-  w.Key("peak_used");
-  w.Uint(s.counters.peak_used);
-  w.Key("journal_overflows");
-  w.Uint(s.counters.journal_overflows);
+  WriteNamedCounts(w, "events", s.counters.by_type, &EventTypeName);
+  WriteNamedCounts(w, "anomalies", s.counters.anomalies, &AnomalyKindName);
+  w.Uint("failures", s.counters.failures);
+  w.Uint("cancelled", s.counters.cancelled);
+  w.Uint("peak_used", s.counters.peak_used);
+  w.Uint("journal_overflows", s.counters.journal_overflows);
   w.EndObject();
 
-  w.Key("anomalies");
-  w.BeginArray();
-  for (const Anomaly& a : s.anomalies) {
-    w.BeginObject();
-    w.Key("kind");
-    w.String(AnomalyKindName(a.kind));
-    w.Key("sequence");
-    w.Uint(a.sequence);
-    w.Key("instance");
-    w.HexId(a.instance);
-    w.Key("offset");
-    w.Offset(a.offset);
-    w.Key("size");
-    w.Uint(a.size);
-    w.Key("other_instance");
-    w.HexId(a.other_instance);
-    w.EndObject();
+  w.ObjectArray("anomalies", s.anomalies, [&](const Anomaly& a) {
+    w.String("kind", AnomalyKindName(a.kind));
+    w.Uint("sequence", a.sequence);
+    w.HexId("instance", a.instance);
+    w.Offset("offset", a.offset);
+    w.Uint("size", a.size);
+    w.HexId("other_instance", a.other_instance);
+  });
+}
+
+void WriteMemory(JsonWriter& w, const Snapshot& s, const MemoryHistory* h) {
+  const std::vector<Hole> holes = FindHoles(s);
+  w.BeginObject();
+  w.HexId("id", s.memory_id);
+  w.String("kind", MemoryKindName(s.kind));
+  w.String("name", s.name);
+  w.Uint("node", s.node);
+  w.Key("capacity");
+  if (s.capacity_known) {
+    w.Uint(s.capacity);
+  } else {
+    w.Null();
   }
-  w.EndArray();
+  w.Bool("addressed", s.addressed);
+  w.Uint("sequence", s.sequence);
+  w.Bool("exact", s.exact);
+  w.Key("history");
+  WriteHistorySummary(w, h);
+  WriteAllocations(w, s);
+  w.ObjectArray("holes", holes, [&](const Hole& h) {
+    w.Uint("offset", h.offset);
+    w.Uint("size", h.size);
+  });
+  WriteRequests(w, s);
+  WriteStats(w, holes, SummarizeHoles(s, holes));
+  WriteCounters(w, s);
   w.EndObject();
 }
 
+// The dump's pools (dump.h Pool): what sub-allocators keep inside live
+// allocations, apart from the memories' holes.
+void WritePools(JsonWriter& w, const DumpFile& dump) {
+  w.ObjectArray("pools", dump.pools, [&](const Pool& p) {
+    const Snapshot* memory = nullptr;  // whose identities the pool names
+    for (const Snapshot& s : dump.memories)
+      if (s.memory_id == p.memory_id) memory = &s;
+    w.HexId("memory", p.memory_id);
+    w.HexId("pool", p.pool);
+    w.HexId("backing_instance", p.backing_instance);
+    w.Offset("offset", p.offset);
+    w.Uint("size", p.size);
+    w.ObjectArray("suballocations", p.suballocations, [&](const PoolSubAllocation& sub) {
+      w.HexId("instance", sub.instance);
+      w.Uint("offset", sub.offset);
+      w.Uint("size", sub.size);
+      if (memory != nullptr) {
+        WriteIdentity(w, *memory, sub.identity);
+      } else {
+        w.Key("identity");
+        w.Null();
+      }
+    });
+  });
+}
+
 }  // namespace
+
+void WriteSummaryFields(JsonWriter& w, const FreeSummary& summary) {
+  w.Uint("used", summary.used);
+  w.Uint("total_free", summary.total_free);
+  w.Uint("largest_hole", summary.largest_hole);
+  w.Uint("hole_count", summary.hole_count);
+  w.Uint("allocation_count", summary.allocation_count);
+  w.Double("fragmentation", summary.fragmentation);
+}
+
+void WriteWindowFields(JsonWriter& w, const BlockerWindow& b) {
+  w.Bool("found", b.found);
+  w.Bool("fits_already", b.fits_already);
+  w.Uint("window_offset", b.window_offset);
+  w.Uint("window_end", b.window_end);
+  w.Uint("placement", b.placement);
+  w.Uint("bytes_to_free", b.bytes_to_free);
+}
+
+void WritePendingFields(JsonWriter& w, const PendingRequest& p) {
+  w.HexId("instance", p.instance);
+  w.Uint("size", p.size);
+  w.Uint("alignment", p.alignment);
+  w.Offset("planned_offset", p.planned_offset);
+  w.Uint("sequence", p.sequence);
+}
+
+void WriteReservationFields(JsonWriter& w, const Reservation& r) {
+  w.HexId("id", r.id);
+  w.Offset("offset", r.offset);
+  w.Uint("size", r.size);
+  w.Uint("sequence", r.sequence);
+}
+
+void WriteFailureFields(JsonWriter& w, const Failure& f) {
+  w.HexId("instance", f.instance);
+  w.Uint("size", f.size);
+  w.Uint("alignment", f.alignment);
+  w.Bool("eventual", f.eventual);
+  w.Uint("sequence", f.sequence);
+}
 
 std::string DumpToJson(const DumpFile& dump) {
   std::string out;
   JsonWriter w(&out);
   w.BeginObject();
-  w.Key("format");
-  w.String("realm-shadow");
-  w.Key("version");
-  w.Uint(dump.version);
-  w.Key("node");
-  w.Uint(dump.node);
-  w.Key("created_unix_ns");
-  w.Uint(dump.created_unix_ns);
-  w.Key("source");
-  w.String(dump.source);
+  w.String("format", "realm-shadow");
+  w.Uint("version", dump.version);
+  w.Uint("node", dump.node);
+  w.Uint("created_unix_ns", dump.created_unix_ns);
+  w.String("source", dump.source);
   w.Key("notes");
   w.BeginArray();
   for (const std::string& note : dump.notes) w.String(note);
@@ -344,6 +281,7 @@ std::string DumpToJson(const DumpFile& dump) {
   w.BeginArray();
   for (const Snapshot& s : dump.memories) WriteMemory(w, s, FindHistory(dump, s));
   w.EndArray();
+  WritePools(w, dump);
   w.EndObject();
   out += '\n';
   return out;

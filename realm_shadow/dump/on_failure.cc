@@ -11,7 +11,6 @@
 #include "realm_shadow/dump/on_failure.h"
 
 #include <sys/stat.h>
-#include <time.h>
 
 #include <atomic>
 #include <cinttypes>
@@ -20,9 +19,11 @@
 #include <mutex>
 #include <string>
 
+#include "absl/strings/numbers.h"
 #include "realm_shadow/analysis/analysis.h"
-#include "realm_shadow/dump/dump.h"
 #include "realm_shadow/analysis/snapshots.h"
+#include "realm_shadow/dump/dump.h"
+#include "realm_shadow/dump/internal/tracked_dump.h"
 
 extern "C" const int realm_shadow_dump_on_failure_anchor = 1;
 
@@ -69,7 +70,7 @@ std::string Count(size_t n, const char* noun) {
 }
 
 std::string IdentityText(const Snapshot& s, uint32_t id) {
-  const Identity* identity = id ? s.FindIdentity(id) : nullptr;
+  const Identity* identity = s.FindIdentity(id);
   if (identity == nullptr) return "";
   std::string out;
   for (const auto& kv : identity->attributes) {
@@ -116,13 +117,7 @@ void OnFailure(realm_shadow_memory* memory, uint64_t instance) {
     t_in_observer = false;
     return;
   }
-  DumpFile dump;
-  dump.node = Options().node;
-  timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  dump.created_unix_ns =
-      uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
-  dump.source = "tracker";
+  DumpFile dump = NewTrackerDump();
   dump.notes.push_back("written at the failure of instance " + HexId(instance));
   const unsigned k = ClaimDump(config, MemoryId(memory));
   char name[96];
@@ -131,11 +126,7 @@ void OnFailure(realm_shadow_memory* memory, uint64_t instance) {
                 dump.node, MemoryId(memory), k);
   const std::string path = dir + name;
   if (k != 0) AnnounceDumpBegin(path, MemoryId(memory), dump.node, "failure");
-  // The picture and the history that led to it, at the same moment.
-  dump.memories.emplace_back();
-  MemoryHistory history;
-  if (TakeSnapshotAndHistory(memory, &dump.memories.back(), &history))
-    dump.histories.push_back(std::move(history));
+  AddTrackedMemory(memory, &dump);
   const Snapshot& snapshot = dump.memories.back();
 
   // The marker right after the snapshot; the report is formatted after it.
@@ -148,12 +139,12 @@ void OnFailure(realm_shadow_memory* memory, uint64_t instance) {
     // REALM_SHADOW_DUMP_DIR=/tmp/dumps should not lose the first dump);
     // WriteDump reports whatever still fails.
     ::mkdir(dir.c_str(), 0777);
-    std::string error;
-    if (WriteDump(path, dump, &error)) {
+    if (const absl::Status written = WriteDump(path, dump); written.ok()) {
       report += "  dump           " + path + "\n";
     } else {
-      AnnounceDumpNotWritten(path, error);
-      report += "  dump           not written: " + OneLine(error) + "\n";
+      AnnounceDumpNotWritten(path, std::string(written.message()));
+      report += "  dump           not written: " +
+                OneLine(std::string(written.message())) + "\n";
     }
   }
   std::fputs(report.c_str(), stderr);
@@ -175,9 +166,10 @@ bool InstallDumpOnFailure() {
   const char* limit_text = std::getenv("REALM_SHADOW_DUMP_LIMIT");
   unsigned limit = kDefaultLimit;
   if (limit_text != nullptr && *limit_text != '\0') {
-    char* end = nullptr;
-    const unsigned long v = std::strtoul(limit_text, &end, 10);
-    if (end != limit_text && *end == '\0') {
+    // A decimal count, as REALM_SHADOW_JOURNAL_EVENTS: "-1" is not one
+    // (strtoul read it as 2^64 - 1, that is a million dumps).
+    uint64_t v = 0;
+    if (absl::SimpleAtoi(limit_text, &v)) {
       limit = v > 1000000 ? 1000000u : static_cast<unsigned>(v);
     } else {
       std::fprintf(stderr,

@@ -81,8 +81,8 @@ bool DumpChangedMemories(Periodic& p, const std::string& dir) {
                        std::to_string(p.period_ms) +
                        " ms, memories whose events moved since the last)");
   ::mkdir(dir.c_str(), 0777);
-  std::string error;
-  if (!WriteDump(path, dump, &error)) {
+  if (const absl::Status written = WriteDump(path, dump); !written.ok()) {
+    const std::string error(written.message());
     AnnounceDumpNotWritten(path, error);
     std::fprintf(stderr, "realm-shadow: periodic dump not written: %s\n",
                  error.c_str());

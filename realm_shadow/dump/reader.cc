@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "realm_shadow/dump/dump.h"
 #include "realm_shadow/dump/internal/crc32c.h"
 #include "realm_shadow/dump/internal/format.h"
@@ -39,6 +40,11 @@ class Cursor {
     std::memcpy(&v, p_, sizeof v);
     Skip(sizeof v);
     return v;
+  }
+  // Each *out in its own type's width, in order (callers check Has first).
+  template <typename... T>
+  void GetEach(T*... out) {
+    ((*out = Get<T>()), ...);
   }
   bool Has(uint64_t n) const { return n <= left_; }
   void Skip(size_t n) {
@@ -65,8 +71,7 @@ struct HistoryIndex {
 
 class Parser {
  public:
-  Parser(const uint8_t* data, size_t size, std::string* error)
-      : data_(data), size_(size), error_(error) {}
+  Parser(const uint8_t* data, size_t size) : data_(data), size_(size) {}
   bool Parse(DumpFile* out);
   // Parse, except that histories are indexed into *index instead of read,
   // and the checksum is checked only when verify_checksum.
@@ -81,18 +86,23 @@ class Parser {
                          HistoryCheckpoint* cp);
   bool IndexedEvents(const HistoryIndex& x, uint64_t from, uint64_t to,
                      std::vector<EventRecord>* out);
-  void set_error(std::string* error) { error_ = error; }
+  // Where Fail also writes its message (DumpMoments' caller's string).
+  void set_error(std::string* error) { error_sink_ = error; }
+  // Why Parse returned false: one line, no file name.
+  absl::Status error() const { return absl::Status(code_, error_); }
 
  private:
-  bool Fail(std::string what) {
-    *error_ = std::move(what);
+  bool Fail(std::string what, absl::StatusCode code = absl::StatusCode::kDataLoss) {
+    error_ = std::move(what);
+    code_ = code;
+    if (error_sink_ != nullptr) *error_sink_ = error_;
     return false;
   }
   bool Truncated(const std::string& what, uint64_t need, size_t left) {
     return Fail("truncated (" + what + " needs " + std::to_string(need) +
                 " bytes, " + std::to_string(left) + " left)");
   }
-  bool Section(Cursor& file, const char (&tag)[4], const std::string& name,
+  bool Section(Cursor& file, const char* tag, const std::string& name,
                Cursor* payload);
   bool String(uint32_t index, const std::string& where, std::string* out);
   bool Header(Cursor& c, DumpFile* out, uint32_t* memory_count);
@@ -100,7 +110,8 @@ class Parser {
   bool Memory(Cursor& c, const std::string& name, Snapshot* s);
   bool Identities(Cursor& c, uint64_t count, const std::string& where,
                   std::vector<Identity>* out);
-  bool Optional(Cursor& file, DumpFile* out);
+  bool OptionalSections(Cursor& file, DumpFile* out);
+  bool Pools(Cursor& c, std::vector<Pool>* out);
   bool History(Cursor& c, const std::string& name, const DumpFile& dump,
                MemoryHistory* h);
   bool HistoryHead(Cursor& c, const std::string& where, const DumpFile& dump,
@@ -115,16 +126,18 @@ class Parser {
 
   const uint8_t* data_;
   size_t size_;
-  std::string* error_;
+  std::string error_;
+  absl::StatusCode code_ = absl::StatusCode::kOk;
   std::vector<std::string_view> strings_;
   uint64_t expanded_ = 0;  // string bytes materialized so far
   uint32_t source_index_ = 0;
   std::vector<uint32_t> note_indices_;
   bool verify_checksum_ = true;
   std::vector<HistoryIndex>* index_ = nullptr;
+  std::string* error_sink_ = nullptr;
 };
 
-bool Parser::Section(Cursor& file, const char (&tag)[4],
+bool Parser::Section(Cursor& file, const char* tag,
                      const std::string& name, Cursor* payload) {
   const std::string what = "section '" + name + "'";
   if (!file.Has(kSectionHeaderBytes)) {
@@ -224,10 +237,7 @@ bool Parser::Memory(Cursor& c, const std::string& name, Snapshot* s) {
                 " bytes, less than the " + std::to_string(kMemoryMinBytes) +
                 " every memory needs");
   }
-  s->memory_id = c.Get<uint64_t>();
-  s->capacity = c.Get<uint64_t>();
-  s->sequence = c.Get<uint64_t>();
-  s->node = c.Get<uint32_t>();
+  c.GetEach(&s->memory_id, &s->capacity, &s->sequence, &s->node);
   const uint32_t name_index = c.Get<uint32_t>();
   const uint8_t kind = c.Get<uint8_t>();
   const uint8_t capacity_known = c.Get<uint8_t>();
@@ -265,10 +275,8 @@ bool Parser::Memory(Cursor& c, const std::string& name, Snapshot* s) {
   s->counters.by_type.fill(0);
   for (uint32_t t = 0; t < by_type; ++t) s->counters.by_type[t] = c.Get<uint64_t>();
   for (uint64_t& v : s->counters.anomalies) v = c.Get<uint64_t>();
-  s->counters.failures = c.Get<uint64_t>();
-  s->counters.cancelled = c.Get<uint64_t>();
-  s->counters.peak_used = c.Get<uint64_t>();
-  s->counters.journal_overflows = c.Get<uint64_t>();
+  c.GetEach(&s->counters.failures, &s->counters.cancelled, &s->counters.peak_used,
+            &s->counters.journal_overflows);
 
   // Fixed-size arrays: their total is known from the counts, so one check
   // covers them all before anything is allocated.  Each count is first
@@ -326,31 +334,19 @@ bool Parser::Memory(Cursor& c, const std::string& name, Snapshot* s) {
 
   s->pending.resize(counts[1]);
   for (PendingRequest& p : s->pending) {
-    p.instance = c.Get<uint64_t>();
-    p.size = c.Get<uint64_t>();
-    p.alignment = c.Get<uint64_t>();
-    p.planned_offset = c.Get<uint64_t>();
-    p.sequence = c.Get<uint64_t>();
-    p.identity = c.Get<uint32_t>();
-    p.flags = c.Get<uint8_t>();
+    c.GetEach(&p.instance, &p.size, &p.alignment, &p.planned_offset, &p.sequence,
+              &p.identity, &p.flags);
     if (c.Get<uint8_t>() | c.Get<uint8_t>() | c.Get<uint8_t>()) {
       return Fail(where + ": a pending request has nonzero padding");
     }
   }
   s->reservations.resize(counts[2]);
   for (Reservation& r : s->reservations) {
-    r.id = c.Get<uint64_t>();
-    r.offset = c.Get<uint64_t>();
-    r.size = c.Get<uint64_t>();
-    r.sequence = c.Get<uint64_t>();
+    c.GetEach(&r.id, &r.offset, &r.size, &r.sequence);
   }
   s->failures.resize(counts[3]);
   for (Failure& f : s->failures) {
-    f.instance = c.Get<uint64_t>();
-    f.size = c.Get<uint64_t>();
-    f.alignment = c.Get<uint64_t>();
-    f.sequence = c.Get<uint64_t>();
-    f.identity = c.Get<uint32_t>();
+    c.GetEach(&f.instance, &f.size, &f.alignment, &f.sequence, &f.identity);
     const uint8_t eventual = c.Get<uint8_t>();
     if (eventual > 1 ||
         (c.Get<uint8_t>() | c.Get<uint8_t>() | c.Get<uint8_t>())) {
@@ -360,11 +356,7 @@ bool Parser::Memory(Cursor& c, const std::string& name, Snapshot* s) {
   }
   s->anomalies.resize(counts[4]);
   for (Anomaly& a : s->anomalies) {
-    a.sequence = c.Get<uint64_t>();
-    a.instance = c.Get<uint64_t>();
-    a.offset = c.Get<uint64_t>();
-    a.size = c.Get<uint64_t>();
-    a.other_instance = c.Get<uint64_t>();
+    c.GetEach(&a.sequence, &a.instance, &a.offset, &a.size, &a.other_instance);
     const uint8_t kind = c.Get<uint8_t>();
     if (kind >= kAnomalyKindCount) {
       return Fail(where + ": unknown anomaly kind " + std::to_string(kind));
@@ -422,6 +414,18 @@ bool Parser::Identities(Cursor& c, uint64_t count, const std::string& where,
       }
     }
     out->push_back(std::move(id));
+  }
+  // Snapshot keeps identities sorted by id (FindIdentity searches them);
+  // writers sort them, but nothing in the format promised it.  One id twice
+  // would make an allocation's identity ambiguous.
+  const auto by_id = [](const Identity& a, const Identity& b) { return a.id < b.id; };
+  if (!std::is_sorted(out->begin(), out->end(), by_id))
+    std::stable_sort(out->begin(), out->end(), by_id);
+  for (size_t i = 1; i < out->size(); ++i) {
+    if ((*out)[i].id == (*out)[i - 1].id) {
+      return Fail(where + ": identity " + std::to_string((*out)[i].id) +
+                  " is listed twice");
+    }
   }
   return true;
 }
@@ -684,37 +688,98 @@ bool Parser::IndexedEvents(const HistoryIndex& x, uint64_t from, uint64_t to,
   return true;
 }
 
-// The optional sections between the last memory and the trailer.  A
-// section of a tag this reader does not know is skipped whole (a later
-// version's optional data); bytes that do not make the header of an
-// optional section (a tag starting with a lowercase letter) are left for
-// the trailer check to refuse.
-bool Parser::Optional(Cursor& file, DumpFile* out) {
-  while (file.left() >= kSectionHeaderBytes + kTrailerBytes) {
-    if (!IsOptionalTag(file.here())) return true;
-    Cursor payload(nullptr, 0);
-    if (std::memcmp(file.here(), kTagHistory, 4) == 0) {
-      const std::string name =
-          "history " + std::to_string(index_ != nullptr ? index_->size()
-                                                         : out->histories.size());
-      if (!Section(file, kTagHistory, name, &payload)) return false;
-      if (index_ != nullptr) {
-        index_->emplace_back();
-        if (!IndexHistory(payload, name, *out, &index_->back())) return false;
-        continue;
+// Sections between the last memory and the trailer, each with a tag whose
+// first letter is lowercase: hist (a memory's history; version 1 writers
+// wrote it too) and, version 2 on, pool.  Known ones are read (pools at
+// most once); unknown ones are skipped by their length, so that a section
+// added later needs no new version from readers that can do without it.
+bool Parser::OptionalSections(Cursor& file, DumpFile* out) {
+  bool pools_seen = false;
+  // The last 16 bytes are the trailer, unless they are not one and start
+  // like a section: the file was cut inside an optional section.
+  const auto at_trailer = [&] {
+    if (file.left() > kTrailerBytes) return false;
+    if (file.left() < kTrailerBytes || !IsOptionalTag(file.here())) return true;
+    uint64_t body;
+    uint32_t marker;
+    std::memcpy(&body, file.here(), 8);
+    std::memcpy(&marker, file.here() + 12, 4);
+    return body == size_ - kTrailerBytes && marker == kTrailerMarker;
+  };
+  while (!at_trailer()) {
+    const std::string unexpected =
+        std::to_string(file.left() - kTrailerBytes) + " unexpected bytes after the last memory";
+    if (!file.Has(kSectionHeaderBytes) || !IsOptionalTag(file.here())) {
+      std::string tag;
+      for (size_t i = 0; i < 4 && i < file.left(); ++i) {
+        const char ch = static_cast<char>(file.here()[i]);
+        tag += (ch >= 0x20 && ch < 0x7f) ? ch : '?';
       }
+      return Fail(unexpected + " (tag '" + tag +
+                  "' is not an optional section's: those start with a lowercase letter)");
+    }
+    const bool is_pools = std::memcmp(file.here(), kTagPools, 4) == 0;
+    const bool is_history = std::memcmp(file.here(), kTagHistory, 4) == 0;
+    std::string name = "optional '";
+    name.append(reinterpret_cast<const char*>(file.here()), 4);
+    name += "'";
+    if (is_pools) name = "pools";
+    if (is_history)
+      name = "history " + std::to_string(index_ != nullptr ? index_->size()
+                                                          : out->histories.size());
+    Cursor payload(nullptr, 0);
+    const std::string tag(reinterpret_cast<const char*>(file.here()), 4);
+    if (!Section(file, tag.c_str(), name, &payload)) return false;
+    if (is_history && index_ != nullptr) {
+      index_->emplace_back();
+      if (!IndexHistory(payload, name, *out, &index_->back())) return false;
+      continue;
+    }
+    if (is_history) {
       MemoryHistory h;
       if (!History(payload, name, *out, &h)) return false;
       out->histories.push_back(std::move(h));
       continue;
     }
-    const char tag[4] = {static_cast<char>(file.here()[0]),
-                         static_cast<char>(file.here()[1]),
-                         static_cast<char>(file.here()[2]),
-                         static_cast<char>(file.here()[3])};
-    if (!Section(file, tag, std::string("optional ") + std::string(tag, 4),
-                 &payload))
-      return false;
+    if (!is_pools) continue;  // not ours to know: skipped whole
+    if (pools_seen) return Fail("section 'pools' appears twice");
+    pools_seen = true;
+    if (!Pools(payload, &out->pools)) return false;
+  }
+  return true;
+}
+
+bool Parser::Pools(Cursor& c, std::vector<Pool>* out) {
+  if (!c.Has(kPoolsHeaderBytes)) return Truncated("section 'pools'", kPoolsHeaderBytes, c.left());
+  const uint32_t count = c.Get<uint32_t>();
+  if (c.Get<uint32_t>() != 0) return Fail("section 'pools' has a nonzero reserved field");
+  if (count > c.left() / kPoolFixedBytes) {
+    return Fail("section 'pools': " + std::to_string(count) + " pools need " +
+                std::to_string(uint64_t{count} * kPoolFixedBytes) + " bytes, " +
+                std::to_string(c.left()) + " left");
+  }
+  out->resize(count);  // bounded by the payload just checked
+  for (uint32_t i = 0; i < count; ++i) {
+    const std::string at = "section 'pools': pool " + std::to_string(i);
+    if (!c.Has(kPoolFixedBytes)) return Truncated(at, kPoolFixedBytes, c.left());
+    Pool& p = (*out)[i];
+    c.GetEach(&p.memory_id, &p.pool, &p.backing_instance, &p.offset, &p.size);
+    const uint64_t subs = c.Get<uint64_t>();
+    if (subs > c.left() / kPoolSubAllocationBytes) {
+      return Fail(at + ": " + std::to_string(subs) + " sub-allocations need " +
+                  std::to_string(subs) + " x " +
+                  std::to_string(kPoolSubAllocationBytes) + " bytes, " +
+                  std::to_string(c.left()) + " left");
+    }
+    p.suballocations.resize(subs);
+    for (PoolSubAllocation& sub : p.suballocations) {
+      c.GetEach(&sub.instance, &sub.offset, &sub.size, &sub.identity);
+      if (c.Get<uint32_t>() != 0) return Fail(at + ": a sub-allocation has nonzero padding");
+    }
+  }
+  if (c.left() != 0) {
+    return Fail("section 'pools': " + std::to_string(c.left()) +
+                " bytes after its last pool");
   }
   return true;
 }
@@ -741,7 +806,8 @@ bool Parser::Parse(DumpFile* out) {
   if (size_ == 0) return Fail("empty file");
   const size_t magic_seen = size_ < sizeof kMagic ? size_ : sizeof kMagic;
   if (std::memcmp(data_, kMagic, magic_seen) != 0) {
-    return Fail("not a realm-shadow dump (bad magic)");
+    return Fail("not a realm-shadow dump (bad magic)",
+                absl::StatusCode::kInvalidArgument);
   }
   if (size_ < kPreambleBytes) {
     return Truncated("preamble", kPreambleBytes, size_);
@@ -752,15 +818,18 @@ bool Parser::Parse(DumpFile* out) {
   const uint32_t marker = file.Get<uint32_t>();
   if (marker == kEndianMarkerSwapped) {
     return Fail("big-endian/foreign-endian file (byte order marker " +
-                HexId(marker) + "); this reader reads only native-order dumps");
+                    HexId(marker) + "); this reader reads only native-order dumps",
+                absl::StatusCode::kUnimplemented);
   }
   if (marker != kEndianMarker) {
     return Fail("bad byte order marker " + HexId(marker));
   }
-  if (version != kDumpFormatVersion) {
+  if (version < kOldestDumpFormatVersion || version > kDumpFormatVersion) {
     return Fail("unsupported version " + std::to_string(version) +
-                " (this reader knows " + std::to_string(kDumpFormatVersion) +
-                ")");
+                    " (this reader knows " +
+                    std::to_string(kOldestDumpFormatVersion) + " to " +
+                    std::to_string(kDumpFormatVersion) + ")",
+                absl::StatusCode::kUnimplemented);
   }
   out->version = version;
 
@@ -807,7 +876,7 @@ bool Parser::Parse(DumpFile* out) {
     if (!Section(file, kTagMemory, name, &payload)) return false;
     if (!Memory(payload, name, &out->memories[m])) return false;
   }
-  if (!Optional(file, out)) return false;
+  if (!OptionalSections(file, out)) return false;
   if (!Trailer(file)) return false;
   // The trailer matched, so the checksum was verified above (unless a
   // DumpMoments asked not to).
@@ -838,12 +907,11 @@ int OpenRegularFile(const std::string& path, struct stat* st,
 
 }  // namespace
 
-bool ParseDump(const uint8_t* data, size_t size, DumpFile* out,
-               std::string* error) {
-  std::string scratch;
-  DumpFile local;
-  Parser parser(data, size, error ? error : &scratch);
-  return parser.Parse(out ? out : &local);
+absl::StatusOr<DumpFile> ParseDump(const uint8_t* data, size_t size) {
+  DumpFile dump;
+  Parser parser(data, size);
+  if (!parser.Parse(&dump)) return parser.error();
+  return dump;
 }
 
 const MemoryHistory* FindHistory(const DumpFile& dump, const Snapshot& memory) {
@@ -852,35 +920,32 @@ const MemoryHistory* FindHistory(const DumpFile& dump, const Snapshot& memory) {
   return nullptr;
 }
 
-bool ReadDump(const std::string& path, DumpFile* out, std::string* error) {
-  std::string scratch;
-  if (error == nullptr) error = &scratch;
+absl::StatusOr<DumpFile> ReadDump(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return absl::ErrnoToStatus(errno, path + ": cannot open");
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
   struct stat st;
-  const int fd = OpenRegularFile(path, &st, error);
-  if (fd < 0) return false;
+  if (::fstat(fd, &st) != 0) return absl::ErrnoToStatus(errno, path + ": cannot stat");
+  if (!S_ISREG(st.st_mode)) return absl::InvalidArgumentError(path + ": not a regular file");
   std::string bytes;
   bytes.resize(static_cast<size_t>(st.st_size));
   size_t got = 0;
   while (got < bytes.size()) {
     const ssize_t r = ::read(fd, &bytes[got], bytes.size() - got);
     if (r < 0 && errno == EINTR) continue;
-    if (r < 0) {
-      *error = path + ": read failed: " + ErrnoText(errno);
-      ::close(fd);
-      return false;
-    }
+    if (r < 0) return absl::ErrnoToStatus(errno, path + ": read failed");
     if (r == 0) break;  // shrank while we read: parse what is there
     got += static_cast<size_t>(r);
   }
-  ::close(fd);
   bytes.resize(got);
-  DumpFile local;
-  if (!ParseDump(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(),
-                 out ? out : &local, error)) {
-    *error = path + ": " + *error;
-    return false;
-  }
-  return true;
+  absl::StatusOr<DumpFile> dump =
+      ParseDump(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+  if (!dump.ok())
+    return absl::Status(dump.status().code(), path + ": " + std::string(dump.status().message()));
+  return dump;
 }
 
 // ---------------------------------------------------------------------------
@@ -940,7 +1005,8 @@ bool DumpMoments::Parse(const uint8_t* data, size_t size, bool verify_checksum,
   d.dump = DumpFile();
   d.index.clear();
   d.outlines.clear();
-  d.parser.reset(new Parser(data, size, &d.parser_error));
+  d.parser.reset(new Parser(data, size));
+  d.parser->set_error(&d.parser_error);
   if (!d.parser->ParseIndexed(&d.dump, verify_checksum, &d.index)) {
     *error = d.parser_error;
     return false;

@@ -5,8 +5,6 @@
 // fixed traversal order (no deduplication, hence no hash map), and bytes
 // pass through one 64 KiB buffer on the stack into the file and the running
 // CRC.  The only heap use is the caller's snapshots.
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstddef>
 #include <cstring>
@@ -14,6 +12,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "realm_shadow/dump/dump.h"
 #include "realm_shadow/dump/internal/atomic_file.h"
 #include "realm_shadow/dump/internal/crc32c.h"
@@ -96,6 +95,14 @@ int64_t MemoryIndexOf(const DumpFile& dump, const MemoryHistory& h) {
   return -1;
 }
 
+// The optional pools section (written only when there are pools).
+uint64_t PoolsPayloadBytes(const DumpFile& dump) {
+  uint64_t n = kPoolsHeaderBytes;
+  for (const Pool& p : dump.pools)
+    n += kPoolFixedBytes + kPoolSubAllocationBytes * p.suballocations.size();
+  return n;
+}
+
 struct Layout {
   uint64_t header_payload = 0;
   uint64_t strings_payload = 0;
@@ -116,6 +123,7 @@ Layout ComputeLayout(const DumpFile& dump) {
   for (const Snapshot& s : dump.memories) {
     l.total += kSectionHeaderBytes + MemoryPayloadBytes(s);
   }
+  if (!dump.pools.empty()) l.total += kSectionHeaderBytes + PoolsPayloadBytes(dump);
   for (const MemoryHistory& h : dump.histories)
     l.total += kSectionHeaderBytes + HistoryPayloadBytes(h);
   return l;
@@ -151,6 +159,11 @@ class Sink {
   void Put(T v) {
     static_assert(std::is_integral<T>::value, "");
     Bytes(&v, sizeof v);
+  }
+  // Each value in its own type's width, in order.
+  template <typename... T>
+  void PutEach(T... v) {
+    (Put(v), ...);
   }
   void Zeros(size_t n) {
     static const uint8_t kZero[8] = {};
@@ -197,21 +210,8 @@ class FileSink : public Sink {
 
  protected:
   bool Drain(const uint8_t* data, size_t n) override {
-    while (n > 0) {
-      const ssize_t w = ::write(fd_, data, n);
-      if (w < 0) {
-        if (errno == EINTR) continue;
-        errno_ = errno;
-        return false;
-      }
-      if (w == 0) {  // no progress and no errno: treat as a full disk
-        errno_ = ENOSPC;
-        return false;
-      }
-      data += w;
-      n -= static_cast<size_t>(w);
-    }
-    return true;
+    errno_ = WriteFully(fd_, data, n);
+    return errno_ == 0;
   }
 
  private:
@@ -241,10 +241,7 @@ void WriteIdentities(Sink& out, const std::vector<Identity>& identities,
 
 // A memory payload (the MEMY layout, also a checkpoint's picture).
 void WriteMemoryPayload(Sink& out, const Snapshot& s, uint32_t* next_string) {
-  out.Put<uint64_t>(s.memory_id);
-  out.Put<uint64_t>(s.capacity);
-  out.Put<uint64_t>(s.sequence);
-  out.Put<uint32_t>(s.node);
+  out.PutEach(s.memory_id, s.capacity, s.sequence, s.node);
   out.Put<uint32_t>((*next_string)++);  // name
   out.Put<uint8_t>(static_cast<uint8_t>(s.kind));
   out.Put<uint8_t>(s.capacity_known ? 1 : 0);
@@ -252,56 +249,35 @@ void WriteMemoryPayload(Sink& out, const Snapshot& s, uint32_t* next_string) {
   out.Put<uint8_t>(s.exact ? 1 : 0);
   out.Put<uint32_t>(0);
 
-  out.Put<uint64_t>(s.allocations.size());
-  out.Put<uint64_t>(s.pending.size());
-  out.Put<uint64_t>(s.reservations.size());
-  out.Put<uint64_t>(s.failures.size());
-  out.Put<uint64_t>(s.anomalies.size());
-  out.Put<uint64_t>(s.identities.size());
+  out.PutEach<uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t>(
+      s.allocations.size(), s.pending.size(), s.reservations.size(), s.failures.size(),
+      s.anomalies.size(), s.identities.size());
 
   out.Put<uint32_t>(kEventTypeCount);
   out.Put<uint32_t>(kAnomalyKindCount);
   for (uint64_t v : s.counters.by_type) out.Put<uint64_t>(v);
   for (uint64_t v : s.counters.anomalies) out.Put<uint64_t>(v);
-  out.Put<uint64_t>(s.counters.failures);
-  out.Put<uint64_t>(s.counters.cancelled);
-  out.Put<uint64_t>(s.counters.peak_used);
-  out.Put<uint64_t>(s.counters.journal_overflows);
+  out.PutEach(s.counters.failures, s.counters.cancelled, s.counters.peak_used,
+              s.counters.journal_overflows);
 
   if (!s.allocations.empty()) {
     out.Bytes(s.allocations.data(), kAllocationBytes * s.allocations.size());
   }
   for (const PendingRequest& p : s.pending) {
-    out.Put<uint64_t>(p.instance);
-    out.Put<uint64_t>(p.size);
-    out.Put<uint64_t>(p.alignment);
-    out.Put<uint64_t>(p.planned_offset);
-    out.Put<uint64_t>(p.sequence);
-    out.Put<uint32_t>(p.identity);
-    out.Put<uint8_t>(p.flags);
+    out.PutEach(p.instance, p.size, p.alignment, p.planned_offset, p.sequence, p.identity,
+                p.flags);
     out.Zeros(3);
   }
   for (const Reservation& r : s.reservations) {
-    out.Put<uint64_t>(r.id);
-    out.Put<uint64_t>(r.offset);
-    out.Put<uint64_t>(r.size);
-    out.Put<uint64_t>(r.sequence);
+    out.PutEach(r.id, r.offset, r.size, r.sequence);
   }
   for (const Failure& f : s.failures) {
-    out.Put<uint64_t>(f.instance);
-    out.Put<uint64_t>(f.size);
-    out.Put<uint64_t>(f.alignment);
-    out.Put<uint64_t>(f.sequence);
-    out.Put<uint32_t>(f.identity);
+    out.PutEach(f.instance, f.size, f.alignment, f.sequence, f.identity);
     out.Put<uint8_t>(f.eventual ? 1 : 0);
     out.Zeros(3);
   }
   for (const Anomaly& a : s.anomalies) {
-    out.Put<uint64_t>(a.sequence);
-    out.Put<uint64_t>(a.instance);
-    out.Put<uint64_t>(a.offset);
-    out.Put<uint64_t>(a.size);
-    out.Put<uint64_t>(a.other_instance);
+    out.PutEach(a.sequence, a.instance, a.offset, a.size, a.other_instance);
     out.Put<uint8_t>(static_cast<uint8_t>(a.kind));
     out.Zeros(7);
   }
@@ -363,19 +339,30 @@ void WriteHistory(Sink& out, const MemoryHistory& h, uint32_t memory_index,
   WriteIdentities(out, h.identities, next_string);
 }
 
+void WritePools(Sink& out, const DumpFile& dump) {
+  if (dump.pools.empty()) return;
+  SectionHeader(out, kTagPools, PoolsPayloadBytes(dump));
+  out.Put<uint32_t>(static_cast<uint32_t>(dump.pools.size()));
+  out.Put<uint32_t>(0);
+  for (const Pool& p : dump.pools) {
+    out.PutEach<uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t>(
+        p.memory_id, p.pool, p.backing_instance, p.offset, p.size, p.suballocations.size());
+    for (const PoolSubAllocation& sub : p.suballocations) {
+      out.PutEach(sub.instance, sub.offset, sub.size, sub.identity, uint32_t{0});
+    }
+  }
+}
+
 // Checks what the format cannot represent.  Nothing a real snapshot holds
 // comes near these limits.
-bool CheckWritable(const DumpFile& dump, const Layout& layout,
-                   std::string* error) {
+absl::Status CheckWritable(const DumpFile& dump, const Layout& layout) {
   if (layout.string_count > UINT32_MAX) {
-    *error = "too many strings for one dump (" +
-             std::to_string(layout.string_count) + ")";
-    return false;
+    return absl::OutOfRangeError(absl::StrCat(
+        "too many strings for one dump (", layout.string_count, ")"));
   }
-  if (dump.memories.size() > UINT32_MAX || dump.notes.size() > UINT32_MAX) {
-    *error = "too many memories or notes for one dump";
-    return false;
-  }
+  if (dump.memories.size() > UINT32_MAX || dump.notes.size() > UINT32_MAX ||
+      dump.pools.size() > UINT32_MAX)
+    return absl::OutOfRangeError("too many memories, notes or pools for one dump");
   bool ok = true;
   ForEachString(dump, [&](const std::string& s) {
     if (s.size() > UINT32_MAX) ok = false;
@@ -385,27 +372,24 @@ bool CheckWritable(const DumpFile& dump, const Layout& layout,
       if (id.attributes.size() > UINT32_MAX) ok = false;
     }
   }
-  if (!ok) {
-    *error = "a string or identity is too large for the dump format";
-    return false;
-  }
+  if (!ok)
+    return absl::OutOfRangeError("a string or identity is too large for the dump format");
   for (size_t i = 0; i < dump.histories.size(); ++i) {
     const MemoryHistory& h = dump.histories[i];
     if (MemoryIndexOf(dump, h) < 0) {
-      *error = "history " + std::to_string(i) + " is of memory " +
-               HexId(h.memory_id) + " of node " + std::to_string(h.node) +
-               ", which the dump does not hold";
-      return false;
+      return absl::InvalidArgumentError(absl::StrCat(
+          "history ", i, " is of memory ", HexId(h.memory_id), " of node ",
+          h.node, ", which the dump does not hold"));
     }
     for (size_t j = 0; j < i; ++j) {
-      if (MemoryIndexOf(dump, dump.histories[j]) == MemoryIndexOf(dump, h)) {
-        *error = "two histories of memory " + HexId(h.memory_id);
-        return false;
-      }
+      if (MemoryIndexOf(dump, dump.histories[j]) == MemoryIndexOf(dump, h))
+        return absl::InvalidArgumentError(
+            absl::StrCat("two histories of memory ", HexId(h.memory_id)));
     }
-    if (!CheckHistory(h, error)) return false;
+    std::string error;
+    if (!CheckHistory(h, &error)) return absl::InvalidArgumentError(error);
   }
-  return true;
+  return absl::OkStatus();
 }
 
 void WriteAll(Sink& out, const DumpFile& dump, const Layout& layout) {
@@ -432,6 +416,7 @@ void WriteAll(Sink& out, const DumpFile& dump, const Layout& layout) {
   });
 
   for (const Snapshot& s : dump.memories) WriteMemory(out, s, &next_string);
+  WritePools(out, dump);
   for (const MemoryHistory& h : dump.histories)
     WriteHistory(out, h, static_cast<uint32_t>(MemoryIndexOf(dump, h)),
                  &next_string);
@@ -449,8 +434,7 @@ void WriteAll(Sink& out, const DumpFile& dump, const Layout& layout) {
 std::string SerializeDump(const DumpFile& dump) {
   const Layout layout = ComputeLayout(dump);
   std::string out;
-  std::string ignored;
-  if (!CheckWritable(dump, layout, &ignored)) return out;
+  if (!CheckWritable(dump, layout).ok()) return out;
   out.reserve(layout.total);
   uint8_t buffer[4096];
   StringSink sink(buffer, sizeof buffer, &out);
@@ -458,25 +442,19 @@ std::string SerializeDump(const DumpFile& dump) {
   return out;
 }
 
-bool WriteDump(const std::string& path, const DumpFile& dump,
-               std::string* error) {
-  std::string scratch;
-  if (error == nullptr) error = &scratch;
+absl::Status WriteDump(const std::string& path, const DumpFile& dump) {
   const Layout layout = ComputeLayout(dump);
-  if (!CheckWritable(dump, layout, error)) {
-    *error = path + ": " + *error;
-    return false;
-  }
+  if (absl::Status writable = CheckWritable(dump, layout); !writable.ok())
+    return absl::Status(writable.code(), absl::StrCat(path, ": ", writable.message()));
   AtomicFile file;
-  if (!file.Open(path, error)) return false;
+  if (absl::Status opened = file.Open(path); !opened.ok()) return opened;
   // 64 KiB on the stack: at out-of-memory time the heap may be the memory
   // that is full.
   uint8_t buffer[64 << 10];
   FileSink sink(buffer, sizeof buffer, file.fd());
   WriteAll(sink, dump, layout);
   if (!sink.ok()) file.Failed("write", sink.saved_errno());
-  if (!file.Commit(error)) return false;
-  return true;
+  return file.Commit();
 }
 
 }  // namespace realm_shadow

@@ -4,7 +4,8 @@
 //
 // Layer 5.  The page needs no network: its script and styles are inline
 // (the template in realm_shadow/faces/html/ is compiled into the binary) and
-// the data are embedded compactly.  Per memory, the allocations travel as
+// the data are embedded compactly, written by the same JSON writer as the
+// dump's JSON (dump/internal/json_writer.h).  Per memory, the allocations travel as
 // little-endian typed arrays in base64 (offset and size as float64, which is
 // exact below 2^53 bytes; instance as two uint32; identity as uint32; kind,
 // state and flags packed in one byte): 29 bytes, about 39 bytes of text per
@@ -23,14 +24,16 @@
 //
 // Cost: linear in the allocations, plus O(n log k) for the top-k tables and
 // one FindBlockers per recorded failure (at most kRecentFailures per
-// memory).  The file is written under a temporary name and renamed, so a
-// failed write never leaves half a page under out_path.
+// memory).  The file is written as a dump is (dump/internal/atomic_file.h:
+// a unique temporary, renamed), so a failed write never leaves half a page
+// under out_path.
 #ifndef REALM_SHADOW_FACES_HTML_PAGE_H_
 #define REALM_SHADOW_FACES_HTML_PAGE_H_
 
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "realm_shadow/dump/dump.h"
 
 namespace realm_shadow {
@@ -64,12 +67,12 @@ struct HtmlOptions {
   std::vector<PageReplay> replays;
 };
 
-// Writes the page for one dump, or two (before, after: a diff).  False with
-// *error set when there is nothing to show (no dump, more than two) or the
-// file cannot be written.
-bool WriteHtmlMap(const std::vector<DumpFile>& dumps,
-                  const std::string& out_path, std::string* error,
-                  const HtmlOptions& options = HtmlOptions{});
+// Writes the page for one dump, or two (before, after: a diff); an error
+// when there is nothing to show (no dump, more than two) or the file cannot
+// be written.
+absl::Status WriteHtmlMap(const std::vector<DumpFile>& dumps,
+                          const std::string& out_path,
+                          const HtmlOptions& options = HtmlOptions{});
 
 // The page as a string (what WriteHtmlMap writes); tests use it.
 std::string RenderHtmlMap(const std::vector<DumpFile>& dumps,

@@ -1,17 +1,23 @@
-// realm_shadow/faces/human_size.h - sizes and memory ids as people type and
-// read them on the command line.
+// realm_shadow/faces/human_size.h - sizes and memory ids as people type them
+// on the command line.
 //
-// Layer 5.  Accepted sizes: a non-negative integer with an optional unit:
-//   B                      bytes ("4096", "4096B")
-//   K M G T (+ optional B) decimal: 1K = 1000, 1MB = 1000000
-//   KiB MiB GiB TiB (Ki..) binary: 1KiB = 1024, 4GiB = 4294967296
-// Units are case-insensitive except that "k" and "K" mean the same; no
-// fractions ("1.5KiB" is refused: a byte count is exact or it is a guess),
-// no sign, no overflow past 2^64 - 1.  Printed sizes and ids are not made
-// here: FormatHumanSize, FormatSizeExact and HexId in
-// realm_shadow/analysis/snapshot.h ("1.462 MiB", "717.91 KiB (735140 B)",
-// "0x1e00000000000000") serve every layer, the failure report and
-// legion_glue included.
+// Layer 5.  The size grammar is the one the memory map page's what-if box
+// reads too (page/format.js parseBytes); both are tested from one table,
+// tests/common/size_vectors.tsv, and docs/cli.md states it:
+//   [spaces] NUMBER [spaces] [UNIT] [spaces]
+//   NUMBER  decimal digits, optionally with a fraction ("1.5"), or
+//           0x and hex digits (bytes, no unit, no fraction)
+//   UNIT    B                           bytes
+//           K M G T P E, Ki..Ei, KiB..EiB  binary: 1K = 1KiB = 1024
+//           kB MB GB TB PB EB           decimal: 1kB = 1000
+//   Units are case-insensitive ("k" = "K", "kb" = "KB" = 1000).
+// A fraction (at most 18 digits) is accepted when it makes a whole number
+// of bytes ("1.5KiB" is 1536; "0.3KiB" is refused: a request size is exact
+// or it is a guess).
+// No sign, nothing past 2^64 - 1.  Printed sizes and ids are not made here:
+// FormatHumanSize, FormatSizeExact and HexId in
+// realm_shadow/analysis/snapshot.h serve every layer, and the page formats
+// with the same rules.
 //
 // Memory ids: hex with or without "0x" ("1e00000000000000",
 // "0x1e00000000000000"), as Realm prints them.
@@ -22,11 +28,14 @@
 #include <string>
 #include <string_view>
 
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
 namespace realm_shadow {
 
-// False with *error ("'1.5KiB': fractions are not accepted") when refused.
-bool ParseHumanSize(std::string_view text, uint64_t* bytes,
-                    std::string* error);
+// The bytes `text` names, or an error that quotes it and says why
+// ("'0.3KiB': not a whole number of bytes; ...").
+absl::StatusOr<uint64_t> ParseHumanSize(absl::string_view text);
 
 // Hex, with or without 0x; false with *error when not a 64-bit hex number.
 bool ParseHexId(std::string_view text, uint64_t* id, std::string* error);

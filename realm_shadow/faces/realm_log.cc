@@ -342,8 +342,12 @@ std::set<uint64_t> InFlight(const std::vector<std::string>& lines,
 bool IngestRealmLogAtDump(const std::string& log_path,
                           const std::string& dump_path, DumpFile* out,
                           std::string* error) {
-  DumpFile dumped;
-  if (!ReadDump(dump_path, &dumped, error)) return false;
+  absl::StatusOr<DumpFile> read = ReadDump(dump_path);
+  if (!read.ok()) {
+    *error = std::string(read.status().message());
+    return false;
+  }
+  const DumpFile dumped = *std::move(read);
   std::ifstream in(log_path, std::ios::binary);
   if (!in) {
     *error = log_path + ": cannot open";

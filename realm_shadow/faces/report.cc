@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "realm_shadow/analysis/diff.h"
 #include "realm_shadow/analysis/snapshot.h"
 #include "realm_shadow/faces/human_size.h"
@@ -666,6 +667,46 @@ std::string FormatBlockers(const Snapshot& s, uint64_t size,
   return out;
 }
 
+namespace {
+
+// What changed in place, each attribute as "name before -> after":
+// "state live -> release_pending; identity (none) -> fields=a,b".
+std::string ChangeText(const Snapshot& before, const Snapshot& after,
+                       const AllocationChange& c) {
+  std::vector<std::string> parts;
+  const Allocation &x = c.before, &y = c.after;
+  if (c.what & kStateChanged)
+    parts.push_back(absl::StrCat("state ", AllocationStateName(x.state), " -> ",
+                                 AllocationStateName(y.state)));
+  if (c.what & kIdentityChanged) {
+    const auto text = [](const Snapshot& s, uint32_t id) {
+      const std::string t = IdentityText(s, id);
+      return t.empty() ? std::string("(none)") : t.substr(1);
+    };
+    parts.push_back(absl::StrCat("identity ", text(before, x.identity), " -> ",
+                                 text(after, y.identity)));
+  }
+  if (c.what & kPinnedChanged)
+    parts.push_back(x.pinned() ? "pinned -> not pinned" : "not pinned -> pinned");
+  if (c.what & kFlagsChanged) {
+    const auto flags = [](uint8_t f) {
+      std::string t;
+      if (f & kFromRedistrict) t += " redistricted";
+      if (f & kWasDeferred) t += " was-deferred";
+      return t.empty() ? std::string("none") : t.substr(1);
+    };
+    parts.push_back(absl::StrCat("flags ", flags(x.flags), " -> ", flags(y.flags)));
+  }
+  if (c.what & kKindChanged)
+    parts.push_back(absl::StrCat("kind ", AllocationKindName(x.kind), " -> ",
+                                 AllocationKindName(y.kind)));
+  if (c.what & kAlignmentChanged)
+    parts.push_back(absl::StrCat("alignment ", x.alignment(), " -> ", y.alignment()));
+  return absl::StrJoin(parts, "; ");
+}
+
+}  // namespace
+
 std::string FormatDiff(const Snapshot& before, const Snapshot& after) {
   const SnapshotDiff d = DiffSnapshots(before, after);
   std::string out = MemoryTitle(after) + "\n";
@@ -711,8 +752,7 @@ std::string FormatDiff(const Snapshot& before, const Snapshot& after) {
   for (const AllocationChange& c : d.changed)
     absl::StrAppend(&out, "    * instance ", HexId(c.after.instance), " ",
                     Range(c.after.offset, c.after.size), " ",
-                    AllocationStateName(c.before.state), " -> ",
-                    AllocationStateName(c.after.state), "\n");
+                    ChangeText(before, after, c), "\n");
   absl::StrAppend(&out, "  holes opened ", d.holes_opened.size(), "\n");
   for (const Hole& h : d.holes_opened)
     absl::StrAppend(&out, "    + ", Range(h.offset, h.size), "  ",

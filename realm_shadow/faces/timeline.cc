@@ -456,9 +456,12 @@ bool ReadDumpAtMoment(const std::string& file, std::optional<uint64_t> memory_id
   }
   // The whole history: kept up to the moment, or to say which moments the
   // window holds.
-  DumpFile whole;
-  return ReadDump(file, &whole, error) &&
-         DumpAtMoment(whole, file, memory_id, moment, out, error);
+  absl::StatusOr<DumpFile> whole = ReadDump(file);
+  if (!whole.ok()) {
+    *error = std::string(whole.status().message());
+    return false;
+  }
+  return DumpAtMoment(*whole, file, memory_id, moment, out, error);
 }
 
 }  // namespace realm_shadow

@@ -7,9 +7,10 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "realm_shadow/dump/internal/atomic_file.h"
 #include "realm_shadow/dump/internal/json_writer.h"
 #include "realm_shadow/faces/history_walk.h"
-#include "realm_shadow/faces/output_file.h"
 
 namespace realm_shadow {
 namespace {
@@ -19,7 +20,7 @@ constexpr size_t kFlushBytes = 1 << 20;
 // The JSON text, streamed to the file between events.
 class TraceOut {
  public:
-  explicit TraceOut(OutputFile* file) : file_(file), w_(&text_) {}
+  explicit TraceOut(AtomicFile* file) : file_(file), w_(&text_) {}
   JsonWriter& w() { return w_; }
   void MaybeFlush() {
     if (text_.size() < kFlushBytes) return;
@@ -32,7 +33,7 @@ class TraceOut {
   }
 
  private:
-  OutputFile* file_;
+  AtomicFile* file_;
   std::string text_;
   JsonWriter w_;
 };
@@ -103,13 +104,11 @@ class TraceVisitor : public HistoryVisitor {
     w.Key("kind");
     w.String(AllocationKindName(a.kind));
     if (a.pinned()) {
-      w.Key("pinned");
-      w.Bool(true);
+      w.Bool("pinned", true);
     }
     Identity(w, a.identity);
     if (at_start) {
-      w.Key("began");
-      w.String("live before the history's window");
+      w.String("began", "live before the history's window");
     }
     w.EndObject();
     w.EndObject();
@@ -131,8 +130,7 @@ class TraceVisitor : public HistoryVisitor {
     if (at_end) {
       w.Key("args");
       w.BeginObject();
-      w.Key("ended");
-      w.String("still live at the end of the history");
+      w.String("ended", "still live at the end of the history");
       w.EndObject();
     }
     w.EndObject();
@@ -146,17 +144,14 @@ class TraceVisitor : public HistoryVisitor {
     w.Key("args");
     w.BeginObject();
     if (before.state != after.state) {
-      w.Key("state");
-      w.String(AllocationStateName(after.state));
+      w.String("state", AllocationStateName(after.state));
     }
     if (before.identity != after.identity || before.kind != after.kind) {
-      w.Key("kind");
-      w.String(AllocationKindName(after.kind));
+      w.String("kind", AllocationKindName(after.kind));
       Identity(w, after.identity);
     }
     if (before.pinned() != after.pinned()) {
-      w.Key("pinned");
-      w.Bool(after.pinned());
+      w.Bool("pinned", after.pinned());
     }
     w.EndObject();
     w.EndObject();
@@ -205,10 +200,8 @@ class TraceVisitor : public HistoryVisitor {
   // The event's process (node), thread (memory) and time (us, 3 decimals:
   // the ns exactly).
   void Where(JsonWriter& w, int64_t ns) {
-    w.Key("pid");
-    w.Uint(pid_);
-    w.Key("tid");
-    w.Uint(tid_);
+    w.Uint("pid", pid_);
+    w.Uint("tid", tid_);
     w.Key("ts");
     w.Decimal(ns, 3);
   }
@@ -226,10 +219,8 @@ class TraceVisitor : public HistoryVisitor {
                uint64_t bytes) {
     JsonWriter& w = out_->w();
     w.BeginObject();
-    w.Key("ph");
-    w.String("C");
-    w.Key("name");
-    w.String(counter_names_[which]);
+    w.String("ph", "C");
+    w.String("name", counter_names_[which]);
     Where(w, pending_ns_);
     w.Key("args");
     w.BeginObject();
@@ -257,34 +248,23 @@ class TraceVisitor : public HistoryVisitor {
   void WriteFailure(const Failure& f, const MemoryFigures& after, int64_t ns) {
     JsonWriter& w = out_->w();
     w.BeginObject();
-    w.Key("ph");
-    w.String("i");
-    w.Key("s");
-    w.String("t");
-    w.Key("cat");
-    w.String("failure");
+    w.String("ph", "i");
+    w.String("s", "t");
+    w.String("cat", "failure");
     w.Key("name");
     w.String("allocation failed " + HexId(f.instance) + " " +
              FormatHumanSize(f.size));
     Where(w, ns);
     w.Key("args");
     w.BeginObject();
-    w.Key("instance");
-    w.HexId(f.instance);
-    w.Key("size");
-    w.Uint(f.size);
-    w.Key("alignment");
-    w.Uint(f.alignment);
-    w.Key("eventual");
-    w.Bool(f.eventual);
-    w.Key("event");
-    w.Uint(f.sequence + 1);
-    w.Key("used");
-    w.Uint(after.used);
-    w.Key("total free");
-    w.Uint(after.total_free);
-    w.Key("largest hole");
-    w.Uint(after.largest_hole);
+    w.HexId("instance", f.instance);
+    w.Uint("size", f.size);
+    w.Uint("alignment", f.alignment);
+    w.Bool("eventual", f.eventual);
+    w.Uint("event", f.sequence + 1);
+    w.Uint("used", after.used);
+    w.Uint("total free", after.total_free);
+    w.Uint("largest hole", after.largest_hole);
     Identity(w, f.identity);
     w.EndObject();
     w.EndObject();
@@ -312,14 +292,10 @@ template <typename WriteArg>
 void MetadataEvent(JsonWriter& w, const char* name, uint64_t pid, uint64_t tid,
                    const char* arg, WriteArg write_arg) {
   w.BeginObject();
-  w.Key("ph");
-  w.String("M");
-  w.Key("name");
-  w.String(name);
-  w.Key("pid");
-  w.Uint(pid);
-  w.Key("tid");
-  w.Uint(tid);
+  w.String("ph", "M");
+  w.String("name", name);
+  w.Uint("pid", pid);
+  w.Uint("tid", tid);
   w.Key("args");
   w.BeginObject();
   w.Key(arg);
@@ -340,28 +316,27 @@ void SortIndex(JsonWriter& w, const char* name, uint64_t pid, uint64_t tid,
 
 }  // namespace
 
-bool WriteTrace(const std::vector<DumpFile>& dumps,
-                const std::vector<std::string>& files, const std::string& path,
-                TraceSummary* summary, std::string* error) {
-  *summary = TraceSummary();
+absl::StatusOr<TraceSummary> WriteTrace(const std::vector<DumpFile>& dumps,
+                                        const std::vector<std::string>& files,
+                                        const std::string& path) {
+  TraceSummary result;
+  TraceSummary* summary = &result;
   bool any = false;
   for (const DumpFile& d : dumps) any = any || !d.histories.empty();
   if (!any) {
-    *error = "no memory of the given dump(s) has a history (dumps written "
-             "with REALM_SHADOW_HISTORY=0 or before dumps carried one)";
-    return false;
+    return absl::NotFoundError(
+        "no memory of the given dump(s) has a history (dumps written "
+        "with REALM_SHADOW_HISTORY=0 or before dumps carried one)");
   }
-  OutputFile file;
-  if (!file.Open(path, error)) return false;
+  AtomicFile file;
+  if (absl::Status opened = file.Open(path); !opened.ok()) return opened;
   TraceOut out(&file);
   JsonWriter& w = out.w();
   w.BeginObject();
-  w.Key("displayTimeUnit");
-  w.String("ms");
+  w.String("displayTimeUnit", "ms");
   w.Key("otherData");
   w.BeginObject();
-  w.Key("source");
-  w.String("realm-shadow trace");
+  w.String("source", "realm-shadow trace");
   w.Key("clocks");
   w.String("each node (process) counts on its own clock; times of two nodes "
            "are not aligned");
@@ -393,10 +368,9 @@ bool WriteTrace(const std::vector<DumpFile>& dumps,
       Metadata(w, "thread_name", pid, tid, label + " (" + files[di] + ")");
       SortIndex(w, "thread_sort_index", pid, tid, tid);
       TraceVisitor visitor(&out, *h, label, pid, tid, summary);
-      if (!WalkHistory(*h, h->first_sequence(), &visitor, error)) {
-        *error = files[di] + ": " + *error;
-        return false;
-      }
+      std::string error;
+      if (!WalkHistory(*h, h->first_sequence(), &visitor, &error))
+        return absl::DataLossError(absl::StrCat(files[di], ": ", error));
       visitor.Finish();
       ++summary->memories;
     }
@@ -405,7 +379,8 @@ bool WriteTrace(const std::vector<DumpFile>& dumps,
   w.EndObject();
   out.Finish();
   file.Write("\n");
-  return file.Commit(error);
+  if (absl::Status committed = file.Commit(); !committed.ok()) return committed;
+  return result;
 }
 
 }  // namespace realm_shadow

@@ -27,10 +27,12 @@
 // and the process names say so.
 //
 // Cost: one replay of every event (history_walk.h), and the text streamed to
-// the file through a 1 MiB buffer; about 360 bytes per allocation life (a
-// "b" and an "e": 363 MB for 10^6 lives of one memory).  The parts of an
-// event that are the same for a memory (phase, category, name, process,
-// thread) are rendered once; times and ids with std::to_chars.
+// the file through a 1 MiB buffer (the one JSON writer,
+// dump/internal/json_writer.h, cleared between events); about 360 bytes per
+// allocation life (a "b" and an "e": 363 MB for 10^6 lives of one memory).
+// The parts of an event that are the same for a memory (phase, category,
+// name, process, thread) are rendered once; times and ids with
+// std::to_chars.
 #ifndef REALM_SHADOW_FACES_TRACE_H_
 #define REALM_SHADOW_FACES_TRACE_H_
 
@@ -38,6 +40,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "realm_shadow/dump/dump.h"
 
 namespace realm_shadow {
@@ -51,11 +54,12 @@ struct TraceSummary {
 };
 
 // Writes the trace of every memory history in `dumps` (files name them in
-// messages) to `path`, atomically (a temporary, then a rename).  False
-// with *error when no memory has a history or the file cannot be written.
-bool WriteTrace(const std::vector<DumpFile>& dumps,
-                const std::vector<std::string>& files, const std::string& path,
-                TraceSummary* summary, std::string* error);
+// messages) to `path`, atomically (dump/internal/atomic_file.h), and says
+// what it holds.  An error when no memory has a history or the file cannot
+// be written.
+absl::StatusOr<TraceSummary> WriteTrace(const std::vector<DumpFile>& dumps,
+                                        const std::vector<std::string>& files,
+                                        const std::string& path);
 
 }  // namespace realm_shadow
 

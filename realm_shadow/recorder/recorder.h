@@ -89,15 +89,23 @@ MemoryDescription DescribeMemory(const realm_shadow_memory* memory);
 // What consumes a memory's records: Create makes the per-memory state
 // (called once, under the consumer mutex, at the first drain); Apply gets
 // records in journal order, in batches, the records of a group always in one
-// drain; Destroy ends it (tests only: memories live for the process).
+// drain; Destroy ends it (tests only: memories live for the process);
+// Identities, when given, appends every identity id the state refers to
+// (what keeps an identity in the table, identity.h), under the consumer
+// mutex.
 struct JournalConsumer {
   void* (*create)(const MemoryDescription& memory);
   void (*apply)(void* state, const Event* events, size_t count);
   void (*destroy)(void* state);
+  void (*identities)(const void* state, std::vector<uint32_t>* out) = nullptr;
 };
 // Installs the consumer for every memory, before any drain; once per
 // process (a second call is ignored).
 void InstallJournalConsumer(const JournalConsumer* consumer);
+// Replaces it (tests and the soak, which wrap the shadow map to see the
+// records in journal order): only between ResetTrackerForTesting and the
+// next registration.
+void ReplaceJournalConsumerForTesting(const JournalConsumer* consumer);
 
 // Under the memory's consumer mutex: applies the backlog, then calls
 // visit(context, state) with the consumer's state (null when no consumer is

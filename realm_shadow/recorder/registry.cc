@@ -1,6 +1,7 @@
 // The registry of tracked memories, the options, the consumer seam, and the
 // drains every consumer runs.
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -37,13 +38,14 @@ Registry& GetRegistry() {
 }
 
 // A count from the environment variable `name`; unset keeps the default,
-// and so does anything but a positive decimal number ("16k", "-1", "0"),
-// with one line on stderr saying so.
-size_t ParseCount(const char* name, size_t fallback, bool zero_ok = false) {
+// and so does anything but a positive decimal number up to `max` ("16k",
+// "-1", "0"), with one line on stderr saying so.
+size_t ParseCount(const char* name, size_t fallback, bool zero_ok = false,
+                  uint64_t max = SIZE_MAX) {
   const char* text = std::getenv(name);
   if (text == nullptr || *text == '\0') return fallback;
   uint64_t v = 0;
-  if (!absl::SimpleAtoi(text, &v) || (v == 0 && !zero_ok)) {
+  if (!absl::SimpleAtoi(text, &v) || (v == 0 && !zero_ok) || v > max) {
     std::fprintf(stderr, "realm-shadow: %s=%s is not a %scount; using %zu\n",
                  name, text, zero_ok ? "" : "positive ", fallback);
     return fallback;
@@ -78,7 +80,8 @@ const TrackerOptions& Options() {
     o.journal_events = ParseCount("REALM_SHADOW_JOURNAL_EVENTS", o.journal_events);
     o.history_events =
         ParseCount("REALM_SHADOW_HISTORY", o.history_events, /*zero_ok=*/true);
-    o.node = static_cast<uint32_t>(ParseCount("REALM_SHADOW_NODE", 0, true));
+    // A node id is 32 bits: 4294967297 is refused, not taken as node 1.
+    o.node = static_cast<uint32_t>(ParseCount("REALM_SHADOW_NODE", 0, true, UINT32_MAX));
     return o;
   }();
   return options;
@@ -141,6 +144,10 @@ void InstallJournalConsumer(const JournalConsumer* consumer) {
   g_consumer.compare_exchange_strong(none, consumer, std::memory_order_release);
 }
 
+void ReplaceJournalConsumerForTesting(const JournalConsumer* consumer) {
+  g_consumer.store(consumer, std::memory_order_release);
+}
+
 void VisitConsumerState(realm_shadow_memory* memory,
                         void (*visit)(void* context, void* state),
                         void* context) {
@@ -162,6 +169,27 @@ void DrainAll() {
     m->DrainLocked();
   }
 }
+
+namespace internal {
+
+void AppendIdentitiesInUse(std::vector<uint32_t>* out) {
+  std::vector<realm_shadow_memory*> memories;
+  {
+    Registry& registry = GetRegistry();
+    std::lock_guard<std::mutex> lock(registry.mutex);
+    memories = registry.all;
+  }
+  // Acquire: pairs with InstallJournalConsumer's release.
+  const JournalConsumer* c = g_consumer.load(std::memory_order_acquire);
+  for (realm_shadow_memory* m : memories) {
+    std::lock_guard<std::mutex> lock(m->consumer_mutex);
+    m->DrainLocked();
+    if (c != nullptr && c->identities != nullptr && m->consumer_state != nullptr)
+      c->identities(m->consumer_state, out);
+  }
+}
+
+}  // namespace internal
 
 void SetFailureObserver(FailureObserver observer) {
   g_failure_observer.store(observer, std::memory_order_release);

@@ -44,7 +44,7 @@ RecordedRun Record(Feed feed, size_t events, size_t window,
            size_t journal, unsigned flags, bool heap_observed, uint64_t seed) {
   RecordedRun run;
   ResetTrackerForTesting();
-  InternTestIdentities();
+  EXPECT_TRUE(InternTestIdentities());
   realm_shadow_memory* m =
       RegisterMemory(0x1e00000000000000ull, MemoryKind::kSystem, kCapacity,
                      "history", flags, journal, window);

@@ -75,5 +75,23 @@ TEST(ShadowMap, APlacementAtNoOffsetIsMalformedAndChangesNothing) {
   EXPECT_EQ(Anomalies(map, AnomalyKind::kUnknownInstance), 1u);
 }
 
+// A memory whose integration never reports the destroy of a failed
+// instance (the decision hooks of a dynamic framebuffer, the model) used to
+// keep every failed id for ever: 100000 failures, none destroyed, leave at
+// most kFailedMemory remembered.  The recent ones still release quietly;
+// one of the oldest, forgotten, is an unknown-instance release.
+TEST(ShadowMap, RemembersAtMostTheRecentFailedInstances) {
+  ShadowMap map(1 << 20, false);
+  constexpr uint64_t kFailures = 100000;
+  for (uint64_t i = 1; i <= kFailures; ++i)
+    map.Apply(Event{EventType::kAllocationFailed, i, 0, 4096, 1});
+  EXPECT_LE(map.remembered_failed(), kFailedMemory);
+  EXPECT_GE(map.remembered_failed(), kFailedMemory / 2);
+  map.Apply(Released(kFailures));
+  EXPECT_EQ(Anomalies(map, AnomalyKind::kUnknownInstance), 0u);
+  map.Apply(Released(1));
+  EXPECT_EQ(Anomalies(map, AnomalyKind::kUnknownInstance), 1u);
+}
+
 }  // namespace
 }  // namespace realm_shadow

@@ -8,9 +8,11 @@
 #include <cstdlib>
 #include <initializer_list>
 #include <random>
+#include <cstdio>
 #include <tuple>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "realm_shadow/analysis/snapshot.h"
 
 namespace realm_shadow::testing {
@@ -21,15 +23,18 @@ namespace realm_shadow::testing {
 // (a longer soak).
 inline uint64_t BaseSeed() {
   if (const char* seed = std::getenv("REALM_SHADOW_SEED")) {
-    return std::strtoull(seed, nullptr, 10);
+    uint64_t value = 0;
+    if (absl::SimpleAtoi(seed, &value)) return value;
+    std::fprintf(stderr, "REALM_SHADOW_SEED=%s is not a number; a random seed instead\n", seed);
   }
   return std::random_device{}();
 }
 
 inline int Rounds(int rounds) {
   if (const char* scale = std::getenv("REALM_SHADOW_ROUND_SCALE")) {
-    const long k = std::strtol(scale, nullptr, 10);
-    if (k > 0) return rounds * static_cast<int>(k);
+    int k = 0;
+    if (absl::SimpleAtoi(scale, &k) && k > 0) return rounds * k;
+    std::fprintf(stderr, "REALM_SHADOW_ROUND_SCALE=%s is not a positive count; 1\n", scale);
   }
   return rounds;
 }

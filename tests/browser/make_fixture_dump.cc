@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "realm_shadow/dump/dump.h"
+#include "absl/strings/numbers.h"
 #include "realm_shadow/hooks.h"
 #include "realm_shadow/analysis/snapshots.h"
 #include "realm_shadow/faces/html_page.h"
@@ -67,12 +68,15 @@ rs::DumpFile Take(const std::vector<realm_shadow_memory*>& memories) {
 
 bool WriteAndReadBack(const std::string& path, const rs::DumpFile& dump,
                       rs::DumpFile* back) {
-  std::string error;
-  if (!rs::WriteDump(path, dump, &error) || !rs::ReadDump(path, back, &error)) {
-    std::fprintf(stderr, "make_map_fixture: %s\n", error.c_str());
-    return false;
+  absl::Status status = rs::WriteDump(path, dump);
+  if (status.ok()) {
+    absl::StatusOr<rs::DumpFile> read = rs::ReadDump(path);
+    if (read.ok()) *back = *std::move(read);
+    status = read.status();
   }
-  return true;
+  if (!status.ok())
+    std::fprintf(stderr, "make_map_fixture: %s\n", std::string(status.message()).c_str());
+  return status.ok();
 }
 
 rs::DumpFile TwoNodes();
@@ -154,7 +158,6 @@ int Fixture(const std::string& dir) {
   if (!WriteAndReadBack(dir + "/before.rsd", before, &before_back) ||
       !WriteAndReadBack(dir + "/after.rsd", after, &after_back))
     return 1;
-  std::string error;
   // The replay table of the framebuffer (as replay/report.h makes it):
   // realm fails the 192 MiB request; best-fit places it at 256 MiB.
   rs::PageReplay replay;
@@ -175,20 +178,21 @@ int Fixture(const std::string& dir) {
   rs::PageReplayRow best_row{"best-fit", false, "-", "1 GiB (1073741824 B)", "just before event 1031",
                              {placed(a, 0, 256 * kMiB), placed(fail, 256 * kMiB, 192 * kMiB)}};
   replay.rows = {realm_row, best_row};
-  if (!rs::WriteHtmlMap({before_back}, dir + "/single.html", &error) ||
-      !rs::WriteHtmlMap({before_back}, dir + "/replay.html", &error,
-                        rs::HtmlOptions{"kind", {replay}}) ||
-      !rs::WriteHtmlMap({before_back, after_back}, dir + "/map.html",
-                        &error)) {
-    std::fprintf(stderr, "make_map_fixture: %s\n", error.c_str());
+  absl::Status written = rs::WriteHtmlMap({before_back}, dir + "/single.html");
+  if (written.ok())
+    written = rs::WriteHtmlMap({before_back}, dir + "/replay.html", rs::HtmlOptions{"kind", {replay}});
+  if (written.ok()) written = rs::WriteHtmlMap({before_back, after_back}, dir + "/map.html");
+  if (!written.ok()) {
+    std::fprintf(stderr, "make_map_fixture: %s\n", std::string(written.message()).c_str());
     return 1;
   }
   rs::DumpFile nodes_back;
   rs::HtmlOptions by_task;
   by_task.color_by = "task";
-  if (!WriteAndReadBack(dir + "/nodes.rsd", TwoNodes(), &nodes_back) ||
-      !rs::WriteHtmlMap({nodes_back}, dir + "/nodes.html", &error, by_task)) {
-    std::fprintf(stderr, "make_map_fixture: %s\n", error.c_str());
+  if (!WriteAndReadBack(dir + "/nodes.rsd", TwoNodes(), &nodes_back)) return 1;
+  written = rs::WriteHtmlMap({nodes_back}, dir + "/nodes.html", by_task);
+  if (!written.ok()) {
+    std::fprintf(stderr, "make_map_fixture: %s\n", std::string(written.message()).c_str());
     return 1;
   }
   std::ofstream expected(dir + "/expected.json");
@@ -285,9 +289,8 @@ int Perf(uint64_t n, const std::string& out) {
   const auto t0 = std::chrono::steady_clock::now();
   if (!WriteAndReadBack(out + ".rsd", dump, &back)) return 1;
   const auto t1 = std::chrono::steady_clock::now();
-  std::string error;
-  if (!rs::WriteHtmlMap({back}, out, &error)) {
-    std::fprintf(stderr, "make_map_fixture: %s\n", error.c_str());
+  if (const absl::Status written = rs::WriteHtmlMap({back}, out); !written.ok()) {
+    std::fprintf(stderr, "make_map_fixture: %s\n", std::string(written.message()).c_str());
     return 1;
   }
   const auto t2 = std::chrono::steady_clock::now();
@@ -347,9 +350,9 @@ int History(const std::string& dir) {
   rs::DumpFile back;
   if (!WriteAndReadBack(dir + "/history.rsd", HistoryWorkload(3000, 2000, 0), &back))
     return 1;
-  std::string error;
-  if (!rs::WriteHtmlMap({back}, dir + "/history.html", &error)) {
-    std::fprintf(stderr, "make_map_fixture: %s\n", error.c_str());
+  if (const absl::Status written = rs::WriteHtmlMap({back}, dir + "/history.html");
+      !written.ok()) {
+    std::fprintf(stderr, "make_map_fixture: %s\n", std::string(written.message()).c_str());
     return 1;
   }
   return 0;
@@ -361,9 +364,8 @@ int HistoryPerf(uint64_t events, uint64_t live, const std::string& out) {
   const auto t1 = std::chrono::steady_clock::now();
   if (!WriteAndReadBack(out + ".rsd", dump, &back)) return 1;
   const auto t2 = std::chrono::steady_clock::now();
-  std::string error;
-  if (!rs::WriteHtmlMap({back}, out, &error)) {
-    std::fprintf(stderr, "make_map_fixture: %s\n", error.c_str());
+  if (const absl::Status written = rs::WriteHtmlMap({back}, out); !written.ok()) {
+    std::fprintf(stderr, "make_map_fixture: %s\n", std::string(written.message()).c_str());
     return 1;
   }
   const auto t3 = std::chrono::steady_clock::now();
@@ -389,12 +391,11 @@ int main(int argc, char** argv) {
     const std::string arg = argv[i];
     if (arg == "--out-dir" && i + 1 < argc) dir = argv[++i];
     else if (arg == "--history" && i + 1 < argc) history_dir = argv[++i];
-    else if (arg == "--history-perf" && i + 2 < argc) {
-      history_events = std::strtoull(argv[++i], nullptr, 10);
-      history_live = std::strtoull(argv[++i], nullptr, 10);
-    }
+    else if (arg == "--history-perf" && i + 2 < argc &&
+             absl::SimpleAtoi(argv[i + 1], &history_events) &&
+             absl::SimpleAtoi(argv[i + 2], &history_live)) i += 2;
     else if (arg == "--out" && i + 1 < argc) out = argv[++i];
-    else if (arg == "--perf" && i + 1 < argc) perf = std::strtoull(argv[++i], nullptr, 10);
+    else if (arg == "--perf" && i + 1 < argc && absl::SimpleAtoi(argv[++i], &perf)) continue;
     else return Usage();
   }
   if (perf && !out.empty()) return Perf(perf, out);

@@ -77,10 +77,34 @@ try {
   const lane = await rs('pixel', await xOf(X.pending.offset + 100 * MiB), geo.laneTop + geo.laneHeight - 5);
   check(!near(lane, [255, 255, 255], 10), 'pixel: the pending request is drawn in the lower lane', lane);
 
+  // text: the title and figures lines end inside the row (shortened with an
+  // ellipsis when the row is narrow, never cut by the edge), and no label
+  // sits on the bar it annotates (the blocker window's goes under it)
+  const textsFit = async (mi) => {
+    const g = await rs('rowGeometry', mi), texts = await rs('texts', mi), bad = [];
+    for (const t of texts) {
+      if (t.x + t.w > g.left + g.width + 0.5) bad.push(['past the right edge', t]);
+      if (t.y < g.barTop + g.barHeight && t.y + t.h > g.barTop) bad.push(['on the bar', t]);
+    }
+    return { ok: texts.length >= 2 && bad.length === 0, bad, texts };
+  };
+  let fit = await textsFit(0);
+  check(fit.ok && fit.texts.some((t) => t.text.startsWith('request 192 MiB')), 'row 0: title and figures inside the row, blocker label off the bar', fit);
+  fit = await textsFit(1);
+  check(fit.ok, 'row 1: title and figures inside the row', fit);
+  await page.setViewportSize({ width: 700, height: 820 });
+  await page.waitForTimeout(100);
+  await page.evaluate(() => window.__realmShadow.redrawNow());
+  fit = await textsFit(0);
+  check(fit.ok && fit.texts.some((t) => t.text.endsWith('…')), 'a narrow window shortens the figures line with an ellipsis', fit);
+  await page.setViewportSize({ width: 1400, height: 820 });
+  await page.waitForTimeout(100);
+  await page.evaluate(() => window.__realmShadow.redrawNow());
+
   // failure: selected at load, the C++ window and the page's own agree
   check(s.failure && s.failure.mi === 0, 'the recorded failure is selected', s.failure);
   const failText = await page.textContent('#failures');
-  check(/fragmentation/.test(failText) && /release 1 allocation/.test(failText) && failText.includes('0x10000000..0x20000000'), 'failure list names cause and blocker window', failText);
+  check(/fragmentation/.test(failText) && /release 1 allocation/.test(failText) && failText.includes('[268435456, 536870912)'), 'failure list names cause and blocker window', failText);
   const jsw = await rs('findBlockers', 0, X.failure.size, 256);
   check(jsw && jsw.window_offset === X.failure.window[0] && jsw.window_end === X.failure.window[1] && jsw.count === 1, 'what-if blockers agree with FindBlockers', jsw);
 
@@ -91,7 +115,7 @@ try {
   check(tip.includes(X.d.instance) && tip.includes('legate store 17') && tip.includes('(4096, 8192)') && tip.includes('region_instance') && tip.includes('256 MiB'), 'hover shows instance, size, kind and identity', tip);
   await page.mouse.move(box.x + await xOf(992 * MiB), box.y + midY);
   tip = await page.textContent('#tooltip');
-  check(tip.includes('hole') && tip.includes('64 MiB') && tip.includes('0x3c000000'), 'hover on a hole shows its offset and size', tip);
+  check(tip.includes('hole') && tip.includes('64 MiB') && tip.includes('1006632960'), 'hover on a hole shows its offset and size', tip);
   await page.mouse.move(box.x + await xOf(X.b.offset + 10 * MiB), box.y + midY);
   tip = await page.textContent('#tooltip');
   check(tip.includes('release pending') && tip.includes('compute_flux'), 'hover shows the release-pending state', tip);
@@ -157,7 +181,7 @@ try {
   const [h0o, h0s] = X.holes_before[0];
   check(v[0] <= h0o && v[1] >= h0o + h0s && v[1] - v[0] < 2 * h0s, 'clicking the largest hole zooms onto it', v);
   const holeFirst = await page.textContent('#holes tbody tr:first-child');
-  check(holeFirst.includes('128 MiB') && holeFirst.includes('0x10000000'), 'largest hole first in the table', holeFirst);
+  check(holeFirst.includes('128 MiB') && holeFirst.includes('268435456'), 'largest hole first in the table', holeFirst);
 
   // what-if: fits, then blocked
   await page.fill('#wiSize', '100 MiB');

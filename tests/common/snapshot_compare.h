@@ -121,9 +121,26 @@ inline std::string Describe(const Anomaly& a) {
          " [" + std::to_string(a.offset) + ", +" + std::to_string(a.size) +
          ") other " + HexId(a.other_instance);
 }
+inline std::string Describe(const PoolSubAllocation& sub) {
+  return "instance " + HexId(sub.instance) + " [" + std::to_string(sub.offset) + ", +" +
+         std::to_string(sub.size) + ") identity " + std::to_string(sub.identity);
+}
+inline std::string Describe(const Pool& p) {
+  return "pool " + HexId(p.pool) + " memory " + HexId(p.memory_id) + " backing " +
+         HexId(p.backing_instance) + " [" +
+         (p.offset == kNoOffset ? std::string("none") : std::to_string(p.offset)) +
+         ", +" + std::to_string(p.size) + ") " + std::to_string(p.suballocations.size()) +
+         " sub-allocations" + (p.suballocations_complete ? "" : " (incomplete)");
+}
 inline std::string Describe(const Identity& i) {
   return "id " + std::to_string(i.id) + " " + AllocationKindName(i.kind) +
          " " + Show(i.attributes);
+}
+
+// A field of a record, by name and member.
+template <typename Record, typename T>
+std::pair<const char*, T Record::*> Named(const char* name, T Record::*member) {
+  return {name, member};
 }
 
 // Keeps the first difference; every later check is a no-op.  Names are
@@ -156,6 +173,18 @@ class FirstDifference {
       if (got[i] == want[i]) continue;
       text_ = std::string(field) + "[" + name_of(i) + "]: got " +
               Show(got[i]) + ", want " + Show(want[i]);
+    }
+  }
+  // Two lists of records: their counts, then each record field by field,
+  // every field given as Named("offset", &Allocation::offset), then both
+  // records whole.
+  template <typename Record, typename... Fields>
+  void Records(const char* record, const std::vector<Record>& got,
+               const std::vector<Record>& want, Fields... fields) {
+    Count(record, got.size(), want.size());
+    for (size_t i = 0; i < got.size() && !found(); ++i) {
+      (Field(record, i, fields.first, got[i].*fields.second, want[i].*fields.second), ...);
+      Context(got[i], want[i]);
     }
   }
   // After a record's fields: adds both records whole.
@@ -196,74 +225,32 @@ inline void CompareInto(const Snapshot& got, const Snapshot& want,
   }
   d.Field(nullptr, 0, "sequence", got.sequence, want.sequence);
 
-  d.Count("allocation", got.allocations.size(), want.allocations.size());
-  for (size_t i = 0; i < got.allocations.size() && !d.found(); ++i) {
-    const Allocation& a = got.allocations[i];
-    const Allocation& b = want.allocations[i];
-    d.Field("allocation", i, "offset", a.offset, b.offset);
-    d.Field("allocation", i, "size", a.size, b.size);
-    d.Field("allocation", i, "instance", a.instance, b.instance);
-    d.Field("allocation", i, "identity", a.identity, b.identity);
-    d.Field("allocation", i, "alignment_log2", a.alignment_log2,
-            b.alignment_log2);
-    d.Field("allocation", i, "state", a.state, b.state);
-    d.Field("allocation", i, "flags", a.flags, b.flags);
-    d.Field("allocation", i, "kind", a.kind, b.kind);
-    d.Context(a, b);
-  }
-
-  d.Count("pending", got.pending.size(), want.pending.size());
-  for (size_t i = 0; i < got.pending.size() && !d.found(); ++i) {
-    const PendingRequest& a = got.pending[i];
-    const PendingRequest& b = want.pending[i];
-    d.Field("pending", i, "instance", a.instance, b.instance);
-    d.Field("pending", i, "size", a.size, b.size);
-    d.Field("pending", i, "alignment", a.alignment, b.alignment);
-    d.Field("pending", i, "planned_offset", a.planned_offset,
-            b.planned_offset);
-    d.Field("pending", i, "sequence", a.sequence, b.sequence);
-    d.Field("pending", i, "identity", a.identity, b.identity);
-    d.Field("pending", i, "flags", a.flags, b.flags);
-    d.Context(a, b);
-  }
-
-  d.Count("reservation", got.reservations.size(), want.reservations.size());
-  for (size_t i = 0; i < got.reservations.size() && !d.found(); ++i) {
-    const Reservation& a = got.reservations[i];
-    const Reservation& b = want.reservations[i];
-    d.Field("reservation", i, "id", a.id, b.id);
-    d.Field("reservation", i, "offset", a.offset, b.offset);
-    d.Field("reservation", i, "size", a.size, b.size);
-    d.Field("reservation", i, "sequence", a.sequence, b.sequence);
-    d.Context(a, b);
-  }
-
-  d.Count("failure", got.failures.size(), want.failures.size());
-  for (size_t i = 0; i < got.failures.size() && !d.found(); ++i) {
-    const Failure& a = got.failures[i];
-    const Failure& b = want.failures[i];
-    d.Field("failure", i, "instance", a.instance, b.instance);
-    d.Field("failure", i, "size", a.size, b.size);
-    d.Field("failure", i, "alignment", a.alignment, b.alignment);
-    d.Field("failure", i, "sequence", a.sequence, b.sequence);
-    d.Field("failure", i, "eventual", a.eventual, b.eventual);
-    d.Field("failure", i, "identity", a.identity, b.identity);
-    d.Context(a, b);
-  }
-
-  d.Count("anomaly", got.anomalies.size(), want.anomalies.size());
-  for (size_t i = 0; i < got.anomalies.size() && !d.found(); ++i) {
-    const Anomaly& a = got.anomalies[i];
-    const Anomaly& b = want.anomalies[i];
-    d.Field("anomaly", i, "kind", a.kind, b.kind);
-    d.Field("anomaly", i, "sequence", a.sequence, b.sequence);
-    d.Field("anomaly", i, "instance", a.instance, b.instance);
-    d.Field("anomaly", i, "offset", a.offset, b.offset);
-    d.Field("anomaly", i, "size", a.size, b.size);
-    d.Field("anomaly", i, "other_instance", a.other_instance,
-            b.other_instance);
-    d.Context(a, b);
-  }
+  d.Records("allocation", got.allocations, want.allocations,
+            Named("offset", &Allocation::offset), Named("size", &Allocation::size),
+            Named("instance", &Allocation::instance),
+            Named("identity", &Allocation::identity),
+            Named("alignment_log2", &Allocation::alignment_log2),
+            Named("state", &Allocation::state), Named("flags", &Allocation::flags),
+            Named("kind", &Allocation::kind));
+  d.Records("pending", got.pending, want.pending,
+            Named("instance", &PendingRequest::instance),
+            Named("size", &PendingRequest::size),
+            Named("alignment", &PendingRequest::alignment),
+            Named("planned_offset", &PendingRequest::planned_offset),
+            Named("sequence", &PendingRequest::sequence),
+            Named("identity", &PendingRequest::identity),
+            Named("flags", &PendingRequest::flags));
+  d.Records("reservation", got.reservations, want.reservations,
+            Named("id", &Reservation::id), Named("offset", &Reservation::offset),
+            Named("size", &Reservation::size), Named("sequence", &Reservation::sequence));
+  d.Records("failure", got.failures, want.failures, Named("instance", &Failure::instance),
+            Named("size", &Failure::size), Named("alignment", &Failure::alignment),
+            Named("sequence", &Failure::sequence), Named("eventual", &Failure::eventual),
+            Named("identity", &Failure::identity));
+  d.Records("anomaly", got.anomalies, want.anomalies, Named("kind", &Anomaly::kind),
+            Named("sequence", &Anomaly::sequence), Named("instance", &Anomaly::instance),
+            Named("offset", &Anomaly::offset), Named("size", &Anomaly::size),
+            Named("other_instance", &Anomaly::other_instance));
 
   d.Array("counters.by_type", got.counters.by_type, want.counters.by_type,
           [](size_t i) {
@@ -283,15 +270,8 @@ inline void CompareInto(const Snapshot& got, const Snapshot& want,
   d.Field(nullptr, 0, "counters.journal_overflows",
           got.counters.journal_overflows, want.counters.journal_overflows);
 
-  d.Count("identity", got.identities.size(), want.identities.size());
-  for (size_t i = 0; i < got.identities.size() && !d.found(); ++i) {
-    const Identity& a = got.identities[i];
-    const Identity& b = want.identities[i];
-    d.Field("identity", i, "id", a.id, b.id);
-    d.Field("identity", i, "kind", a.kind, b.kind);
-    d.Field("identity", i, "attributes", a.attributes, b.attributes);
-    d.Context(a, b);
-  }
+  d.Records("identity", got.identities, want.identities, Named("id", &Identity::id),
+            Named("kind", &Identity::kind), Named("attributes", &Identity::attributes));
 }
 
 inline void CompareInto(const MemoryHistory& got, const MemoryHistory& want,
@@ -387,6 +367,7 @@ inline std::string CompareSnapshots(const Snapshot& got, const Snapshot& want,
 // SnapshotFields::kAll; else the first difference, "memory 2: ..." when it
 // is inside a memory.
 inline std::string CompareDumps(const DumpFile& got, const DumpFile& want) {
+  using snapshot_compare_internal::Named;
   snapshot_compare_internal::FirstDifference d;
   d.Field(nullptr, 0, "dump version", got.version, want.version);
   d.Field(nullptr, 0, "dump node", got.node, want.node);
@@ -395,6 +376,19 @@ inline std::string CompareDumps(const DumpFile& got, const DumpFile& want) {
   d.Field(nullptr, 0, "dump source", got.source, want.source);
   d.Field(nullptr, 0, "dump notes", got.notes, want.notes);
   d.Count("memory", got.memories.size(), want.memories.size());
+  d.Records("pool", got.pools, want.pools, Named("pool", &Pool::pool),
+            Named("memory_id", &Pool::memory_id),
+            Named("backing_instance", &Pool::backing_instance),
+            Named("offset", &Pool::offset), Named("size", &Pool::size),
+            Named("suballocations_complete", &Pool::suballocations_complete));
+  for (size_t i = 0; i < got.pools.size() && i < want.pools.size() && !d.found(); ++i) {
+    d.Records("sub-allocation", got.pools[i].suballocations, want.pools[i].suballocations,
+              Named("instance", &PoolSubAllocation::instance),
+              Named("offset", &PoolSubAllocation::offset),
+              Named("size", &PoolSubAllocation::size),
+              Named("identity", &PoolSubAllocation::identity));
+    d.Prefix("pool " + std::to_string(i));
+  }
   if (d.found()) return d.text();
   for (size_t i = 0; i < got.memories.size(); ++i) {
     snapshot_compare_internal::CompareInto(got.memories[i], want.memories[i],

@@ -8,6 +8,7 @@
 
 #include "gtest/gtest.h"
 #include "realm_shadow/dump/dump.h"
+#include "tests/common/dump_io.h"
 #include "realm_shadow/hooks.h"
 #include "realm_shadow/analysis/snapshots.h"
 
@@ -39,7 +40,7 @@ TEST(DumpOnFailureAutoInstall, DumpAppearsWithoutAnyCall) {
   ASSERT_TRUE(fs::exists(path)) << report;
   DumpFile dump;
   std::string error;
-  ASSERT_TRUE(ReadDump(path, &dump, &error)) << error;
+  ASSERT_TRUE(testing::ReadDumpTo(path, &dump, &error)) << error;
   ASSERT_EQ(dump.memories.size(), 1u);
   EXPECT_EQ(dump.memories[0].name, "zcmem");
 }

@@ -7,13 +7,22 @@ import sys
 
 doc = json.load(sys.stdin, parse_constant=lambda c: sys.exit(f"bad constant {c}"))
 assert doc["format"] == "realm-shadow", doc["format"]
-assert doc["version"] == 1
+assert doc["version"] == 2
+
 assert isinstance(doc["node"], int) and isinstance(doc["notes"], list)
 assert doc["notes"][1] == 'second "note"\n'
 
 def hexid(v):
     assert isinstance(v, str) and v.startswith("0x"), v
     return int(v, 16)
+
+# Integers past 2^53 are strings of their exact digits (a double would round
+# 1732890000123456789 to ...768).
+assert doc["created_unix_ns"] == "1732890000123456789", doc["created_unix_ns"]
+pools = doc["pools"]
+assert len(pools) == 1 and hexid(pools[0]["memory"]) == 0x1e00000000000000, pools
+assert [s["size"] for s in pools[0]["suballocations"]] == [1024, 512], pools
+assert pools[0]["suballocations"][1]["identity"] is None
 
 def uint_or_null(v):
     assert v is None or (isinstance(v, int) and v >= 0), v

@@ -19,6 +19,7 @@
 #include "gtest/gtest.h"
 #include "realm_shadow/dump/internal/crc32c.h"
 #include "realm_shadow/dump/dump.h"
+#include "tests/common/dump_io.h"
 #include "tests/common/snapshot_compare.h"
 #include "tests/common/temp_dir.h"
 #include "tests/dump/sample_dump.h"
@@ -41,8 +42,7 @@ std::string ReadBytes(const std::string& path) {
 }
 
 bool Parse(const std::string& bytes, DumpFile* out, std::string* error) {
-  return ParseDump(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(),
-                   out, error);
+  return testing::ParseDumpTo(bytes, out, error);
 }
 
 template <typename T>
@@ -102,10 +102,10 @@ TEST(DumpFormat, RoundTripThroughAFile) {
   TempDir dir;
   const DumpFile dump = SampleDump();
   std::string error;
-  ASSERT_TRUE(WriteDump(dir / "a.rsd", dump, &error)) << error;
+  ASSERT_TRUE(testing::WriteDumpTo(dir / "a.rsd", dump, &error)) << error;
   EXPECT_EQ(dir.Entries(), std::vector<std::string>{"a.rsd"});  // no temp left
   DumpFile back;
-  ASSERT_TRUE(ReadDump(dir / "a.rsd", &back, &error)) << error;
+  ASSERT_TRUE(testing::ReadDumpTo(dir / "a.rsd", &back, &error)) << error;
   EXPECT_EQ(CompareDumps(back, dump), "");
   EXPECT_EQ(ReadBytes(dir / "a.rsd"), SerializeDump(dump));
   // The sample is small enough to be a fuzz seed.
@@ -131,8 +131,8 @@ TEST(DumpFormat, RoundTripEmptyAndLarge) {
         static_cast<AllocationKind>(i % kAllocationKindCount)));
   }
   TempDir dir;
-  ASSERT_TRUE(WriteDump(dir / "big.rsd", big, &error)) << error;
-  ASSERT_TRUE(ReadDump(dir / "big.rsd", &back, &error)) << error;
+  ASSERT_TRUE(testing::WriteDumpTo(dir / "big.rsd", big, &error)) << error;
+  ASSERT_TRUE(testing::ReadDumpTo(dir / "big.rsd", &back, &error)) << error;
   EXPECT_EQ(CompareDumps(back, big), "");
 }
 
@@ -141,12 +141,12 @@ TEST(DumpFormat, OverwritesAnExistingDumpAtomically) {
   std::string error;
   DumpFile first = SampleDump();
   first.node = 1;
-  ASSERT_TRUE(WriteDump(dir / "a.rsd", first, &error)) << error;
+  ASSERT_TRUE(testing::WriteDumpTo(dir / "a.rsd", first, &error)) << error;
   DumpFile second = SampleDump();
   second.node = 2;
-  ASSERT_TRUE(WriteDump(dir / "a.rsd", second, &error)) << error;
+  ASSERT_TRUE(testing::WriteDumpTo(dir / "a.rsd", second, &error)) << error;
   DumpFile back;
-  ASSERT_TRUE(ReadDump(dir / "a.rsd", &back, &error)) << error;
+  ASSERT_TRUE(testing::ReadDumpTo(dir / "a.rsd", &back, &error)) << error;
   EXPECT_EQ(back.node, 2u);
   EXPECT_EQ(dir.Entries().size(), 1u);
 }
@@ -215,7 +215,7 @@ TEST(DumpFormat, ForeignFiles) {
              "these are not the bytes you are looking for\n");
   DumpFile out;
   std::string error;
-  EXPECT_FALSE(ReadDump(dir / "notes.txt", &out, &error));
+  EXPECT_FALSE(testing::ReadDumpTo(dir / "notes.txt", &out, &error));
   EXPECT_EQ(error, dir / "notes.txt" + ": not a realm-shadow dump (bad magic)");
 }
 
@@ -225,7 +225,7 @@ TEST(DumpFormat, WrongVersion) {
   DumpFile out;
   std::string error;
   EXPECT_FALSE(Parse(bytes, &out, &error));
-  EXPECT_EQ(error, "unsupported version 7 (this reader knows 1)");
+  EXPECT_EQ(error, "unsupported version 7 (this reader knows 1 to 2)");
 }
 
 TEST(DumpFormat, SwappedEndiannessMarker) {
@@ -250,12 +250,12 @@ TEST(DumpFormat, EmptyMissingAndDirectory) {
   WriteBytes(dir / "empty.rsd", "");
   DumpFile out;
   std::string error;
-  EXPECT_FALSE(ReadDump(dir / "empty.rsd", &out, &error));
+  EXPECT_FALSE(testing::ReadDumpTo(dir / "empty.rsd", &out, &error));
   EXPECT_EQ(error, dir / "empty.rsd" + ": empty file");
-  EXPECT_FALSE(ReadDump(dir / "missing.rsd", &out, &error));
+  EXPECT_FALSE(testing::ReadDumpTo(dir / "missing.rsd", &out, &error));
   EXPECT_EQ(error,
             dir / "missing.rsd" + ": cannot open: No such file or directory");
-  EXPECT_FALSE(ReadDump(dir.path(), &out, &error));
+  EXPECT_FALSE(testing::ReadDumpTo(dir.path(), &out, &error));
   EXPECT_EQ(error, dir.path() + ": not a regular file");
 }
 
@@ -387,11 +387,108 @@ TEST(DumpFormat, TrailingGarbageAndCorruptTrailer) {
   DumpFile out;
   std::string error;
   EXPECT_FALSE(Parse(good + "xyz", &out, &error));
-  EXPECT_EQ(error, "3 unexpected bytes after the last memory");
+  EXPECT_EQ(error.rfind("3 unexpected bytes after the last memory (tag '", 0), 0u) << error;
   std::string bad = good;
   Store<uint32_t>(&bad, bad.size() - 4, 0);  // the end marker
   EXPECT_FALSE(Parse(bad, &out, &error));
   EXPECT_EQ(error, "corrupt trailer");
+}
+
+// Inserts a section (tag, payload) before the trailer and fixes the trailer.
+std::string WithSection(std::string bytes, const char (&tag)[5],
+                        const std::string& payload) {
+  std::string section(tag, 4);
+  section.append(4, '\0');
+  const uint64_t length = payload.size();
+  section.append(reinterpret_cast<const char*>(&length), 8);
+  section += payload;
+  bytes.insert(bytes.size() - 16, section);
+  Store<uint64_t>(&bytes, bytes.size() - 16, bytes.size() - 16);
+  Reseal(&bytes);
+  return bytes;
+}
+
+// Optional sections: a reader skips the ones it does not know (their tag
+// starts with a lowercase letter), refuses other unknown tags, and reads the
+// pools section once.
+TEST(DumpFormat, OptionalSectionsAreSkippedOrRefused) {
+  const DumpFile dump = SampleDump();
+  const std::string good = SerializeDump(dump);
+  DumpFile out;
+  std::string error;
+  ASSERT_TRUE(Parse(WithSection(good, "huhu", std::string(40, 'x')), &out, &error)) << error;
+  EXPECT_EQ(CompareDumps(out, dump), "");
+  ASSERT_TRUE(Parse(WithSection(good, "zzzz", ""), &out, &error)) << error;
+  EXPECT_FALSE(Parse(WithSection(good, "HIST", std::string(8, '\0')), &out, &error));
+  EXPECT_NE(error.find("not an optional section's"), std::string::npos) << error;
+  // The pools section twice.
+  const size_t pools = SectionPayload(good, 5) - 16;
+  const std::string section = good.substr(pools, good.size() - 16 - pools);
+  std::string twice = good;
+  twice.insert(twice.size() - 16, section);
+  Store<uint64_t>(&twice, twice.size() - 16, twice.size() - 16);
+  Reseal(&twice);
+  EXPECT_FALSE(Parse(twice, &out, &error));
+  EXPECT_EQ(error, "section 'pools' appears twice");
+  // A known tag is read, not skipped: 40 bytes are no history.
+  EXPECT_FALSE(Parse(WithSection(good, "hist", std::string(40, 'x')), &out, &error));
+  EXPECT_NE(error.find("less than its fixed 64"), std::string::npos) << error;
+  // A version 1 file may hold optional sections too (its writers added
+  // 'hist' ones): an unknown one is skipped there as well.
+  std::string v1 = WithSection(good, "huhu", std::string(8, 'x'));
+  Store<uint32_t>(&v1, 8, 1);
+  Reseal(&v1);
+  ASSERT_TRUE(Parse(v1, &out, &error)) << error;
+  EXPECT_EQ(out.version, 1u);
+}
+
+TEST(DumpFormat, PoolsSectionRoundTripsAndRefusesHostileCounts) {
+  DumpFile dump = SampleDump();
+  DumpFile out;
+  std::string error;
+  ASSERT_TRUE(Parse(SerializeDump(dump), &out, &error)) << error;
+  ASSERT_EQ(out.pools.size(), 1u);
+  EXPECT_EQ(out.pools[0].suballocations.at(0).identity, 2u);
+  EXPECT_EQ(CompareDumps(out, dump), "");
+  dump.pools.clear();
+  ASSERT_TRUE(Parse(SerializeDump(dump), &out, &error)) << error;
+  EXPECT_TRUE(out.pools.empty());  // no section at all without pools
+
+  const std::string good = SerializeDump(SampleDump());
+  const size_t payload = SectionPayload(good, 5);
+  std::string bad = good;
+  Store<uint32_t>(&bad, payload, 0xffffffffu);  // pool count
+  Reseal(&bad);
+  EXPECT_FALSE(Parse(bad, &out, &error));
+  EXPECT_NE(error.find("section 'pools': 4294967295 pools need"), std::string::npos) << error;
+  bad = good;
+  Store<uint64_t>(&bad, payload + 8 + 40, uint64_t{1} << 61);  // sub-allocations
+  Reseal(&bad);
+  EXPECT_FALSE(Parse(bad, &out, &error));
+  EXPECT_NE(error.find("pool 0: 2305843009213693952 sub-allocations need"), std::string::npos)
+      << error;
+  bad = good;
+  Store<uint32_t>(&bad, payload + 8 + 48 + 28, 1);  // padding
+  Reseal(&bad);
+  EXPECT_FALSE(Parse(bad, &out, &error));
+  EXPECT_NE(error.find("nonzero padding"), std::string::npos) << error;
+}
+
+// A dump's identities are sorted by id on reading (Snapshot::FindIdentity
+// searches them); one id twice is refused.
+TEST(DumpFormat, IdentitiesAreSortedAndUnique) {
+  DumpFile dump = SampleDump();
+  std::reverse(dump.memories[0].identities.begin(), dump.memories[0].identities.end());
+  DumpFile out;
+  std::string error;
+  ASSERT_TRUE(Parse(SerializeDump(dump), &out, &error)) << error;
+  ASSERT_EQ(out.memories[0].identities.size(), 2u);
+  EXPECT_EQ(out.memories[0].identities[0].id, 1u);
+  ASSERT_NE(out.memories[0].FindIdentity(2), nullptr);
+  EXPECT_EQ(out.memories[0].FindIdentity(2)->kind, AllocationKind::kDeferredBuffer);
+  dump.memories[0].identities[0].id = 1;
+  EXPECT_FALSE(Parse(SerializeDump(dump), &out, &error));
+  EXPECT_EQ(error, "section 'memory 0': identity 1 is listed twice");
 }
 
 TEST(DumpWrite, UnwritableDestinationsFailCleanly) {
@@ -399,18 +496,18 @@ TEST(DumpWrite, UnwritableDestinationsFailCleanly) {
   const DumpFile dump = SampleDump();
   std::string error;
   // A directory that does not exist.
-  EXPECT_FALSE(WriteDump(dir / "no/such/dir/a.rsd", dump, &error));
+  EXPECT_FALSE(testing::WriteDumpTo(dir / "no/such/dir/a.rsd", dump, &error));
   EXPECT_NE(error.find("No such file or directory"), std::string::npos)
       << error;
   EXPECT_TRUE(OneLine(error));
   // A path through a regular file.
   WriteBytes(dir / "file", "x");
-  EXPECT_FALSE(WriteDump(dir / "file/a.rsd", dump, &error));
+  EXPECT_FALSE(testing::WriteDumpTo(dir / "file/a.rsd", dump, &error));
   EXPECT_NE(error.find("Not a directory"), std::string::npos) << error;
   // A destination that is a directory: the rename fails, the temp goes.
   ASSERT_EQ(::mkdir((dir / "taken").c_str(), 0755), 0);
   ::close(::open((dir / "taken/inside").c_str(), O_CREAT | O_WRONLY, 0644));
-  EXPECT_FALSE(WriteDump(dir / "taken", dump, &error));
+  EXPECT_FALSE(testing::WriteDumpTo(dir / "taken", dump, &error));
   EXPECT_NE(error.find("rename failed"), std::string::npos) << error;
   std::vector<std::string> entries = dir.Entries();
   std::sort(entries.begin(), entries.end());
@@ -422,7 +519,7 @@ TEST(DumpWrite, ReadOnlyDirectory) {
   TempDir dir;
   ASSERT_EQ(::chmod(dir.path().c_str(), 0555), 0);
   std::string error;
-  EXPECT_FALSE(WriteDump(dir / "a.rsd", SampleDump(), &error));
+  EXPECT_FALSE(testing::WriteDumpTo(dir / "a.rsd", SampleDump(), &error));
   EXPECT_NE(error.find("Permission denied"), std::string::npos) << error;
   EXPECT_TRUE(dir.Entries().empty());
 }
@@ -435,7 +532,7 @@ TEST(DumpWrite, FailureMidWriteLeavesThePreviousDump) {
   std::string error;
   DumpFile old_dump = SampleDump();
   old_dump.node = 11;
-  ASSERT_TRUE(WriteDump(dir / "a.rsd", old_dump, &error)) << error;
+  ASSERT_TRUE(testing::WriteDumpTo(dir / "a.rsd", old_dump, &error)) << error;
 
   DumpFile big;
   big.memories.emplace_back();
@@ -446,7 +543,7 @@ TEST(DumpWrite, FailureMidWriteLeavesThePreviousDump) {
   rlimit small = saved;
   small.rlim_cur = 100 << 10;
   ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
-  const bool ok = WriteDump(dir / "a.rsd", big, &error);
+  const bool ok = testing::WriteDumpTo(dir / "a.rsd", big, &error);
   ::setrlimit(RLIMIT_FSIZE, &saved);
   ::signal(SIGXFSZ, old_handler);
 
@@ -455,7 +552,7 @@ TEST(DumpWrite, FailureMidWriteLeavesThePreviousDump) {
       << error;
   EXPECT_EQ(dir.Entries(), std::vector<std::string>{"a.rsd"});
   DumpFile back;
-  ASSERT_TRUE(ReadDump(dir / "a.rsd", &back, &error)) << error;
+  ASSERT_TRUE(testing::ReadDumpTo(dir / "a.rsd", &back, &error)) << error;
   EXPECT_EQ(back.node, 11u);
 }
 
@@ -488,10 +585,34 @@ std::vector<std::pair<std::string, DumpFile>> Seeds() {
   id.kind = AllocationKind::kFuture;
   id.attributes = {{"creator", "t"}};
   s.identities = {id};
+  // Both optional sections in one file: a pool in the history's memory.
+  DumpFile both = testing_dump::SampleHistoryDump();
+  Pool pool;
+  pool.pool = 0x4000000000000001ull;
+  pool.memory_id = testing_dump::kFbId;
+  pool.backing_instance = 1;
+  pool.size = 4096;
+  pool.suballocations = {{0x4000000000000101ull, 0, 1024, 7}};
+  both.pools = {pool};
   return {{"empty.rsd", empty},
           {"one.rsd", one},
           {"sample.rsd", SampleDump()},
-          {"history.rsd", testing_dump::SampleHistoryDump()}};
+          {"history.rsd", testing_dump::SampleHistoryDump()},
+          {"pools-history.rsd", both}};
+}
+
+// A version 1 file with a history section (written before the pools
+// section and version 2 existed) reads as it was written.
+TEST(DumpFormat, Version1FilesWithAHistoryStillRead) {
+  DumpFile back;
+  std::string error;
+  ASSERT_TRUE(testing::ReadDumpTo(std::string(REALM_SHADOW_DUMP_SEED_DIR) + "/history-v1.rsd",
+                                  &back, &error))
+      << error;
+  DumpFile want = testing_dump::SampleHistoryDump();
+  want.version = 1;
+  ASSERT_EQ(back.histories.size(), 1u);
+  EXPECT_EQ(testing::CompareDumps(back, want), "");
 }
 
 // A file written before the heap-observation events existed counts 12 event
@@ -500,11 +621,13 @@ std::vector<std::pair<std::string, DumpFile>> Seeds() {
 TEST(DumpFormat, FilesCountingFewerEventTypesStillRead) {
   DumpFile back;
   std::string error;
-  ASSERT_TRUE(ReadDump(std::string(REALM_SHADOW_DUMP_DATA_DIR) +
+  ASSERT_TRUE(testing::ReadDumpTo(std::string(REALM_SHADOW_DUMP_DATA_DIR) +
                            "/sample-12-event-types.rsd",
                        &back, &error))
       << error;
   DumpFile want = SampleDump();
+  want.version = 1;  // a version 1 file, read as it was written
+  want.pools.clear();  // version 1 had no pools section
   for (Snapshot& s : want.memories)
     for (int t = 12; t < kEventTypeCount; ++t) s.counters.by_type[t] = 0;
   EXPECT_EQ(testing::CompareDumps(back, want), "");
@@ -523,7 +646,7 @@ TEST(DumpWrite, ConcurrentWritersOfOnePathNeverCollide) {
   auto writer = [&] {
     for (int i = 0; i < 300; ++i) {
       std::string error;
-      if (!WriteDump(path, dump, &error)) ++failures;
+      if (!testing::WriteDumpTo(path, dump, &error)) ++failures;
     }
   };
   std::thread a(writer), b(writer);
@@ -532,7 +655,7 @@ TEST(DumpWrite, ConcurrentWritersOfOnePathNeverCollide) {
   EXPECT_EQ(failures.load(), 0);
   DumpFile back;
   std::string error;
-  ASSERT_TRUE(ReadDump(path, &back, &error)) << error;
+  ASSERT_TRUE(testing::ReadDumpTo(path, &back, &error)) << error;
   EXPECT_EQ(testing::CompareDumps(back, dump), "");
   // No temporary is left behind.
   size_t files = 0;
@@ -761,11 +884,11 @@ TEST(DumpHistory, WriterRefusesAHistoryOfNoMemory) {
   dump.histories[0].memory_id = 0x1e000000000000ffull;
   TempDir dir;
   std::string error;
-  EXPECT_FALSE(WriteDump(dir / "x.rsd", dump, &error));
+  EXPECT_FALSE(testing::WriteDumpTo(dir / "x.rsd", dump, &error));
   EXPECT_NE(error.find("which the dump does not hold"), std::string::npos) << error;
   dump.histories[0].memory_id = testing_dump::kFbId;
   dump.histories.push_back(dump.histories[0]);
-  EXPECT_FALSE(WriteDump(dir / "x.rsd", dump, &error));
+  EXPECT_FALSE(testing::WriteDumpTo(dir / "x.rsd", dump, &error));
   EXPECT_NE(error.find("two histories"), std::string::npos) << error;
 }
 
@@ -775,11 +898,11 @@ TEST(DumpFormat, FuzzSeedCorpus) {
     const std::string path = dir + "/" + name;
     if (std::getenv("REALM_SHADOW_WRITE_SEEDS") != nullptr) {
       std::string error;
-      ASSERT_TRUE(WriteDump(path, dump, &error)) << error;
+      ASSERT_TRUE(testing::WriteDumpTo(path, dump, &error)) << error;
     }
     DumpFile back;
     std::string error;
-    ASSERT_TRUE(ReadDump(path, &back, &error)) << error;
+    ASSERT_TRUE(testing::ReadDumpTo(path, &back, &error)) << error;
     EXPECT_EQ(testing::CompareDumps(back, dump), "") << name;
     EXPECT_LT(fs::file_size(path), 10000u);
   }

@@ -1,9 +1,13 @@
 // tests/dump/json_test.cc - DumpToJson: valid JSON whatever the names hold,
 // and the fields docs/json-schema.md promises.
+#include <cstdint>
+#include <limits>
 #include <string>
 
 #include "gtest/gtest.h"
 #include "realm_shadow/dump/dump.h"
+#include "realm_shadow/dump/internal/json_writer.h"
+#include "realm_shadow/faces/html_page.h"
 #include "tests/dump/sample_dump.h"
 
 namespace realm_shadow {
@@ -181,7 +185,7 @@ TEST(DumpJson, ValidAndEscaped) {
   ASSERT_TRUE(ValidJson(json));
   // Top level.
   EXPECT_EQ(
-      json.rfind("{\"format\":\"realm-shadow\",\"version\":1,\"node\":3,", 0),
+      json.rfind("{\"format\":\"realm-shadow\",\"version\":2,\"node\":3,", 0),
       0u)
       << json.substr(0, 100);
   EXPECT_NE(json.find("\"notes\":[\"capacity of system memory unknown\","
@@ -286,9 +290,107 @@ TEST(DumpJson, EmptyDump) {
   const std::string json = DumpToJson(empty);
   EXPECT_TRUE(ValidJson(json));
   EXPECT_EQ(json,
-            "{\"format\":\"realm-shadow\",\"version\":1,\"node\":0,"
+            "{\"format\":\"realm-shadow\",\"version\":2,\"node\":0,"
             "\"created_unix_ns\":0,\"source\":\"\",\"notes\":[],"
-            "\"memories\":[]}\n");
+            "\"memories\":[],\"pools\":[]}\n");
+}
+
+TEST(DumpJson, Pools) {
+  const std::string json = DumpToJson(testing_dump::SampleDump());
+  EXPECT_NE(json.find("\"pools\":[{\"memory\":\"0x1e00000000000000\","
+                      "\"pool\":\"0x4000000000000001\","
+                      "\"backing_instance\":\"0x4000000000000001\","
+                      "\"offset\":0,\"size\":4096,\"suballocations\":["
+                      "{\"instance\":\"0x5000000000000001\",\"offset\":0,"
+                      "\"size\":1024,\"identity\":{\"creator\":"),
+            std::string::npos)
+      << json.substr(json.find("\"pools\""));
+}
+
+// The one JSON writer's rules (docs/json-schema.md, Conventions), as the
+// dump's JSON and the page's data block both write them.  Before there was
+// one writer, the page wrote a count above 2^53 as null and a non-finite
+// number as 0, and the dump JSON wrote the count as a number that
+// JavaScript reads rounded.
+TEST(JsonWriter, ExactIntegersNullForNonFiniteAndSafeStrings) {
+  for (const auto context : {JsonWriter::Context::kDocument,
+                             JsonWriter::Context::kScriptElement}) {
+    std::string out;
+    JsonWriter w(&out, context);
+    w.BeginArray();
+    w.Uint(kLargestJsonNumber);
+    w.Uint(kLargestJsonNumber + 1);
+    w.Uint(UINT64_MAX);
+    w.Int(-5);
+    w.Int(INT64_MIN);
+    w.Offset(kNoOffset);
+    w.Double(0.125);
+    w.Double(std::numeric_limits<double>::quiet_NaN());
+    w.Double(std::numeric_limits<double>::infinity());
+    w.String("a</script>&\xff");
+    w.EndArray();
+    ASSERT_TRUE(ValidJson(out)) << out;
+    const std::string numbers =
+        "[9007199254740992,\"9007199254740993\",\"18446744073709551615\",-5,"
+        "\"-9223372036854775808\",null,0.125,null,null,";
+    EXPECT_EQ(out.substr(0, numbers.size()), numbers) << out;
+    if (context == JsonWriter::Context::kDocument) {
+      EXPECT_EQ(out.substr(numbers.size()), "\"a</script>&\\ufffd\"]");
+    } else {
+      EXPECT_EQ(out.substr(numbers.size()),
+                "\"a\\u003c/script\\u003e\\u0026\\ufffd\"]");
+    }
+  }
+}
+
+// Fixed-point numbers (the trace's microseconds from nanoseconds) are
+// exact, zeros of the fraction kept, negative ones included.
+TEST(JsonWriter, DecimalIsExact) {
+  std::string out;
+  JsonWriter w(&out);
+  w.BeginArray();
+  w.Decimal(1234567, 3);
+  w.Decimal(-5, 3);
+  w.Decimal(1000, 3);
+  w.Decimal(42, 0);
+  w.Decimal(INT64_MIN, 3);
+  w.EndArray();
+  ASSERT_TRUE(ValidJson(out)) << out;
+  EXPECT_EQ(out, "[1234.567,-0.005,1.000,42,-9223372036854775.808]");
+}
+
+// Both renderings of one dump say the same about a count past 2^53: the
+// dump JSON and the page's data block (a capacity of 2^60 bytes).
+TEST(JsonWriter, TheDumpJsonAndThePageAgreeOnLargeCounts) {
+  DumpFile dump;
+  dump.memories.emplace_back();
+  dump.memories.back().capacity = uint64_t{1} << 60;
+  const std::string exact = "\"capacity\":\"1152921504606846976\"";
+  EXPECT_NE(DumpToJson(dump).find(exact), std::string::npos) << DumpToJson(dump);
+  const std::string page = RenderHtmlMap({dump});
+  EXPECT_NE(page.find(exact), std::string::npos);
+}
+
+// The records both renderings share (dump/internal/json_records.h) read
+// alike, field for field and in the same order: a pending request, a
+// reservation of an amount (offset null), a failure and the memory's
+// summary, each as the dump's JSON writes it and as the page's data block
+// does.
+TEST(JsonWriter, TheDumpJsonAndThePageWriteTheSharedRecordsAlike) {
+  const DumpFile dump = testing_dump::SampleDump();
+  const std::string json = DumpToJson(dump);
+  const std::string page = RenderHtmlMap({dump});
+  for (const std::string record : {
+           "{\"instance\":\"0x4000000000000009\",\"size\":2097152,"
+           "\"alignment\":256,\"planned_offset\":null,\"sequence\":40,",
+           "{\"id\":\"0x8\",\"offset\":null,\"size\":1024,\"sequence\":6}",
+           "{\"instance\":\"0x400000000000000b\",\"size\":1024000,"
+           "\"alignment\":4096,\"eventual\":true,\"sequence\":41,",
+           "\"used\":24576,\"total_free\":",
+       }) {
+    EXPECT_NE(json.find(record), std::string::npos) << record << "\nnot in\n" << json;
+    EXPECT_NE(page.find(record), std::string::npos) << record << "\nnot in the page";
+  }
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include "realm_shadow/dump/on_failure.h"
 #include "realm_shadow/hooks.h"
 #include "realm_shadow/analysis/snapshots.h"
+#include "tests/common/dump_io.h"
 #include "tests/common/temp_dir.h"
 
 namespace realm_shadow {
@@ -76,7 +77,7 @@ TEST_F(LogSinkTest, DumpMemoryStateAnnouncesFileMemoryAndSequence) {
   realm_shadow_allocated(m, 0x4000000000000001ull, 256, 256, 32);
   const std::string path = temp_ / "one.rsd";
   std::string error;
-  ASSERT_TRUE(DumpMemoryState(kSys, path, &error)) << error;
+  ASSERT_TRUE(testing::DumpMemoryStateTo(kSys, path, &error)) << error;
   const auto lines = Lines();
   ASSERT_EQ(lines.size(), 1u);
   DumpMarker marker;
@@ -85,7 +86,7 @@ TEST_F(LogSinkTest, DumpMemoryStateAnnouncesFileMemoryAndSequence) {
   EXPECT_EQ(marker.reason, "request");
   EXPECT_EQ(marker.file, fs::path(path).lexically_normal().string());
   DumpFile dump;
-  ASSERT_TRUE(ReadDump(path, &dump, &error)) << error;
+  ASSERT_TRUE(testing::ReadDumpTo(path, &dump, &error)) << error;
   ASSERT_EQ(dump.memories.size(), 1u);
   EXPECT_EQ(marker.sequence, dump.memories[0].sequence);
   EXPECT_EQ(marker.sequence, 2u);
@@ -105,7 +106,7 @@ TEST_F(LogSinkTest, DumpAllAnnouncesEachMemoryAndAFailedWriteSaysSo) {
   RegisterMemory(kSys, MemoryKind::kSystem, 4096, "sys", 0);
   RegisterMemory(kFb, MemoryKind::kFramebuffer, 8192, "fb", 0);
   std::string error;
-  ASSERT_TRUE(DumpAllMemories(temp_ / "all.rsd", &error)) << error;
+  ASSERT_TRUE(testing::Failed(DumpAllMemories(temp_ / "all.rsd"), &error)) << error;
   auto lines = Lines();
   ASSERT_EQ(lines.size(), 2u);
   DumpMarker a, b;
@@ -114,12 +115,12 @@ TEST_F(LogSinkTest, DumpAllAnnouncesEachMemoryAndAFailedWriteSaysSo) {
   EXPECT_EQ(a.memory_id, kSys);
   EXPECT_EQ(b.memory_id, kFb);
   // A directory that does not exist: the marker, then "not written".
-  EXPECT_FALSE(DumpMemoryState(kSys, temp_ / "no/such/dir/x.rsd", &error));
+  EXPECT_FALSE(testing::DumpMemoryStateTo(kSys, temp_ / "no/such/dir/x.rsd", &error));
   lines = Lines();
   ASSERT_EQ(lines.size(), 4u);
   EXPECT_EQ(lines[3].rfind("dump not written file=", 0), 0u) << lines[3];
   // Unregistered memory: an error, and nothing announced.
-  EXPECT_FALSE(DumpMemoryState(0x1e000000000000ffull, temp_ / "y.rsd", &error));
+  EXPECT_FALSE(testing::DumpMemoryStateTo(0x1e000000000000ffull, temp_ / "y.rsd", &error));
   EXPECT_EQ(Lines().size(), 4u);
 }
 
@@ -128,7 +129,7 @@ TEST_F(LogSinkTest, NoSinkNoLineAndAFailureDumpIsAnnounced) {
   realm_shadow_memory* m =
       RegisterMemory(kSys, MemoryKind::kSystem, 1024, "sys", 0);
   std::string error;
-  ASSERT_TRUE(DumpMemoryState(kSys, temp_ / "quiet.rsd", &error));
+  ASSERT_TRUE(testing::DumpMemoryStateTo(kSys, temp_ / "quiet.rsd", &error));
   EXPECT_TRUE(Lines().empty());
 
   realm_shadow_set_log_sink(&Capture);
@@ -178,7 +179,7 @@ TEST_F(LogSinkTest, PeriodicDumpsOnlyWhenEventsMoved) {
   EXPECT_EQ(second.sequence, 2u);
   DumpFile dump;
   std::string error;
-  ASSERT_TRUE(ReadDump(second.file, &dump, &error)) << error;
+  ASSERT_TRUE(testing::ReadDumpTo(second.file, &dump, &error)) << error;
   ASSERT_EQ(dump.memories.size(), 1u);
   EXPECT_TRUE(dump.memories[0].allocations.empty());
 }

@@ -12,6 +12,7 @@
 #include "realm_shadow/dump/dump.h"
 #include "realm_shadow/hooks.h"
 #include "realm_shadow/analysis/snapshots.h"
+#include "tests/common/dump_io.h"
 #include "tests/common/temp_dir.h"
 
 namespace realm_shadow {
@@ -72,6 +73,24 @@ TEST_F(DumpOnFailureTest, OffWithoutTheEnvironment) {
   EXPECT_TRUE(fs::is_empty(dir_));
 }
 
+// The limit is a decimal count or nothing: "-1" used to pass as 2^64 - 1
+// (strtoul), that is no limit; "16k" and "" keep the default too.
+TEST_F(DumpOnFailureTest, ALimitThatIsNotACountKeepsTheDefault) {
+  ASSERT_EQ(::setenv("REALM_SHADOW_DUMP_DIR", dir_.c_str(), 1), 0);
+  for (const char* bad : {"-1", "16k", "4 dumps"}) {
+    ASSERT_EQ(::setenv("REALM_SHADOW_DUMP_LIMIT", bad, 1), 0);
+    ::testing::internal::CaptureStderr();
+    ASSERT_TRUE(InstallDumpOnFailure());
+    EXPECT_EQ(::testing::internal::GetCapturedStderr(),
+              std::string("realm-shadow: REALM_SHADOW_DUMP_LIMIT=") + bad +
+                  " is not a number; using 4\n");
+  }
+  ASSERT_EQ(::setenv("REALM_SHADOW_DUMP_LIMIT", "7", 1), 0);
+  ::testing::internal::CaptureStderr();
+  ASSERT_TRUE(InstallDumpOnFailure());
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+}
+
 TEST_F(DumpOnFailureTest, FragmentationWritesADumpAndAReport) {
   ASSERT_EQ(::setenv("REALM_SHADOW_DUMP_DIR", dir_.c_str(), 1), 0);
   ASSERT_EQ(::setenv("REALM_SHADOW_DUMP_LIMIT", "2", 1), 0);
@@ -118,7 +137,7 @@ TEST_F(DumpOnFailureTest, FragmentationWritesADumpAndAReport) {
 
   DumpFile dump;
   std::string error;
-  ASSERT_TRUE(ReadDump(path, &dump, &error)) << error;
+  ASSERT_TRUE(testing::ReadDumpTo(path, &dump, &error)) << error;
   EXPECT_EQ(dump.source, "tracker");
   ASSERT_EQ(dump.memories.size(), 1u);
   const Snapshot& s = dump.memories[0];
@@ -205,9 +224,9 @@ TEST_F(DumpOnFailureTest, DumpMemoryStateAndAllMemories) {
 
   std::string error;
   const std::string one = dir_ + "/one.rsd";
-  ASSERT_TRUE(DumpMemoryState(kSys, one, &error)) << error;
+  ASSERT_TRUE(testing::DumpMemoryStateTo(kSys, one, &error)) << error;
   DumpFile dump;
-  ASSERT_TRUE(ReadDump(one, &dump, &error)) << error;
+  ASSERT_TRUE(testing::ReadDumpTo(one, &dump, &error)) << error;
   EXPECT_EQ(dump.source, "tracker");
   EXPECT_EQ(dump.node, Options().node);
   EXPECT_GT(dump.created_unix_ns, 1600000000ull * 1000000000ull);
@@ -217,14 +236,14 @@ TEST_F(DumpOnFailureTest, DumpMemoryStateAndAllMemories) {
   EXPECT_EQ(dump.memories[0].allocations[0].offset, 4096u);
   EXPECT_EQ(dump.memories[0].allocations[0].size, 100u);
 
-  EXPECT_FALSE(DumpMemoryState(0x1234, dir_ + "/none.rsd", &error));
+  EXPECT_FALSE(testing::DumpMemoryStateTo(0x1234, dir_ + "/none.rsd", &error));
   EXPECT_NE(error.find("memory 0x1234 is not registered"), std::string::npos)
       << error;
   EXPECT_FALSE(fs::exists(dir_ + "/none.rsd"));
 
   const std::string all = dir_ + "/all.rsd";
   ASSERT_EQ(realm_shadow_dump_all_memories(all.c_str()), 0);
-  ASSERT_TRUE(ReadDump(all, &dump, &error)) << error;
+  ASSERT_TRUE(testing::ReadDumpTo(all, &dump, &error)) << error;
   ASSERT_EQ(dump.memories.size(), 2u);
   EXPECT_EQ(dump.memories[0].memory_id, kFb);
   EXPECT_EQ(dump.memories[1].memory_id, kSys);

@@ -143,6 +143,17 @@ inline DumpFile SampleDump() {
   dyn.allocations = {MakeAllocation(0x4000000000000020ull, 0x7f0000000000ull,
                                     4096, 12, AllocationKind::kExternal)};
   d.memories = {fb, sys, dyn};
+  // The pools section: one pool inside the framebuffer's first allocation,
+  // one sub-allocation naming an identity.
+  Pool pool;
+  pool.pool = 0x4000000000000001ull;
+  pool.memory_id = kFbId;
+  pool.backing_instance = 0x4000000000000001ull;
+  pool.offset = 0;
+  pool.size = 4 * kKiB;
+  pool.suballocations = {{0x5000000000000001ull, 0, 1024, 2},
+                         {0x5000000000000002ull, 2048, 512, 0}};
+  d.pools = {pool};
   return d;
 }
 

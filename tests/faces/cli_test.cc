@@ -106,7 +106,15 @@ TEST_F(Cli, HolesAndBlockers) {
   EXPECT_TRUE(Contains(count.output, "fewest allocations"));
 
   EXPECT_EQ(RunCli("blockers '" + dump + "'").status, 2);  // no --size
-  EXPECT_EQ(RunCli("blockers '" + dump + "' --size 1.5KiB").status, 2);
+  // The size grammar (docs/cli.md): 64K is 64 KiB, a fraction must make
+  // whole bytes, a count takes no unit.
+  Result k = RunCli("blockers '" + dump + "' --size 64K --memory 1e00000000000000");
+  EXPECT_EQ(k.status, 0);
+  EXPECT_TRUE(Contains(k.output, "64 KiB (65536 B)")) << k.output;
+  EXPECT_EQ(RunCli("blockers '" + dump + "' --size 1.5KiB").status, 0);
+  EXPECT_EQ(RunCli("blockers '" + dump + "' --size 0.3KiB").status, 2);
+  EXPECT_EQ(RunCli("blockers '" + dump + "' --size -1").status, 2);
+  EXPECT_EQ(RunCli("holes '" + dump + "' --top 1K").status, 2);
   EXPECT_EQ(RunCli("blockers '" + dump + "' --size 1 --objective most").status, 2);
   Result missing = RunCli("holes '" + dump + "' --memory 0x1e000000000000ff");
   EXPECT_EQ(missing.status, 1);
@@ -136,6 +144,44 @@ TEST_F(Cli, DiffBetweenTwoDumps) {
   Result same = RunCli("diff '" + a + "' '" + a + "'");
   EXPECT_EQ(same.status, 0);
   EXPECT_TRUE(Contains(same.output, "no change")) << same.output;
+}
+
+// One allocation whose identity changed between two dumps, nothing else:
+// diff says what changed ("identity fields=a -> fields=b"); it used to list
+// it as "changed in place ... live -> live".  The identity ids differ too
+// (each process interns its own): equal descriptions under different ids
+// are no change.
+TEST_F(Cli, DiffSaysWhatChangedInPlace) {
+  DumpFile a;
+  a.memories.emplace_back();
+  Snapshot& s = a.memories.back();
+  s.memory_id = 0x1e00000000000000ull;
+  s.capacity = 1 << 20;
+  Allocation one;
+  one.instance = 0x4000000000000001ull;
+  one.size = 4096;
+  one.identity = 1;
+  Allocation two = one;
+  two.instance = 0x4000000000000002ull;
+  two.offset = 4096;
+  two.identity = 2;
+  s.allocations = {one, two};
+  Identity first{1, AllocationKind::kRegionInstance, {{"fields", "a"}}};
+  Identity second{2, AllocationKind::kRegionInstance, {{"fields", "same"}}};
+  s.identities = {first, second};
+  DumpFile b = a;
+  b.memories[0].identities[0].attributes = {{"fields", "b"}};
+  b.memories[0].allocations[1].identity = 7;  // same description, other id
+  b.memories[0].identities[1].id = 7;
+  const std::string pa = dir_ + "/a.rsd", pb = dir_ + "/b.rsd";
+  ASSERT_TRUE(WriteDump(pa, a).ok());
+  ASSERT_TRUE(WriteDump(pb, b).ok());
+  Result r = RunCli("diff '" + pa + "' '" + pb + "'");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(Contains(r.output, "changed in place 1\n")) << r.output;
+  EXPECT_TRUE(Contains(r.output, "* instance 0x4000000000000001 [0, 4096) identity fields=a -> fields=b\n"))
+      << r.output;
+  EXPECT_FALSE(Contains(r.output, "live -> live")) << r.output;
 }
 
 TEST_F(Cli, Html) {

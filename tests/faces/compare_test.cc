@@ -11,6 +11,7 @@
 #include <string>
 
 #include "realm_shadow/faces/realm_log.h"
+#include "tests/common/dump_io.h"
 #include "tests/common/temp_dir.h"
 
 namespace realm_shadow {
@@ -212,8 +213,8 @@ TEST(CompareCli, ExitStatusSaysWhetherTheyAgree) {
   testing::TempDir dir("realm-shadow-compare");
   std::string error;
   const std::string a = dir / "a.rsd", b = dir / "b.rsd";
-  ASSERT_TRUE(WriteDump(a, One(Memory({Alloc(1, 0, 256)})), &error));
-  ASSERT_TRUE(WriteDump(b, One(Memory({Alloc(1, 256, 256)})), &error));
+  ASSERT_TRUE(testing::WriteDumpTo(a, One(Memory({Alloc(1, 0, 256)})), &error));
+  ASSERT_TRUE(testing::WriteDumpTo(b, One(Memory({Alloc(1, 256, 256)})), &error));
   std::string out;
   EXPECT_EQ(RunCommand("compare '" + a + "' '" + a + "' --run r --dump d", &out), 0)
       << out;
@@ -233,7 +234,7 @@ TEST(CompareCli, IngestCutAtDumpNeedsOneLog) {
   testing::TempDir dir("realm-shadow-compare");
   std::string error;
   const std::string a = dir / "a.rsd";
-  ASSERT_TRUE(WriteDump(a, One(Memory({})), &error));
+  ASSERT_TRUE(testing::WriteDumpTo(a, One(Memory({})), &error));
   std::string out;
   EXPECT_EQ(RunCommand("ingest-realm-log x.log y.log --cut-at-dump '" + a +
                     "' -o '" + (dir / "o.rsd") + "'",

@@ -11,6 +11,7 @@
 #include "realm_shadow/analysis/snapshots.h"
 #include "realm_shadow/dump/dump.h"
 #include "realm_shadow/hooks.h"
+#include "tests/common/dump_io.h"
 #include "tests/faces/run_cli.h"
 
 namespace realm_shadow {
@@ -57,7 +58,7 @@ class HistoryCli : public ::testing::Test {
     TakeSnapshot(m);
     realm_shadow_allocation_failed(m, 0x4000000000000005ull, 300 * kKiB, 64);
     std::string error;
-    ASSERT_TRUE(DumpMemoryState(kMemory, dump_ = dir_ + "/sys.rsd", &error)) << error;
+    ASSERT_TRUE(testing::DumpMemoryStateTo(kMemory, dump_ = dir_ + "/sys.rsd", &error)) << error;
 
     realm_shadow_memory* w = RegisterMemory(kWrapped, MemoryKind::kFramebuffer,
                                             1024 * kKiB, "fb", REALM_SHADOW_SERIALIZED,
@@ -66,7 +67,7 @@ class HistoryCli : public ::testing::Test {
       realm_shadow_allocated(w, 0x4000000000000100ull + i, i * kKiB, kKiB, 1);
       realm_shadow_released(w, 0x4000000000000100ull + i);
     }
-    ASSERT_TRUE(DumpAllMemories(all_ = dir_ + "/all.rsd", &error)) << error;
+    ASSERT_TRUE(testing::Failed(DumpAllMemories(all_ = dir_ + "/all.rsd"), &error)) << error;
   }
   std::string dir_, dump_, all_;
 };
@@ -156,7 +157,7 @@ TEST_F(HistoryCli, TraceFollowsTheTraceEventFormat) {
   // The span in microseconds is the history's first to last event.
   DumpFile dump;
   std::string error;
-  ASSERT_TRUE(ReadDump(dump_, &dump, &error)) << error;
+  ASSERT_TRUE(testing::ReadDumpTo(dump_, &dump, &error)) << error;
   const MemoryHistory& h = dump.histories.at(0);
   const double span_us =
       (h.TimeOfEvent(h.end_sequence() - 1) - h.TimeOfEvent(0)) / 1000.0;
@@ -188,9 +189,9 @@ TEST_F(HistoryCli, DumpsWithoutHistoryAreSaidSo) {
   const std::string plain = dir_ + "/plain.rsd";
   DumpFile dump;
   std::string error;
-  ASSERT_TRUE(ReadDump(dump_, &dump, &error)) << error;
+  ASSERT_TRUE(testing::ReadDumpTo(dump_, &dump, &error)) << error;
   dump.histories.clear();
-  ASSERT_TRUE(WriteDump(plain, dump, &error)) << error;
+  ASSERT_TRUE(testing::WriteDumpTo(plain, dump, &error)) << error;
   Result r = RunCli("timeline '" + plain + "'");
   EXPECT_EQ(r.status, 1);
   EXPECT_TRUE(Contains(r.output, "no history in")) << r.output;

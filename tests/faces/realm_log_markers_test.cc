@@ -9,6 +9,7 @@
 
 #include "realm_shadow/dump/dump.h"
 #include "realm_shadow/faces/realm_log.h"
+#include "tests/common/dump_io.h"
 #include "tests/common/temp_dir.h"
 
 namespace realm_shadow {
@@ -153,7 +154,7 @@ class CutAtDump : public ::testing::Test {
     s.sequence = 7;
     dump.memories.push_back(s);
     std::string error;
-    ASSERT_TRUE(WriteDump(dump_path_, dump, &error)) << error;
+    ASSERT_TRUE(testing::WriteDumpTo(dump_path_, dump, &error)) << error;
   }
   std::string Marker(const std::string& file, uint64_t sequence = 7,
                      uint64_t memory = kSys) {
@@ -254,7 +255,7 @@ TEST_F(CutAtDump, AFailureDumpTakesTheFailureLineLoggedAfterIt) {
   s.failures.push_back(f);
   dump.memories.push_back(s);
   std::string error;
-  ASSERT_TRUE(WriteDump(dump_path_, dump, &error)) << error;
+  ASSERT_TRUE(testing::WriteDumpTo(dump_path_, dump, &error)) << error;
   DumpMarker m;
   m.memory_id = kSys;
   m.sequence = 3;

@@ -18,6 +18,7 @@
 #include "gpu_test_util.h"
 #include "realm_shadow/analysis/analysis.h"
 #include "realm_shadow/dump/dump.h"
+#include "tests/common/dump_io.h"
 #include "realm_shadow/analysis/snapshots.h"
 
 namespace realm_shadow {
@@ -262,9 +263,9 @@ TEST_F(DynamicFramebufferTest, DumpAndJsonDescribeTheMemory) {
   }
   const std::string path = ::testing::TempDir() + "realm_shadow_gpu_dynfb.rsdump";
   std::string error;
-  ASSERT_TRUE(DumpMemoryState(id, path, &error)) << error;
+  ASSERT_TRUE(realm_shadow::testing::DumpMemoryStateTo(id, path, &error)) << error;
   DumpFile dump;
-  ASSERT_TRUE(ReadDump(path, &dump, &error)) << error;
+  ASSERT_TRUE(realm_shadow::testing::ReadDumpTo(path, &dump, &error)) << error;
   std::remove(path.c_str());
   ASSERT_EQ(dump.memories.size(), 1u);
   EXPECT_EQ(dump.memories[0].kind, MemoryKind::kDynamicFramebuffer);

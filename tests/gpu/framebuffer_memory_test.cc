@@ -17,6 +17,7 @@
 #include "gpu_test_util.h"
 #include "realm_shadow/analysis/analysis.h"
 #include "realm_shadow/dump/dump.h"
+#include "tests/common/dump_io.h"
 #include "gpu/zero_copy_memory.h"
 #include "realm_shadow/analysis/snapshots.h"
 
@@ -193,9 +194,9 @@ TEST_F(FramebufferTest, DumpAndJsonDescribeTheMemory) {
       (std::filesystem::temp_directory_path() /
        ("realm_shadow_gpu_fb_" + std::to_string(::getpid()) + ".rsdump"))
           .string();
-  ASSERT_TRUE(DumpMemoryState(id, path, &error)) << error;
+  ASSERT_TRUE(realm_shadow::testing::DumpMemoryStateTo(id, path, &error)) << error;
   DumpFile dump;
-  ASSERT_TRUE(ReadDump(path, &dump, &error)) << error;
+  ASSERT_TRUE(realm_shadow::testing::ReadDumpTo(path, &dump, &error)) << error;
   std::remove(path.c_str());
   ASSERT_EQ(dump.memories.size(), 1u);
   const Snapshot& dumped = dump.memories[0];

@@ -14,6 +14,7 @@
 #include "legion_glue/pools.h"
 #include "realm_shadow/dump/dump.h"
 #include "realm_shadow/analysis/snapshots.h"
+#include "tests/common/dump_io.h"
 #include "tests/common/temp_dir.h"
 
 namespace realm_shadow {
@@ -64,7 +65,7 @@ TEST_F(MapperTest, DumpMemoryStateWritesWhatTheMemoryHolds) {
   ASSERT_TRUE(dump_memory_state(kSys, path.c_str()));
   DumpFile file;
   std::string error;
-  ASSERT_TRUE(ReadDump(path, &file, &error)) << error;
+  ASSERT_TRUE(testing::ReadDumpTo(path, &file, &error)) << error;
   ASSERT_EQ(file.memories.size(), 1u);
   const Snapshot& s = file.memories[0];
   EXPECT_EQ(s.memory_id, kSys);
@@ -73,8 +74,8 @@ TEST_F(MapperTest, DumpMemoryStateWritesWhatTheMemoryHolds) {
   EXPECT_FALSE(s.allocations[1].pinned());
   EXPECT_EQ(s.allocations[2].instance, 9u);  // the pool backing at 384
   EXPECT_EQ(s.allocations[2].kind, AllocationKind::kPoolBacking);
-  // The pool's contents were published before the dump.
-  const std::vector<PoolRecord> pools = PoolsFromSnapshot(s);
+  // The pool's contents are in the dump's pools section.
+  const std::vector<PoolRecord> pools = PoolsFromDump(file, s);
   ASSERT_EQ(pools.size(), 1u);
   ASSERT_EQ(pools[0].suballocations.size(), 1u);
   EXPECT_EQ(pools[0].suballocations[0].size, 100u);
@@ -87,7 +88,7 @@ TEST_F(MapperTest, DumpAllMemoriesWritesEveryMemory) {
   ASSERT_TRUE(dump_all_memories(path.c_str()));
   DumpFile file;
   std::string error;
-  ASSERT_TRUE(ReadDump(path, &file, &error)) << error;
+  ASSERT_TRUE(testing::ReadDumpTo(path, &file, &error)) << error;
   ASSERT_EQ(file.memories.size(), 2u);
   EXPECT_EQ(file.memories[0].memory_id, kSys);
   EXPECT_EQ(file.memories[1].memory_id, kRegdma);
@@ -151,7 +152,7 @@ TEST_F(MapperTest, ReportingAFailedCreationDumpsIntoTheDumpDir) {
       << err;
   DumpFile file;
   std::string error;
-  EXPECT_TRUE(ReadDump(path, &file, &error)) << error;
+  EXPECT_TRUE(testing::ReadDumpTo(path, &file, &error)) << error;
 }
 
 }  // namespace

@@ -1,12 +1,15 @@
 // Pools: the backing is one allocation of the memory and a reservation;
 // sub-allocations nest inside it; unused pool space is counted apart from
-// the memory's holes; dumps carry the contents as the backing's identity.
+// the memory's holes; dumps carry the contents in their pools section.
 #include "legion_glue/pools.h"
 
 #include <gtest/gtest.h>
 
+#include "legion_glue/mapper.h"
 #include "realm_shadow/analysis/analysis.h"
 #include "realm_shadow/analysis/snapshots.h"
+#include "realm_shadow/dump/dump.h"
+#include "tests/common/temp_dir.h"
 
 namespace realm_shadow {
 namespace legion {
@@ -124,12 +127,20 @@ TEST_F(PoolsTest, AnalysisCountsOverlapsAndOverrunsFromAForeignTable) {
   EXPECT_TRUE(AnalyzePools(TakeSnapshot(m_), {r}).empty());
 }
 
-TEST_F(PoolsTest, PublishedContentsTravelWithTheSnapshot) {
-  EXPECT_EQ(Pools().PublishPools(kFb), 1u);
-  const Snapshot s = TakeSnapshot(m_);
-  const std::vector<PoolRecord> read = PoolsFromSnapshot(s);
+// A dump of the memory carries its pools, sub-allocations and all, in the
+// dump's pools section; reading it back needs no table.
+TEST_F(PoolsTest, DumpsCarryThePoolsSection) {
+  testing::TempDir dir;
+  ASSERT_TRUE(DumpMemoryState(kFb, dir / "a.rsd").ok());
+  Pools().Clear();  // the reader must not need the table
+  const absl::StatusOr<DumpFile> dump = ReadDump(dir / "a.rsd");
+  ASSERT_TRUE(dump.ok()) << dump.status();
+  ASSERT_EQ(dump->pools.size(), 1u);
+  const Snapshot& s = dump->memories.at(0);
+  const std::vector<PoolRecord> read = PoolsFromDump(*dump, s);
   ASSERT_EQ(read.size(), 1u);
   EXPECT_EQ(read[0].pool, kBacking);
+  EXPECT_EQ(read[0].memory_id, kFb);
   EXPECT_EQ(read[0].offset, 32 * kMiB);
   EXPECT_TRUE(read[0].suballocations_complete);
   ASSERT_EQ(read[0].suballocations.size(), 12u);
@@ -140,22 +151,37 @@ TEST_F(PoolsTest, PublishedContentsTravelWithTheSnapshot) {
   EXPECT_EQ(u.unused, 24 * kMiB);
 }
 
-TEST_F(PoolsTest, LongListsArePublishedInPartWithTheirTotals) {
-  // 100 sub-allocations of 64 KiB at the end of the pool: more than the
-  // 64 listed.
+// Long lists travel whole (a version 1 dump listed only the first 64).
+TEST_F(PoolsTest, LongListsTravelWhole) {
   uint64_t at = 40 * kMiB;
   for (uint64_t i = 0; i < 100; ++i, at += 64 * 1024)
     ASSERT_TRUE(Pools().AddSubAllocation(kBacking, 1000 + i, at, 64 * 1024));
-  Pools().PublishPools(kFb);
-  const Snapshot s = TakeSnapshot(m_);
-  const std::vector<PoolRecord> read = PoolsFromSnapshot(s);
+  testing::TempDir dir;
+  ASSERT_TRUE(DumpMemoryState(kFb, dir / "a.rsd").ok());
+  const absl::StatusOr<DumpFile> dump = ReadDump(dir / "a.rsd");
+  ASSERT_TRUE(dump.ok()) << dump.status();
+  const std::vector<PoolRecord> read = PoolsFromDump(*dump, dump->memories[0]);
   ASSERT_EQ(read.size(), 1u);
-  EXPECT_FALSE(read[0].suballocations_complete);
-  EXPECT_EQ(read[0].suballocations.size(), kPublishedSubAllocations);
-  const PoolUsage u = AnalyzePools(s, read).at(0);
+  EXPECT_TRUE(read[0].suballocations_complete);
+  EXPECT_EQ(read[0].suballocations.size(), 112u);
+  const PoolUsage u = AnalyzePools(dump->memories[0], read).at(0);
   EXPECT_EQ(u.suballocation_count, 112u);
   EXPECT_EQ(u.used, 40 * kMiB + 100 * 64 * 1024);
-  EXPECT_EQ(u.largest_unused, 0u);  // not known from a partial list
+  EXPECT_EQ(u.largest_unused, 24 * kMiB - 100 * 64 * 1024);
+}
+
+// Dumping interns nothing: pools used to publish their contents as a fresh
+// identity per pool per dump (one more table entry each time the contents
+// had changed), which the identity table kept for ever.
+TEST_F(PoolsTest, DumpingInternsNoIdentity) {
+  testing::TempDir dir;
+  const size_t before = IdentityCount();
+  for (uint64_t i = 0; i < 20; ++i) {
+    ASSERT_TRUE(Pools().AddSubAllocation(kBacking, 5000 + i, 40 * kMiB + i * 4096, 4096));
+    ASSERT_TRUE(DumpMemoryState(kFb, dir / "a.rsd").ok());
+    ASSERT_TRUE(legion::dump_memory_state(kFb, (dir / "b.rsd").c_str()));
+  }
+  EXPECT_EQ(IdentityCount(), before);
 }
 
 TEST_F(PoolsTest, EndingThePoolEndsTheReservation) {
@@ -166,8 +192,15 @@ TEST_F(PoolsTest, EndingThePoolEndsTheReservation) {
                 AnomalyKind::kUnknownReservation)], 0u);
 }
 
-TEST(PoolsFromSnapshotTest, MalformedPublishedListsAreReportedIncomplete) {
-  Snapshot s;
+// A version 1 dump carried a pool's contents as its backing's identity
+// strings: they still read, a malformed entry marks the list incomplete, and
+// a number is the whole text or nothing ("-1" once read as 2^64 - 1, "16k"
+// as 16).
+TEST(PoolsFromDumpTest, Version1IdentityStringsStillRead) {
+  DumpFile dump;
+  dump.version = 1;
+  dump.memories.emplace_back();
+  Snapshot& s = dump.memories.back();
   s.memory_id = kFb;
   Allocation a;
   a.instance = 5;
@@ -180,15 +213,28 @@ TEST(PoolsFromSnapshotTest, MalformedPublishedListsAreReportedIncomplete) {
   id.id = 1;
   id.kind = AllocationKind::kPoolBacking;
   id.attributes = {{"pool", "0x5"}, {"pool.suballocations", "2"},
-                   {"pool.list", "0x9:0:100;garbage;0xa:x:1"}};
+                   {"pool.list", "0x9:0:100;0xa:200:50"}};
   s.identities.push_back(id);
-  const std::vector<PoolRecord> read = PoolsFromSnapshot(s);
+  std::vector<PoolRecord> read = PoolsFromDump(dump, s);
   ASSERT_EQ(read.size(), 1u);
-  EXPECT_EQ(read[0].suballocations.size(), 1u);
-  EXPECT_FALSE(read[0].suballocations_complete);
+  ASSERT_EQ(read[0].suballocations.size(), 2u);
+  EXPECT_EQ(read[0].suballocations[1].offset, 200u);
+  EXPECT_TRUE(read[0].suballocations_complete);
+  for (const char* list : {"0x9:0:100;garbage", "0x9:0:100;0xa:-1:50",
+                           "0x9:0:100;0xa:16k:50", "0x9:0:100;0xa:1:2:3"}) {
+    s.identities[0].attributes[2].second = list;
+    read = PoolsFromDump(dump, s);
+    ASSERT_EQ(read.size(), 1u) << list;
+    EXPECT_EQ(read[0].suballocations.size(), 1u) << list;
+    EXPECT_FALSE(read[0].suballocations_complete) << list;
+  }
   // An identity without a pool id is not a pool of ours.
   s.identities[0].attributes = {{"pool", "zz"}};
-  EXPECT_TRUE(PoolsFromSnapshot(s).empty());
+  EXPECT_TRUE(PoolsFromDump(dump, s).empty());
+  // A version 2 dump's pools come from its section, not from identities.
+  s.identities[0].attributes = id.attributes;
+  dump.version = 2;
+  EXPECT_TRUE(PoolsFromDump(dump, s).empty());
 }
 
 }  // namespace

@@ -28,6 +28,7 @@
 #include <tuple>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "model/model_memory.h"
 #include "model/script.h"
 #include "realm_shadow/analysis/snapshots.h"
@@ -499,8 +500,11 @@ TEST(HeapObserverFixture, EveryCheckpointOfTheRealmProgram) {
           const size_t at = line.find(" " + key + "=") + key.size() + 2;
           return line.substr(at, line.find(' ', at) - at);
         };
-        want.emplace(std::stoull(field("offset")), std::stoull(field("size")),
-                     field("state") == "live");
+        uint64_t offset = 0, size = 0;
+        ASSERT_TRUE(absl::SimpleAtoi(field("offset"), &offset) &&
+                    absl::SimpleAtoi(field("size"), &size))
+            << line;
+        want.emplace(offset, size, field("state") == "live");
       }
       for (const Allocation& a : s.allocations)
         got.emplace(a.offset, a.size, a.state == AllocationState::kLive);

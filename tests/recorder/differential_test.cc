@@ -31,7 +31,7 @@ void RunSeed(uint64_t seed, size_t events, size_t journal_events) {
   SCOPED_TRACE("seed " + std::to_string(seed) + " journal " +
                std::to_string(journal_events));
   ResetTrackerForTesting();
-  InternTestIdentities();
+  ASSERT_TRUE(InternTestIdentities());
   realm_shadow_memory* m = RegisterMemory(0x1e00000000000000ull + seed,
                                           MemoryKind::kSystem, kCapacity,
                                           "differential", REALM_SHADOW_SERIALIZED,
@@ -112,7 +112,7 @@ TEST(Differential, HeapObservedMemoriesMatchTheReference) {
       SCOPED_TRACE("seed " + std::to_string(seed) + " journal " +
                    std::to_string(journal));
       ResetTrackerForTesting();
-      InternTestIdentities();
+      ASSERT_TRUE(InternTestIdentities());
       realm_shadow_memory* m = RegisterMemory(
           0x1e00000000000000ull, MemoryKind::kSystem, kCapacity, "observed",
           REALM_SHADOW_CONCURRENT | REALM_SHADOW_HEAP_OBSERVED, journal);

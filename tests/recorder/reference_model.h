@@ -110,7 +110,7 @@ class ReferenceMemory {
           ErasePending(e.instance);
         }
         AddFailure(f);
-        failed_.insert(e.instance);
+        Failed(e.instance);
         break;
       }
       case EventType::kAllocationFailed: {
@@ -120,7 +120,7 @@ class ReferenceMemory {
         f.alignment = e.aux;
         f.sequence = sequence_;
         AddFailure(f);
-        failed_.insert(e.instance);
+        Failed(e.instance);
         break;
       }
       case EventType::kReleaseRequested: {
@@ -147,10 +147,10 @@ class ReferenceMemory {
       }
       case EventType::kReleased:
         if (Remove(e.instance, nullptr)) {
-          released_.insert(e.instance);
+          Released(e.instance);
         } else if (ErasePending(e.instance)) {
           ++counters_.cancelled;
-          released_.insert(e.instance);
+          Released(e.instance);
         } else if (failed_.erase(e.instance)) {
         } else if (released_.count(e.instance)) {
           Note(AnomalyKind::kDoubleRelease, e.instance, 0, 0, 0);
@@ -160,7 +160,7 @@ class ReferenceMemory {
         break;
       case EventType::kRedistrict:
         if (Remove(e.instance, nullptr))
-          released_.insert(e.instance);
+          Released(e.instance);
         else
           Note(AnomalyKind::kUnknownInstance, e.instance, 0, 0, 0);
         break;
@@ -183,7 +183,7 @@ class ReferenceMemory {
       case EventType::kHeapRemoved:
       case EventType::kHeapSplit:
         if (Remove(e.instance, nullptr))
-          released_.insert(e.instance);
+          Released(e.instance);
         else
           Note(AnomalyKind::kUnknownInstance, e.instance, 0, 0, 0);
         break;
@@ -229,7 +229,7 @@ class ReferenceMemory {
         }
         early_.erase(e.instance);
         AddFailure(f);
-        failed_.insert(e.instance);
+        Failed(e.instance);
         break;
       }
       case EventType::kRequestCancelled:
@@ -238,7 +238,7 @@ class ReferenceMemory {
           ++counters_.cancelled;
         }
         early_.erase(e.instance);
-        failed_.insert(e.instance);
+        Failed(e.instance);
         break;
       case EventType::kAttachIdentity: {
         const auto identity = static_cast<uint32_t>(e.offset);
@@ -301,10 +301,39 @@ class ReferenceMemory {
     a.other_instance = other;
     anomalies_.push_back(a);
     ++counters_.anomalies[static_cast<int>(kind)];
+    Trim(&anomalies_, kRecentAnomalies);
   }
   void AddFailure(const Failure& f) {
     failures_.push_back(f);
     ++counters_.failures;
+    Trim(&failures_, kRecentFailures);
+  }
+  // Only the recent ones are ever shown: a long run (the soak) keeps no
+  // more than a few times that many.
+  template <typename T>
+  static void Trim(std::vector<T>* v, size_t keep) {
+    if (v->size() > 4 * keep) v->erase(v->begin(), v->end() - keep);
+  }
+  // What the shadow map remembers is bounded (snapshot.h), and the bounds
+  // decide how a late release reads, so they are modelled here, by the
+  // rules the shadow map's header states: failed instances, the older half
+  // forgotten past kFailedMemory; released ids, all forgotten but the
+  // newest once more than max(2^14, live) are remembered.
+  void Failed(uint64_t instance) {
+    failed_[instance] = sequence_;
+    if (failed_.size() <= kFailedMemory) return;
+    std::vector<uint64_t> when;
+    for (const auto& entry : failed_) when.push_back(entry.second);
+    std::sort(when.begin(), when.end());
+    const uint64_t oldest_kept = when[when.size() / 2];
+    for (auto it = failed_.begin(); it != failed_.end();)
+      it = it->second < oldest_kept ? failed_.erase(it) : std::next(it);
+  }
+  void Released(uint64_t instance) {
+    released_.insert(instance);
+    if (released_.size() <= std::max<size_t>(size_t{1} << 14, live_.size())) return;
+    released_.clear();
+    released_.insert(instance);
   }
 
   // ---- heap observation ----------------------------------------------------
@@ -375,7 +404,7 @@ class ReferenceMemory {
       return HeapPlace(e, kFromRedistrict);
     if (group_ == EventType::kHeapSwapped && e.type == EventType::kHeapRemoved) {
       if (Remove(e.instance, nullptr))
-        released_.insert(e.instance);
+        Released(e.instance);
       else
         Note(AnomalyKind::kUnknownInstance, e.instance, 0, 0, 0);
       return;
@@ -397,13 +426,13 @@ class ReferenceMemory {
     for (const auto& entry : live_)
       if (!present.count(entry.second.instance)) gone.push_back(entry.second.instance);
     for (uint64_t i : gone)
-      if (Remove(i, nullptr)) released_.insert(i);
+      if (Remove(i, nullptr)) Released(i);
     for (const Event& r : replacement_) {
       auto it = offset_of_.find(r.instance);
       if (it != offset_of_.end()) {
         const Allocation& a = live_[{it->second, r.instance}];
         if (a.offset == r.offset && a.size == r.size) continue;
-        if (Remove(r.instance, nullptr)) released_.insert(r.instance);
+        if (Remove(r.instance, nullptr)) Released(r.instance);
       }
       HeapPlace(r, 0);
     }
@@ -474,7 +503,8 @@ class ReferenceMemory {
   std::map<std::pair<uint64_t, uint64_t>, Allocation> live_;
   std::map<uint64_t, uint64_t> offset_of_;
   std::map<uint64_t, std::pair<PendingRequest, AllocationKind>> pending_;
-  std::set<uint64_t> failed_, released_;
+  std::map<uint64_t, uint64_t> failed_;  // instance -> sequence of its failure
+  std::set<uint64_t> released_;
   std::map<uint64_t, Reservation> reservations_;
   std::vector<Failure> failures_;
   std::vector<Anomaly> anomalies_;

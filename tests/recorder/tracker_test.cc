@@ -133,6 +133,75 @@ TEST_F(TrackerTest, SnapshotsCarryOnlyTheIdentitiesInUse) {
   EXPECT_EQ(identities_of(), std::vector<uint32_t>{});
 }
 
+Identity Described(const std::string& creator) {
+  Identity identity;
+  identity.kind = AllocationKind::kRegionInstance;
+  identity.attributes = {{"creator", creator}};
+  return identity;
+}
+
+// A run that interns one identity per task (Legion's creator "task stencil
+// (UID n)") used to keep every one for ever.  The table keeps what a shadow
+// map refers to and forgets the rest: 60000 tasks, each with an instance
+// made and destroyed, leave a table of thousands, not 60000; the identity
+// of the instance still live, and one interned just now, stay.  (No
+// history here: a history keeps what its window refers to, next test.)
+TEST_F(TrackerTest, TheIdentityTableForgetsWhatNothingRefersTo) {
+  auto* m = RegisterMemory(5, MemoryKind::kFramebuffer, 1 << 30, "fb",
+                           REALM_SHADOW_SERIALIZED, 0, /*history_events=*/0);
+  const uint32_t kept = InternIdentity(Described("the long-lived one"));
+  realm_shadow_allocated(m, 1, 0, 64, 1);
+  realm_shadow_attach_identity(m, 1, kept, 1);
+  for (uint64_t task = 0; task < 60000; ++task) {
+    const uint32_t id =
+        InternIdentity(Described("task stencil (UID " + std::to_string(task) + ")"));
+    ASSERT_NE(id, 0u);
+    realm_shadow_allocated(m, 100 + task, 4096, 64, 1);
+    realm_shadow_attach_identity(m, 100 + task, id, 0);
+    realm_shadow_released(m, 100 + task);
+  }
+  EXPECT_LT(IdentityCount(), 20000u);
+  const uint32_t fresh = InternIdentity(Described("not attached yet"));
+  CollectIdentitiesNow();
+  Identity got;
+  EXPECT_TRUE(LookupIdentity(kept, &got));
+  EXPECT_TRUE(LookupIdentity(fresh, &got));  // its first collection spares it
+  const Snapshot s = TakeSnapshot(m);
+  ASSERT_NE(s.FindIdentity(kept), nullptr);
+  EXPECT_EQ(s.FindIdentity(kept)->attributes[0].second, "the long-lived one");
+  CollectIdentitiesNow();
+  EXPECT_FALSE(LookupIdentity(fresh, &got));  // the second one does not
+  EXPECT_TRUE(LookupIdentity(kept, &got));
+  // Interning the same description again gives a fresh id, never an old one.
+  EXPECT_GT(InternIdentity(Described("not attached yet")), fresh);
+}
+
+// A memory's history keeps the identities its window refers to, so that
+// its dump names what was attached to a life already over; past the window
+// they are forgotten like the others.
+TEST_F(TrackerTest, TheIdentityTableKeepsWhatTheHistoryWindowRefersTo) {
+  constexpr size_t kWindow = 3000;  // events: 1000 tasks of 3
+  auto* m = RegisterMemory(6, MemoryKind::kFramebuffer, 1 << 30, "fb",
+                           REALM_SHADOW_SERIALIZED, 0, kWindow);
+  uint32_t last = 0;
+  for (uint64_t task = 0; task < 60000; ++task) {
+    last = InternIdentity(Described("task stencil (UID " + std::to_string(task) + ")"));
+    realm_shadow_allocated(m, 100 + task, 4096, 64, 1);
+    realm_shadow_attach_identity(m, 100 + task, last, 0);
+    realm_shadow_released(m, 100 + task);
+  }
+  CollectIdentitiesNow();
+  CollectIdentitiesNow();
+  EXPECT_LT(IdentityCount(), 20000u);  // the window's, not 60000
+  Identity got;
+  EXPECT_TRUE(LookupIdentity(last, &got));  // its life is over, its event in the window
+  MemoryHistory h;
+  ASSERT_TRUE(TakeHistory(m, &h));
+  const bool carried = std::any_of(h.identities.begin(), h.identities.end(),
+                                   [&](const Identity& i) { return i.id == last; });
+  EXPECT_TRUE(carried);
+}
+
 std::atomic<int> g_failures_seen{0};
 std::atomic<uint64_t> g_last_failed{0};
 

@@ -22,6 +22,7 @@
 #include "realm_shadow/recorder/recorder.h"
 #include "replay/from_dump.h"
 #include "replay/replay.h"
+#include "tests/common/dump_io.h"
 #include "tests/faces/run_cli.h"
 
 namespace realm_shadow {
@@ -68,7 +69,7 @@ class ReplaySources : public ::testing::Test {
     FragmentedRun(RegisterMemory(kMemory, MemoryKind::kSystem, 1000, "sys",
                                  REALM_SHADOW_SERIALIZED));
     std::string error;
-    ASSERT_TRUE(DumpMemoryState(kMemory, dump_ = dir_ + "/sys.rsd", &error)) << error;
+    ASSERT_TRUE(testing::DumpMemoryStateTo(kMemory, dump_ = dir_ + "/sys.rsd", &error)) << error;
   }
   std::string dir_, dump_;
 };
@@ -98,7 +99,7 @@ TEST_F(ReplaySources, AWrappedWindowReplaysFromItsBaseAndSaysSo) {
   }
   std::string error;
   const std::string path = dir_ + "/wrapped.rsd";
-  ASSERT_TRUE(DumpMemoryState(kWrapped, path, &error)) << error;
+  ASSERT_TRUE(testing::DumpMemoryStateTo(kWrapped, path, &error)) << error;
   const Result r = RunCli("replay '" + path + "' --policy realm");
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_TRUE(Contains(r.output, "(from the base snapshot: the history does not reach back "
@@ -112,10 +113,10 @@ TEST_F(ReplaySources, AWrappedWindowReplaysFromItsBaseAndSaysSo) {
 TEST_F(ReplaySources, ADumpWithoutHistoryIsAClearError) {
   DumpFile d;
   std::string error;
-  ASSERT_TRUE(ReadDump(dump_, &d, &error)) << error;
+  ASSERT_TRUE(testing::ReadDumpTo(dump_, &d, &error)) << error;
   d.histories.clear();
   const std::string path = dir_ + "/no_history.rsd";
-  ASSERT_TRUE(WriteDump(path, d, &error)) << error;
+  ASSERT_TRUE(testing::WriteDumpTo(path, d, &error)) << error;
   for (const std::string& extra : {std::string(), std::string(" --memory 1e00000000000020")}) {
     const Result r = RunCli("replay '" + path + "'" + extra);
     EXPECT_EQ(r.status, 1) << r.output;
@@ -128,13 +129,13 @@ TEST_F(ReplaySources, ADumpWithoutHistoryIsAClearError) {
 TEST_F(ReplaySources, AHistoryWithAHoleInItIsAClearError) {
   DumpFile d;
   std::string error;
-  ASSERT_TRUE(ReadDump(dump_, &d, &error)) << error;
+  ASSERT_TRUE(testing::ReadDumpTo(dump_, &d, &error)) << error;
   ASSERT_EQ(d.histories.size(), 1u);
   // Events lost: the history no longer ends at the dump's picture.
   DumpFile shorter = d;
   shorter.histories[0].events.erase(shorter.histories[0].events.begin() + 3);
   const std::string short_path = dir_ + "/short.rsd";
-  ASSERT_TRUE(WriteDump(short_path, shorter, &error)) << error;
+  ASSERT_TRUE(testing::WriteDumpTo(short_path, shorter, &error)) << error;
   Result r = RunCli("replay '" + short_path + "'");
   EXPECT_EQ(r.status, 1) << r.output;
   EXPECT_TRUE(Contains(r.output, "its history ends at event 9 but the dump's picture is at 10: "
@@ -146,7 +147,7 @@ TEST_F(ReplaySources, AHistoryWithAHoleInItIsAClearError) {
   ASSERT_EQ(static_cast<EventType>(h.events[1].stamp), EventType::kAllocated);
   h.events[1] = HistoryRecordOf(Event{EventType::kNoop, 0, 0, 0, 0});
   const std::string hole_path = dir_ + "/hole.rsd";
-  ASSERT_TRUE(WriteDump(hole_path, d, &error)) << error;
+  ASSERT_TRUE(testing::WriteDumpTo(hole_path, d, &error)) << error;
   r = RunCli("replay '" + hole_path + "'");
   EXPECT_EQ(r.status, 1) << r.output;
   EXPECT_TRUE(Contains(r.output, "event 6 (released of 0x4000000000000002) concerns a request no "
@@ -167,9 +168,9 @@ TEST(ReplayDemo, TheWorkloadsFailureNeedsMoreThanItsLiveBytes) {
   ASSERT_TRUE(result.failed);
   const std::string path = TestDir() + "/failure.rsd";
   std::string error;
-  ASSERT_TRUE(DumpMemoryState(result.failed_memory, path, &error)) << error;
+  ASSERT_TRUE(testing::DumpMemoryStateTo(result.failed_memory, path, &error)) << error;
   DumpFile dump;
-  ASSERT_TRUE(ReadDump(path, &dump, &error)) << error;
+  ASSERT_TRUE(testing::ReadDumpTo(path, &dump, &error)) << error;
   ASSERT_EQ(dump.memories.size(), 1u);
   replay::ReplayScript s;
   ASSERT_TRUE(replay::ScriptOfDumpMemory(dump, dump.memories[0], &s, &error)) << error;

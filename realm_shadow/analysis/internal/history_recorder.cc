@@ -114,6 +114,22 @@ void HistoryRecorder::Export(MemoryHistory* out) const {
   }
 }
 
+void HistoryRecorder::AppendReferencedIdentities(std::vector<uint32_t>* out) const {
+  for (const Segment& segment : segments_) {
+    const Snapshot& s = segment.checkpoint.state;
+    for (const Allocation& a : s.allocations)
+      if (a.identity) out->push_back(a.identity);
+    for (const PendingRequest& p : s.pending)
+      if (p.identity) out->push_back(p.identity);
+    for (const Failure& f : s.failures)
+      if (f.identity) out->push_back(f.identity);
+    for (const EventRecord& r : segment.events)
+      if ((r.stamp & 0xff) == static_cast<uint32_t>(EventType::kAttachIdentity) &&
+          r.offset != 0 && r.offset <= UINT32_MAX)
+        out->push_back(static_cast<uint32_t>(r.offset));
+  }
+}
+
 size_t HistoryRecorder::bytes() const {
   size_t n = 0;
   const auto add = [&](const Segment& s) {

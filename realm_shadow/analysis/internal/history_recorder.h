@@ -43,6 +43,12 @@ class HistoryRecorder {
   // the origin and the identities are the caller's.
   void Export(MemoryHistory* out) const;
 
+  // Appends, in no order, every identity id the window refers to: those of
+  // its checkpoints' allocations, pending requests and failures, and those
+  // its events attach (what keeps them in the identity table, and what a
+  // dump of the history carries).  Cost: the window's length.
+  void AppendReferencedIdentities(std::vector<uint32_t>* out) const;
+
   // Bytes held: event and mark arrays, and every checkpoint.
   size_t bytes() const;
   uint64_t first_sequence() const;

@@ -45,7 +45,9 @@ struct ShadowMap::State {
   absl::flat_hash_map<uint64_t, uint64_t> instances;
   size_t released_count = 0;  // entries holding kReleasedMark
   absl::flat_hash_map<uint64_t, PendingRequest> pending;
-  absl::flat_hash_set<uint64_t> failed;  // failed, not yet destroyed
+  // Failed or cancelled, not yet destroyed: instance -> the sequence number
+  // of its failure.  Bounded (RememberFailed).
+  absl::flat_hash_map<uint64_t, uint64_t> failed;
   // Heap-observed memories only: releases requested for an instance Realm
   // has not yet put in a heap (a destroy that arrived while the creation
   // still waited on its precondition); the state applies once it appears.
@@ -105,6 +107,24 @@ struct ShadowMap::State {
     if (identity == 0) return;
     auto it = identity_uses.find(identity);
     if (it != identity_uses.end() && --it->second == 0) identity_uses.erase(it);
+  }
+
+  // Remembers a failed (or cancelled) instance until Realm destroys it.  A
+  // memory whose integration never reports the destroy of a failed
+  // instance (the decision hooks of a dynamic framebuffer, a model) would
+  // grow the set for ever, so past kFailedMemory the older half is
+  // forgotten at once (their destroy, if it comes, is then an unknown
+  // instance release): O(1) amortized, at most 2^14 entries (256 KiB).
+  void RememberFailed(uint64_t instance) {
+    failed[instance] = sequence;
+    if (failed.size() <= kFailedMemory) return;
+    std::vector<uint64_t> when;
+    when.reserve(failed.size());
+    for (const auto& entry : failed) when.push_back(entry.second);
+    auto middle = when.begin() + when.size() / 2;
+    std::nth_element(when.begin(), middle, when.end());
+    const uint64_t oldest_kept = *middle;
+    absl::erase_if(failed, [&](const auto& entry) { return entry.second < oldest_kept; });
   }
 
   // Marks an instance released; past the bound above, all marks are
@@ -452,12 +472,12 @@ struct ShadowMap::State {
           pending.erase(it);
         }
         NoteFailure(f);
-        failed.insert(e.instance);
+        RememberFailed(e.instance);
         break;
       }
       case EventType::kAllocationFailed: {
         NoteFailure(FailureOf(e, /*eventual=*/false));
-        failed.insert(e.instance);
+        RememberFailed(e.instance);
         break;
       }
       case EventType::kReleaseRequested: {
@@ -549,7 +569,7 @@ struct ShadowMap::State {
         }
         early_releases.erase(e.instance);
         NoteFailure(f);
-        failed.insert(e.instance);
+        RememberFailed(e.instance);
         break;
       }
       case EventType::kRequestCancelled:
@@ -557,7 +577,7 @@ struct ShadowMap::State {
         // its release then finds it here.
         if (pending.erase(e.instance)) ++counters.cancelled;
         early_releases.erase(e.instance);
-        failed.insert(e.instance);
+        RememberFailed(e.instance);
         break;
       case EventType::kAttachIdentity: {
         const uint32_t identity = static_cast<uint32_t>(e.offset);
@@ -633,6 +653,16 @@ void ShadowMap::AppendIdentities(std::vector<uint32_t>* out) const {
   for (const auto& entry : state_->identity_uses) out->push_back(entry.first);
 }
 
+void ShadowMap::AppendReferencedIdentities(std::vector<uint32_t>* out) const {
+  AppendIdentities(out);
+  for (const auto& entry : state_->pending)
+    if (entry.second.identity) out->push_back(entry.second.identity);
+  for (const Failure& f : state_->failures)
+    if (f.identity) out->push_back(f.identity);
+}
+
+size_t ShadowMap::remembered_failed() const { return state_->failed.size(); }
+
 uint64_t ShadowMap::sequence() const { return state_->sequence; }
 size_t ShadowMap::live_count() const { return state_->live.size(); }
 uint64_t ShadowMap::used_bytes() const { return state_->used; }
@@ -672,8 +702,15 @@ void ShadowMap::SaveCheckpoint(HistoryCheckpoint* checkpoint) const {
   for (const auto& entry : s.instances)
     if (entry.second == kReleasedMark) c.released.push_back(entry.first);
   std::sort(c.released.begin(), c.released.end());
-  c.failed.assign(s.failed.begin(), s.failed.end());
-  std::sort(c.failed.begin(), c.failed.end());
+  // In the order they failed (then by id): a map rebuilt from the
+  // checkpoint forgets the same ones first (RememberFailed).
+  std::vector<std::pair<uint64_t, uint64_t>> by_failure;  // (sequence, instance)
+  by_failure.reserve(s.failed.size());
+  for (const auto& [instance, when] : s.failed) by_failure.emplace_back(when, instance);
+  std::sort(by_failure.begin(), by_failure.end());
+  c.failed.clear();
+  c.failed.reserve(by_failure.size());
+  for (const auto& entry : by_failure) c.failed.push_back(entry.second);
   c.early_releases.assign(s.early_releases.begin(), s.early_releases.end());
   std::sort(c.early_releases.begin(), c.early_releases.end());
   c.pending_flags.clear();
@@ -718,7 +755,9 @@ ShadowMap ShadowMap::FromCheckpoint(const HistoryCheckpoint& c) {
     if (i < c.pending_flags.size()) r.flags = c.pending_flags[i];
     s.pending[r.instance] = r;
   }
-  s.failed.insert(c.failed.begin(), c.failed.end());
+  // Their failures' order as ranks: below the sequence of any later
+  // failure (there are fewer failed instances than events before it).
+  for (size_t i = 0; i < c.failed.size(); ++i) s.failed.emplace(c.failed[i], i);
   for (const auto& [instance, ready] : c.early_releases)
     s.early_releases[instance] = ready;
   for (const Reservation& r : p.reservations) s.reservations[r.id] = r;

@@ -7,16 +7,17 @@
 // (sorted_runs.h) so that a copy of the whole map is a memcpy per run, and
 // the instance -> offset index that releases need.
 //
-// Not thread-safe: one consumer at a time (tracker.h serializes them).
+// Not thread-safe: one consumer at a time (recorder/recorder.h serializes them).
 // Cost per event at 100k live: one hash operation on the instance index
 // (an allocation claims its entry, a release overwrites it with a mark),
 // one binary search over run heads, one inside the run and a memmove of
 // half a run; the overlap check reads the neighbours where the insert
 // landed, without another search.  Memory: 32 B per live allocation plus
 // about 16 B of index per live allocation and per released id not yet
-// reused (at most max(2^14, live) of those; Realm reuses ids).  Applying a malformed
-// event never throws and never breaks the map: it counts an anomaly
-// (snapshot.h lists them).
+// reused (at most max(2^14, live) of those; Realm reuses ids), and 16 B
+// per failed instance not yet destroyed (at most kFailedMemory, 2^14).
+// Applying a malformed event never throws and never breaks the map: it
+// counts an anomaly (snapshot.h lists them).
 //
 // Tools that rebuild a memory from a log (ingest-realm-log) and the tests'
 // replays use a ShadowMap directly, without a journal.
@@ -55,6 +56,12 @@ class ShadowMap {
   // carries (pending requests and failures are in the copy itself).  Cost:
   // the number of distinct identities, not of allocations.
   void AppendIdentities(std::vector<uint32_t>* out) const;
+  // Those, and each identity of a pending request or a recent failure: every
+  // identity the map refers to (what keeps it in the identity table).
+  void AppendReferencedIdentities(std::vector<uint32_t>* out) const;
+  // Failed (or cancelled) instances remembered until Realm destroys them;
+  // at most kFailedMemory (snapshot.h).  Tests watch the bound.
+  size_t remembered_failed() const;
 
   uint64_t sequence() const;
   size_t live_count() const;

@@ -7,8 +7,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
-#include <string>
 #include <type_traits>
 
 #include "realm_shadow/analysis/snapshot.h"
@@ -20,7 +18,6 @@ namespace realm_shadow {
 REALM_SHADOW_HEADER_OF_LAYER(4);
 
 namespace dump_format {
-
 
 inline constexpr char kMagic[8] = {'R', 'S', 'H', 'A', 'D', 'O', 'W', '\0'};
 inline constexpr uint32_t kEndianMarker = 0x01020304u;
@@ -35,17 +32,26 @@ inline constexpr char kTagStrings[4] = {'S', 'T', 'R', 'S'};
 inline constexpr char kTagMemory[4] = {'M', 'E', 'M', 'Y'};
 // Optional sections follow the memories, in any order: a tag that starts
 // with a lowercase letter is one, and a reader skips those it does not know.
+// hist was written by version 1 writers too; pool is version 2 on.
+inline constexpr char kTagPools[4] = {'p', 'o', 'o', 'l'};
 inline constexpr char kTagHistory[4] = {'h', 'i', 's', 't'};
 inline bool IsOptionalTag(const uint8_t* tag) { return tag[0] >= 'a' && tag[0] <= 'z'; }
 
-// Record sizes on disk.
+// Record sizes on disk.  A memory section's records:
 inline constexpr size_t kAllocationBytes = 32;
 inline constexpr size_t kPendingBytes = 48;
 inline constexpr size_t kReservationBytes = 32;
 inline constexpr size_t kFailureBytes = 40;
 inline constexpr size_t kAnomalyBytes = 48;
+// an identity: 12 bytes, then 8 per attribute;
 inline constexpr size_t kIdentityFixedBytes = 12;
 inline constexpr size_t kAttributeBytes = 8;
+// the pools section: a count, then per pool 48 bytes and 32 per
+// sub-allocation;
+inline constexpr size_t kPoolsHeaderBytes = 8;
+inline constexpr size_t kPoolFixedBytes = 48;
+inline constexpr size_t kPoolSubAllocationBytes = 32;
+// a memory section's fixed part, counts and counters.
 inline constexpr size_t kMemoryFixedBytes = 40;
 inline constexpr size_t kMemoryCountsBytes = 48;
 inline constexpr size_t kCountersBytes =
@@ -92,9 +98,6 @@ static_assert(sizeof(Allocation) == kAllocationBytes, "");
 inline constexpr uint8_t kMaxMemoryKind = static_cast<uint8_t>(MemoryKind::kGlobal);
 inline constexpr uint8_t kMaxAllocationState =
     static_cast<uint8_t>(AllocationState::kReleaseReady);
-
-// The text of an errno value, for one-line errors.
-inline std::string ErrnoText(int e) { return std::strerror(e); }
 
 }  // namespace dump_format
 }  // namespace realm_shadow

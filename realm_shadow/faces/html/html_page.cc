@@ -9,20 +9,21 @@
 #include "realm_shadow/faces/html_page.h"
 
 #include <algorithm>
-#include <cerrno>
-#include <cinttypes>
-#include <cmath>
-#include <cstdio>
 #include <cstring>
+#include <map>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
 #include "realm_shadow/analysis/analysis.h"
+#include "realm_shadow/dump/internal/atomic_file.h"
+#include "realm_shadow/dump/internal/json_records.h"
+#include "realm_shadow/dump/internal/json_writer.h"
 #include "realm_shadow/faces/history_walk.h"
 #include "realm_shadow/faces/html/html_template.h"
 #include "realm_shadow/faces/html/time_strip.h"
-#include "realm_shadow/faces/output_file.h"
 
 namespace realm_shadow {
 namespace {
@@ -39,62 +40,19 @@ constexpr size_t kMaxRemovedDrawn = 1 << 20;
 constexpr size_t kStripBuckets = 2048;
 constexpr size_t kMaxStripSpans = size_t{3} << 20;
 
-// ---- JSON and base64 writers -------------------------------------------
+// ---- base64 of little-endian typed arrays ------------------------------
 
-void AppendJsonString(std::string* out, const std::string& s) {
-  out->push_back('"');
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': out->append("\\\""); break;
-      case '\\': out->append("\\\\"); break;
-      case '\n': out->append("\\n"); break;
-      case '\r': out->append("\\r"); break;
-      case '\t': out->append("\\t"); break;
-      // '<' and '>' escaped: the JSON lives inside a <script> element.
-      case '<': out->append("\\u003c"); break;
-      case '>': out->append("\\u003e"); break;
-      case '&': out->append("\\u0026"); break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out->append(buf);
-        } else {
-          out->push_back(static_cast<char>(c));
-        }
-    }
-  }
-  out->push_back('"');
-}
+constexpr char kBase64Alphabet[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-// Numbers go out as JSON numbers; offsets and sizes are exact in a double
-// below 2^53 (8 PiB), far above any memory Realm manages.  kNoOffset and
-// other out-of-range values become null.
-void AppendU64(std::string* out, uint64_t v) {
-  if (v > (uint64_t{1} << 53)) {
-    out->append("null");
-  } else {
-    out->append(std::to_string(v));
-  }
-}
-
-void AppendDouble(std::string* out, double v) {
-  if (!std::isfinite(v)) {
-    out->append("0");
-    return;
-  }
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  out->append(buf);
-}
-
+// Bytes in, base64 out (RFC 4648, with padding), three bytes at a time.
 class Base64Writer {
  public:
   explicit Base64Writer(std::string* out) : out_(out) {}
   ~Base64Writer() { Finish(); }
   void Byte(uint8_t b) {
     pending_[count_++] = b;
-    if (count_ == 3) Flush3();
+    if (count_ == 3) Flush();
   }
   void U32(uint32_t v) {
     for (int i = 0; i < 4; ++i) Byte(static_cast<uint8_t>(v >> (8 * i)));
@@ -104,28 +62,24 @@ class Base64Writer {
     std::memcpy(&bits, &d, sizeof bits);
     for (int i = 0; i < 8; ++i) Byte(static_cast<uint8_t>(bits >> (8 * i)));
   }
-  void Finish() {
-    if (count_ == 0) return;
-    static const char* kAlphabet =
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    const uint32_t v = (uint32_t{pending_[0]} << 16) |
-                       (count_ > 1 ? uint32_t{pending_[1]} << 8 : 0);
-    out_->push_back(kAlphabet[(v >> 18) & 63]);
-    out_->push_back(kAlphabet[(v >> 12) & 63]);
-    out_->push_back(count_ > 1 ? kAlphabet[(v >> 6) & 63] : '=');
-    out_->push_back('=');
-    count_ = 0;
-  }
 
  private:
-  void Flush3() {
-    static const char* kAlphabet =
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  // The last one or two bytes, padded with '='.
+  void Finish() {
+    if (count_ == 0) return;
+    const int have = count_;
+    while (count_ < 3) pending_[count_++] = 0;
+    Flush();
+    out_->replace(out_->size() - (3 - have), 3 - have, 3 - have, '=');
+  }
+  void Flush() {
     const uint32_t v = (uint32_t{pending_[0]} << 16) |
                        (uint32_t{pending_[1]} << 8) | pending_[2];
-    char q[4] = {kAlphabet[(v >> 18) & 63], kAlphabet[(v >> 12) & 63],
-                 kAlphabet[(v >> 6) & 63], kAlphabet[v & 63]};
-    out_->append(q, 4);
+    const char quad[4] = {kBase64Alphabet[(v >> 18) & 63],
+                          kBase64Alphabet[(v >> 12) & 63],
+                          kBase64Alphabet[(v >> 6) & 63],
+                          kBase64Alphabet[v & 63]};
+    out_->append(quad, 4);
     count_ = 0;
   }
   std::string* out_;
@@ -142,114 +96,102 @@ uint8_t PackBits(const Allocation& a) {
                               ((a.flags & 7) << 5));
 }
 
-void AppendAllocationArrays(std::string* out,
-                            const std::vector<Allocation>& allocations) {
-  // One array after the other, so each is contiguous once decoded:
-  // offset f64[n], size f64[n], instance u32[2n], identity u32[n], bits u8[n].
-  out->append("\"allocations\":\"");
+// The ranges of n allocations (at(i) is the i-th) as base64 arrays, one
+// after the other so that each is contiguous once decoded: offset f64[n],
+// size f64[n], instance u32[2n].
+template <typename At>
+void AppendRanges(Base64Writer& b64, size_t n, At at) {
+  for (size_t i = 0; i < n; ++i) b64.F64(static_cast<double>(at(i).offset));
+  for (size_t i = 0; i < n; ++i) b64.F64(static_cast<double>(at(i).size));
+  for (size_t i = 0; i < n; ++i) {
+    b64.U32(static_cast<uint32_t>(at(i).instance));
+    b64.U32(static_cast<uint32_t>(at(i).instance >> 32));
+  }
+}
+
+void WriteAllocationArrays(JsonWriter& w, const std::vector<Allocation>& allocations) {
+  // The ranges, then identity u32[n], bits u8[n].
+  w.Key("allocations");
   {
-    Base64Writer b64(out);
-    for (const Allocation& a : allocations) b64.F64(static_cast<double>(a.offset));
-    for (const Allocation& a : allocations) b64.F64(static_cast<double>(a.size));
-    for (const Allocation& a : allocations) {
-      b64.U32(static_cast<uint32_t>(a.instance));
-      b64.U32(static_cast<uint32_t>(a.instance >> 32));
-    }
+    Base64Writer b64(w.BeginRawString());
+    AppendRanges(b64, allocations.size(),
+                 [&](size_t i) -> const Allocation& { return allocations[i]; });
     for (const Allocation& a : allocations) b64.U32(a.identity);
     for (const Allocation& a : allocations) b64.Byte(PackBits(a));
   }
-  out->append("\"");
+  w.EndRawString();
 }
 
-void AppendIdentities(std::string* out, const DumpFile& dump) {
+void WriteIdentities(JsonWriter& w, const DumpFile& dump) {
   // Identity ids are the process's interning ids, shared by the memories
   // of one dump; the table keeps each id once.
-  std::unordered_map<uint32_t, const Identity*> seen;
+  std::map<uint32_t, const Identity*> by_id;
   for (const Snapshot& s : dump.memories)
-    for (const Identity& id : s.identities) seen.emplace(id.id, &id);
-  std::vector<uint32_t> ids;
-  ids.reserve(seen.size());
-  for (const auto& kv : seen) ids.push_back(kv.first);
-  std::sort(ids.begin(), ids.end());
-  out->append("\"identities\":{");
-  bool first = true;
-  for (uint32_t id : ids) {
-    const Identity& identity = *seen[id];
-    if (!first) out->push_back(',');
-    first = false;
-    out->append("\"" + std::to_string(id) + "\":{\"kind\":");
-    AppendJsonString(out, AllocationKindName(identity.kind));
-    out->append(",\"attributes\":[");
-    for (size_t i = 0; i < identity.attributes.size(); ++i) {
-      if (i) out->push_back(',');
-      out->push_back('[');
-      AppendJsonString(out, identity.attributes[i].first);
-      out->push_back(',');
-      AppendJsonString(out, identity.attributes[i].second);
-      out->push_back(']');
+    for (const Identity& id : s.identities) by_id.emplace(id.id, &id);
+  w.Key("identities");
+  w.BeginObject();
+  for (const auto& [id, identity] : by_id) {
+    w.Key(std::to_string(id));
+    w.BeginObject();
+    w.String("kind", AllocationKindName(identity->kind));
+    w.Key("attributes");
+    w.BeginArray();
+    for (const auto& [key, value] : identity->attributes) {
+      w.BeginArray();
+      w.String(key);
+      w.String(value);
+      w.EndArray();
     }
-    out->append("]}");
+    w.EndArray();
+    w.EndObject();
   }
-  out->append("}");
+  w.EndObject();
 }
 
-void AppendBlockers(std::string* out, const Snapshot& s,
-                    const BlockerWindow& w) {
-  out->append("{\"found\":");
-  out->append(w.found ? "true" : "false");
-  out->append(",\"fits_already\":");
-  out->append(w.fits_already ? "true" : "false");
-  out->append(",\"window_offset\":");
-  AppendU64(out, w.window_offset);
-  out->append(",\"window_end\":");
-  AppendU64(out, w.window_end);
-  out->append(",\"placement\":");
-  AppendU64(out, w.placement);
-  out->append(",\"bytes_to_free\":");
-  AppendU64(out, w.bytes_to_free);
-  out->append(",\"count\":" + std::to_string(w.blockers.size()));
+void WriteBlockers(JsonWriter& w, const Snapshot& s, const BlockerWindow& b) {
+  w.BeginObject();
+  WriteWindowFields(w, b);
+  w.Uint("count", b.blockers.size());
   // Blockers are a contiguous run of the sorted allocations: the page
   // needs only the index range to highlight them.
   int64_t first = -1, last = -1;
-  if (!w.blockers.empty()) {
-    const auto key = [](const Allocation& a, const Allocation& b) {
-      return a.offset != b.offset ? a.offset < b.offset
-                                  : a.instance < b.instance;
+  if (!b.blockers.empty()) {
+    const auto key = [](const Allocation& x, const Allocation& y) {
+      return x.offset != y.offset ? x.offset < y.offset : x.instance < y.instance;
     };
     auto it = std::lower_bound(s.allocations.begin(), s.allocations.end(),
-                               w.blockers.front(), key);
+                               b.blockers.front(), key);
     auto jt = std::lower_bound(s.allocations.begin(), s.allocations.end(),
-                               w.blockers.back(), key);
+                               b.blockers.back(), key);
     if (it != s.allocations.end() && jt != s.allocations.end()) {
       first = it - s.allocations.begin();
       last = jt - s.allocations.begin();
     }
   }
-  out->append(",\"first_index\":" + std::to_string(first));
-  out->append(",\"last_index\":" + std::to_string(last));
-  out->append(",\"instances\":[");
-  for (size_t i = 0; i < w.blockers.size() && i < 32; ++i) {
-    if (i) out->push_back(',');
-    AppendJsonString(out, HexId(w.blockers[i].instance));
-  }
-  out->append("]}");
+  w.Int("first_index", first);
+  w.Int("last_index", last);
+  w.Key("instances");
+  w.BeginArray();
+  for (size_t i = 0; i < b.blockers.size() && i < 32; ++i)
+    w.HexId(b.blockers[i].instance);
+  w.EndArray();
+  w.EndObject();
 }
 
 // Compares `after` with `before` instance by instance.  Instance ids are
 // unique among one memory's live allocations, so a map from id suffices.
-void AppendDiff(std::string* out, const Snapshot& before,
-                const Snapshot& after) {
-  std::unordered_map<uint64_t, const Allocation*> old_by_instance;
+void WriteDiff(JsonWriter& w, const Snapshot& before, const Snapshot& after) {
+  absl::flat_hash_map<uint64_t, const Allocation*> old_by_instance;
   old_by_instance.reserve(before.allocations.size());
   for (const Allocation& a : before.allocations)
     old_by_instance.emplace(a.instance, &a);
-  uint64_t added = 0, moved = 0, removed = 0, same = 0;
+  uint64_t added = 0, moved = 0, same = 0;
   std::vector<uint8_t> status(after.allocations.size(), 0);
-  std::unordered_map<uint64_t, bool> still_live;
+  absl::flat_hash_set<uint64_t> still_live;
   still_live.reserve(after.allocations.size());
   for (size_t i = 0; i < after.allocations.size(); ++i) {
     const Allocation& a = after.allocations[i];
-    still_live.emplace(a.instance, true);
+    still_live.insert(a.instance);
     auto it = old_by_instance.find(a.instance);
     if (it == old_by_instance.end()) {
       status[i] = 1;  // added
@@ -263,95 +205,165 @@ void AppendDiff(std::string* out, const Snapshot& before,
   }
   std::vector<const Allocation*> gone;
   for (const Allocation& a : before.allocations)
-    if (!still_live.count(a.instance)) gone.push_back(&a);
-  removed = gone.size();
+    if (!still_live.contains(a.instance)) gone.push_back(&a);
+  const uint64_t removed = gone.size();
   if (gone.size() > kMaxRemovedDrawn) gone.resize(kMaxRemovedDrawn);
-  out->append("\"diff\":{\"added\":" + std::to_string(added) +
-              ",\"moved\":" + std::to_string(moved) +
-              ",\"removed\":" + std::to_string(removed) +
-              ",\"unchanged\":" + std::to_string(same) +
-              ",\"removed_drawn\":" + std::to_string(gone.size()) +
-              ",\"status\":\"");
+  w.Key("diff");
+  w.BeginObject();
+  w.Uint("added", added);
+  w.Uint("moved", moved);
+  w.Uint("removed", removed);
+  w.Uint("unchanged", same);
+  w.Uint("removed_drawn", gone.size());
+  w.Key("status");
   {
-    Base64Writer b64(out);
+    Base64Writer b64(w.BeginRawString());
     for (uint8_t v : status) b64.Byte(v);
   }
-  // Removed allocations, sorted by offset as `before` is: offset f64[m],
-  // size f64[m], instance u32[2m].
-  out->append("\",\"removed_list\":\"");
+  w.EndRawString();
+  // Removed allocations, sorted by offset as `before` is.
+  w.Key("removed_list");
   {
-    Base64Writer b64(out);
-    for (const Allocation* a : gone) b64.F64(static_cast<double>(a->offset));
-    for (const Allocation* a : gone) b64.F64(static_cast<double>(a->size));
-    for (const Allocation* a : gone) {
-      b64.U32(static_cast<uint32_t>(a->instance));
-      b64.U32(static_cast<uint32_t>(a->instance >> 32));
-    }
+    Base64Writer b64(w.BeginRawString());
+    AppendRanges(b64, gone.size(),
+                 [&](size_t i) -> const Allocation& { return *gone[i]; });
   }
-  out->append("\"}");
+  w.EndRawString();
+  w.EndObject();
 }
 
-void AppendReplay(std::string* out, const PageReplay& r) {
-  out->append(",\"replay\":{\"summary\":");
-  AppendJsonString(out, r.summary);
-  out->append(",\"moment\":");
-  AppendJsonString(out, r.moment);
-  out->append(",\"rows\":[");
-  for (size_t i = 0; i < r.rows.size(); ++i) {
-    const PageReplayRow& row = r.rows[i];
-    if (i) out->push_back(',');
-    out->append("{\"policy\":");
-    AppendJsonString(out, row.policy);
-    out->append(",\"fails\":");
-    out->append(row.fails ? "true" : "false");
-    out->append(",\"first_failure\":");
-    AppendJsonString(out, row.first_failure);
-    out->append(",\"min_capacity\":");
-    AppendJsonString(out, row.min_capacity);
-    out->append(",\"moment\":");
-    AppendJsonString(out, row.moment);
-    out->append(",\"count\":" + std::to_string(row.map.size()) + ",");
-    AppendAllocationArrays(out, row.map);
-    out->append("}");
+void WriteSummary(JsonWriter& w, const Snapshot& s, const FreeSummary& summary) {
+  w.Key("summary");
+  w.BeginObject();
+  w.Uint("capacity", summary.capacity);
+  WriteSummaryFields(w, summary);
+  w.Uint("peak_used", s.counters.peak_used);
+  w.Uint("failures_total", s.counters.failures);
+  w.EndObject();
+}
+
+void WriteHoles(JsonWriter& w, const std::vector<Hole>& holes) {
+  w.Key("top_holes");
+  w.BeginArray();
+  for (const Hole& h : TopHoles(holes, kTopHoles)) {
+    w.BeginArray();
+    w.Uint(h.offset);
+    w.Uint(h.size);
+    w.EndArray();
   }
-  out->append("]}");
+  w.EndArray();
+  w.Key("hole_histogram");
+  w.BeginArray();
+  for (uint64_t n : HoleSizeHistogram(holes)) w.Uint(n);
+  w.EndArray();
+}
+
+// Largest allocations as indices into the arrays: O(n log k).
+void WriteTopAllocations(JsonWriter& w, const Snapshot& s) {
+  const size_t k = std::min(kTopAllocations, s.allocations.size());
+  std::vector<uint32_t> all(s.allocations.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<uint32_t>(i);
+  const auto larger = [&](uint32_t a, uint32_t b) {
+    const Allocation& x = s.allocations[a];
+    const Allocation& y = s.allocations[b];
+    return x.size != y.size ? x.size > y.size : x.offset < y.offset;
+  };
+  std::partial_sort(all.begin(), all.begin() + k, all.end(), larger);
+  w.Key("top_allocations");
+  w.BeginArray();
+  for (size_t i = 0; i < k; ++i) w.Uint(all[i]);
+  w.EndArray();
+}
+
+void WriteUsage(JsonWriter& w, const Snapshot& s) {
+  const auto usage = UsageByKind(s);
+  std::vector<int> kinds(kAllocationKindCount);
+  for (int k = 0; k < kAllocationKindCount; ++k) kinds[k] = k;
+  w.ObjectArray("usage", kinds, [&](int k) {
+    w.String("kind", AllocationKindName(static_cast<AllocationKind>(k)));
+    w.Uint("bytes", usage[k].bytes);
+    w.Uint("count", usage[k].count);
+  });
+}
+
+// The records of the dump's JSON (dump/internal/json_records.h), with the
+// identity as an id into the page's identity table.
+void WriteRequests(JsonWriter& w, const Snapshot& s) {
+  w.ObjectArray("pending", s.pending, [&](const PendingRequest& p) {
+    WritePendingFields(w, p);
+    w.Uint("identity", p.identity);
+    w.Bool("pinned", (p.flags & kPinned) != 0);
+  });
+  w.ObjectArray("reservations", s.reservations,
+                [&](const Reservation& r) { WriteReservationFields(w, r); });
+  w.ObjectArray("failures", s.failures, [&](const Failure& f) {
+    WriteFailureFields(w, f);
+    w.Uint("identity", f.identity);
+    // The picture is the memory now, not at the failure: the blockers say
+    // what would have to go for the same request to fit now.
+    if (f.size == 0) {
+      w.String("cause", "unknown");
+    } else {
+      w.String("cause", FailureCauseName(ClassifyRequest(s, f.size, f.alignment)));
+      w.Key("blockers");
+      WriteBlockers(w, s, FindBlockers(s, f.size, f.alignment));
+    }
+  });
+}
+
+// The what-if replay of the memory (html_page.h PageReplay).
+void WriteReplay(JsonWriter& w, const PageReplay& r) {
+  w.Key("replay");
+  w.BeginObject();
+  w.String("summary", r.summary);
+  w.String("moment", r.moment);
+  w.ObjectArray("rows", r.rows, [&](const PageReplayRow& row) {
+    w.String("policy", row.policy);
+    w.Bool("fails", row.fails);
+    w.String("first_failure", row.first_failure);
+    w.String("min_capacity", row.min_capacity);
+    w.String("moment", row.moment);
+    w.Uint("count", row.map.size());
+    WriteAllocationArrays(w, row.map);
+  });
+  w.EndObject();
 }
 
 // The memory's time strip (time_strip.h): small arrays in the data block,
-// the spans of its moments in the history block under `key`, decoded only
-// when the strip is first used.
-void AppendHistory(std::string* out, std::string* spans_block,
-                   const std::string& key, const MemoryHistory& h) {
+// the spans of its moments in the history block (`spans`, an object being
+// written) under `key`, decoded only when the strip is first used.
+void WriteHistory(JsonWriter& w, JsonWriter& spans, const std::string& key,
+                  const MemoryHistory& h) {
   const TimeStrip t = BuildTimeStrip(h, kStripBuckets, kMaxStripSpans);
-  out->append(",\"history\":{\"key\":");
-  AppendJsonString(out, key);
-  out->append(",\"clock\":");
-  AppendJsonString(out, HistoryClockName(h.clock));
-  out->append(",\"clock_text\":");
-  AppendJsonString(out, HistoryClockText(h));
-  out->append(",\"first\":" + std::to_string(h.first_sequence()) +
-              ",\"end\":" + std::to_string(h.end_sequence()) +
-              ",\"window_events\":" + std::to_string(h.window_events) +
-              ",\"buckets\":" + std::to_string(t.buckets) +
-              ",\"stride\":" + std::to_string(t.stride) +
-              ",\"shown\":" + std::to_string(t.shown.size()) +
-              ",\"spans\":" + std::to_string(t.spans.size()));
+  w.Key("history");
+  w.BeginObject();
+  w.String("key", key);
+  w.String("clock", HistoryClockName(h.clock));
+  w.String("clock_text", HistoryClockText(h));
+  w.Uint("first", h.first_sequence());
+  w.Uint("end", h.end_sequence());
+  w.Uint("window_events", h.window_events);
+  w.Uint("buckets", t.buckets);
+  w.Uint("stride", t.stride);
+  w.Uint("shown", t.shown.size());
+  w.Uint("spans", t.spans.size());
   // Per bucket: used min, used max, largest hole min, max (f64 each), then
   // per boundary its moment and time (f64), then failures per bucket (u32).
-  out->append(",\"strip\":\"");
+  w.Key("strip");
   {
-    Base64Writer b64(out);
+    Base64Writer b64(w.BeginRawString());
     for (const auto* v : {&t.used_min, &t.used_max, &t.hole_min, &t.hole_max})
       for (uint64_t x : *v) b64.F64(static_cast<double>(x));
     for (uint64_t m : t.boundary) b64.F64(static_cast<double>(m));
     for (int64_t ns : t.time_ns) b64.F64(static_cast<double>(ns));
     for (uint32_t f : t.failures) b64.U32(f);
   }
+  w.EndRawString();
   // Per shown moment: its boundary index (u32), then used, total free,
   // largest hole, holes, allocations (f64 each, exact: Summarize's).
-  out->append("\",\"moments\":\"");
+  w.Key("moments");
   {
-    Base64Writer b64(out);
+    Base64Writer b64(w.BeginRawString());
     for (uint32_t j : t.shown) b64.U32(j);
     for (uint32_t j : t.shown) b64.F64(static_cast<double>(t.figures[j].used));
     for (uint32_t j : t.shown) b64.F64(static_cast<double>(t.figures[j].total_free));
@@ -359,44 +371,39 @@ void AppendHistory(std::string* out, std::string* spans_block,
     for (uint32_t j : t.shown) b64.F64(static_cast<double>(t.figures[j].hole_count));
     for (uint32_t j : t.shown) b64.F64(static_cast<double>(t.figures[j].allocation_count));
   }
-  out->append("\",\"failure_events\":[");
+  w.EndRawString();
+  w.Key("failure_events");
+  w.BeginArray();
   for (size_t i = 0; i < t.failure_events.size() && i < 4096; ++i) {
-    if (i) out->push_back(',');
-    out->append("[" + std::to_string(t.failure_events[i].first) + "," +
-                std::to_string(t.failure_events[i].second) + "]");
+    w.BeginArray();
+    w.Uint(t.failure_events[i].first);
+    w.Uint(t.failure_events[i].second);
+    w.EndArray();
   }
-  out->append("]}");
+  w.EndArray();
+  w.EndObject();
   // The spans: offset f64[n], size f64[n], instance u32[2n], identity
   // u32[n], first u32[n], last u32[n] (indices of shown moments), bits u8[n].
-  if (!spans_block->empty()) spans_block->push_back(',');
-  AppendJsonString(spans_block, key);
-  spans_block->append(":\"");
+  spans.Key(key);
   {
-    Base64Writer b64(spans_block);
-    for (const auto& x : t.spans) b64.F64(static_cast<double>(x.allocation.offset));
-    for (const auto& x : t.spans) b64.F64(static_cast<double>(x.allocation.size));
-    for (const auto& x : t.spans) {
-      b64.U32(static_cast<uint32_t>(x.allocation.instance));
-      b64.U32(static_cast<uint32_t>(x.allocation.instance >> 32));
-    }
+    Base64Writer b64(spans.BeginRawString());
+    AppendRanges(b64, t.spans.size(),
+                 [&](size_t i) -> const Allocation& { return t.spans[i].allocation; });
     for (const auto& x : t.spans) b64.U32(x.allocation.identity);
     for (const auto& x : t.spans) b64.U32(x.first);
     for (const auto& x : t.spans) b64.U32(x.last);
     for (const auto& x : t.spans) b64.Byte(PackBits(x.allocation));
   }
-  spans_block->push_back('"');
+  spans.EndRawString();
 }
 
-void AppendMemory(std::string* out, const Snapshot& s,
-                  const Snapshot* before, const PageReplay* replay) {
+void WriteMemory(JsonWriter& w, const Snapshot& s, const Snapshot* before,
+                 const PageReplay* replay) {
   const std::vector<Hole> holes = FindHoles(s);
-  const FreeSummary summary = SummarizeHoles(s, holes);
-  out->append("{\"id\":");
-  AppendJsonString(out, HexId(s.memory_id));
-  out->append(",\"kind\":");
-  AppendJsonString(out, MemoryKindName(s.kind));
-  out->append(",\"name\":");
-  AppendJsonString(out, s.name);
+  w.BeginObject();
+  w.HexId("id", s.memory_id);
+  w.String("kind", MemoryKindName(s.kind));
+  w.String("name", s.name);
   // The axis needs an end even when capacity is unknown: the furthest end.
   uint64_t extent = s.capacity_known ? s.capacity : 0;
   for (const Allocation& a : s.allocations) extent = std::max(extent, a.end());
@@ -405,192 +412,62 @@ void AppendMemory(std::string* out, const Snapshot& s,
       extent = std::max(extent, p.planned_offset + p.size);
   for (const Reservation& r : s.reservations)
     if (r.offset != kNoOffset) extent = std::max(extent, r.offset + r.size);
-  out->append(",\"capacity\":");
-  AppendU64(out, s.capacity);
-  out->append(",\"capacity_known\":");
-  out->append(s.capacity_known ? "true" : "false");
-  out->append(",\"extent\":");
-  AppendU64(out, std::max<uint64_t>(extent, 1));
-  out->append(",\"addressed\":");
-  out->append(s.addressed ? "true" : "false");
-  out->append(",\"node\":" + std::to_string(s.node));
-  out->append(",\"sequence\":" + std::to_string(s.sequence));
-  out->append(",\"exact\":");
-  out->append(s.exact ? "true" : "false");
-  out->append(",\"count\":" + std::to_string(s.allocations.size()) + ",");
-  AppendAllocationArrays(out, s.allocations);
-
-  out->append(",\"summary\":{\"capacity\":");
-  AppendU64(out, summary.capacity);
-  out->append(",\"used\":");
-  AppendU64(out, summary.used);
-  out->append(",\"total_free\":");
-  AppendU64(out, summary.total_free);
-  out->append(",\"largest_hole\":");
-  AppendU64(out, summary.largest_hole);
-  out->append(",\"hole_count\":" + std::to_string(summary.hole_count));
-  out->append(",\"allocation_count\":" +
-              std::to_string(summary.allocation_count));
-  out->append(",\"fragmentation\":");
-  AppendDouble(out, summary.fragmentation);
-  out->append(",\"peak_used\":");
-  AppendU64(out, s.counters.peak_used);
-  out->append(",\"failures_total\":" + std::to_string(s.counters.failures));
-  out->append("}");
-
-  out->append(",\"top_holes\":[");
-  const std::vector<Hole> top = TopHoles(holes, kTopHoles);
-  for (size_t i = 0; i < top.size(); ++i) {
-    if (i) out->push_back(',');
-    out->push_back('[');
-    AppendU64(out, top[i].offset);
-    out->push_back(',');
-    AppendU64(out, top[i].size);
-    out->push_back(']');
-  }
-  out->append("],\"hole_histogram\":[");
-  const HoleHistogram histogram = HoleSizeHistogram(holes);
-  for (size_t b = 0; b < histogram.size(); ++b) {
-    if (b) out->push_back(',');
-    out->append(std::to_string(histogram[b]));
-  }
-  out->append("]");
-
-  // Largest allocations as indices into the arrays: O(n log k).
-  std::vector<uint32_t> order;
-  {
-    const size_t k = std::min(kTopAllocations, s.allocations.size());
-    std::vector<uint32_t> all(s.allocations.size());
-    for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<uint32_t>(i);
-    const auto larger = [&](uint32_t a, uint32_t b) {
-      const Allocation& x = s.allocations[a];
-      const Allocation& y = s.allocations[b];
-      return x.size != y.size ? x.size > y.size : x.offset < y.offset;
-    };
-    std::partial_sort(all.begin(), all.begin() + k, all.end(), larger);
-    order.assign(all.begin(), all.begin() + k);
-  }
-  out->append(",\"top_allocations\":[");
-  for (size_t i = 0; i < order.size(); ++i) {
-    if (i) out->push_back(',');
-    out->append(std::to_string(order[i]));
-  }
-  out->append("],\"usage\":[");
-  const auto usage = UsageByKind(s);
-  for (int k = 0; k < kAllocationKindCount; ++k) {
-    if (k) out->push_back(',');
-    out->append("{\"kind\":");
-    AppendJsonString(out, AllocationKindName(static_cast<AllocationKind>(k)));
-    out->append(",\"bytes\":");
-    AppendU64(out, usage[k].bytes);
-    out->append(",\"count\":" + std::to_string(usage[k].count) + "}");
-  }
-
-  out->append("],\"pending\":[");
-  for (size_t i = 0; i < s.pending.size(); ++i) {
-    const PendingRequest& p = s.pending[i];
-    if (i) out->push_back(',');
-    out->append("{\"instance\":");
-    AppendJsonString(out, HexId(p.instance));
-    out->append(",\"size\":");
-    AppendU64(out, p.size);
-    out->append(",\"alignment\":");
-    AppendU64(out, p.alignment);
-    out->append(",\"planned_offset\":");
-    AppendU64(out, p.planned_offset);
-    out->append(",\"identity\":" + std::to_string(p.identity));
-    out->append(",\"pinned\":");
-    out->append((p.flags & kPinned) ? "true" : "false");
-    out->append("}");
-  }
-  out->append("],\"reservations\":[");
-  for (size_t i = 0; i < s.reservations.size(); ++i) {
-    const Reservation& r = s.reservations[i];
-    if (i) out->push_back(',');
-    out->append("{\"id\":");
-    AppendJsonString(out, HexId(r.id));
-    out->append(",\"offset\":");
-    AppendU64(out, r.offset);
-    out->append(",\"size\":");
-    AppendU64(out, r.size);
-    out->append("}");
-  }
-  out->append("],\"failures\":[");
-  for (size_t i = 0; i < s.failures.size(); ++i) {
-    const Failure& f = s.failures[i];
-    if (i) out->push_back(',');
-    out->append("{\"instance\":");
-    AppendJsonString(out, HexId(f.instance));
-    out->append(",\"size\":");
-    AppendU64(out, f.size);
-    out->append(",\"alignment\":");
-    AppendU64(out, f.alignment);
-    out->append(",\"eventual\":");
-    out->append(f.eventual ? "true" : "false");
-    out->append(",\"identity\":" + std::to_string(f.identity));
-    out->append(",\"sequence\":" + std::to_string(f.sequence));
-    // The picture is the memory now, not at the failure: the blockers say
-    // what would have to go for the same request to fit now.
-    out->append(",\"cause\":");
-    if (f.size == 0) {
-      out->append("\"unknown\"");
-    } else {
-      AppendJsonString(out, FailureCauseName(ClassifyRequest(s, f.size,
-                                                             f.alignment)));
-      out->append(",\"blockers\":");
-      AppendBlockers(out, s, FindBlockers(s, f.size, f.alignment));
-    }
-    out->append("}");
-  }
-  out->append("],\"anomalies\":{");
-  bool first = true;
-  for (int k = 0; k < kAnomalyKindCount; ++k) {
-    if (!s.counters.anomalies[k]) continue;
-    if (!first) out->push_back(',');
-    first = false;
-    AppendJsonString(out, AnomalyKindName(static_cast<AnomalyKind>(k)));
-    out->append(":" + std::to_string(s.counters.anomalies[k]));
-  }
-  out->append("}");
-  if (before) {
-    out->push_back(',');
-    AppendDiff(out, *before, s);
-  }
-  if (replay) AppendReplay(out, *replay);
-  out->append("}");
+  w.Uint("capacity", s.capacity);
+  w.Bool("capacity_known", s.capacity_known);
+  w.Uint("extent", std::max<uint64_t>(extent, 1));
+  w.Bool("addressed", s.addressed);
+  w.Uint("node", s.node);
+  w.Uint("sequence", s.sequence);
+  w.Bool("exact", s.exact);
+  w.Uint("count", s.allocations.size());
+  WriteAllocationArrays(w, s.allocations);
+  WriteSummary(w, s, SummarizeHoles(s, holes));
+  WriteHoles(w, holes);
+  WriteTopAllocations(w, s);
+  WriteUsage(w, s);
+  WriteRequests(w, s);
+  w.Key("anomalies");
+  w.BeginObject();
+  for (int k = 0; k < kAnomalyKindCount; ++k)
+    if (s.counters.anomalies[k])
+      w.Uint(AnomalyKindName(static_cast<AnomalyKind>(k)), s.counters.anomalies[k]);
+  w.EndObject();
+  if (before) WriteDiff(w, *before, s);
+  if (replay) WriteReplay(w, *replay);
 }
 
+// The data block; *spans_block gets the history block (one object, the
+// time strips' spans by key).
 std::string DataBlock(const std::vector<DumpFile>& dumps,
                       const HtmlOptions& options,
                       std::string* spans_block) {
+  JsonWriter spans(spans_block, JsonWriter::Context::kScriptElement);
+  spans.BeginObject();
   std::string out;
   size_t total = 0;
   for (const DumpFile& d : dumps)
     for (const Snapshot& s : d.memories) total += s.allocations.size();
   out.reserve(total * 40 + (1 << 16));
-  out.append("{\"format\":1,\"color_by\":");
-  AppendJsonString(&out, options.color_by);
-  out.append(",\"dumps\":[");
+  JsonWriter w(&out, JsonWriter::Context::kScriptElement);
+  w.BeginObject();
+  w.Uint("format", 1);
+  w.String("color_by", options.color_by);
+  w.Key("dumps");
+  w.BeginArray();
   for (size_t di = 0; di < dumps.size(); ++di) {
     const DumpFile& dump = dumps[di];
-    if (di) out.push_back(',');
-    out.append("{\"label\":");
-    AppendJsonString(&out, dumps.size() == 1 ? "dump"
-                           : di == 0        ? "before"
-                                            : "after");
-    out.append(",\"source\":");
-    AppendJsonString(&out, dump.source);
-    out.append(",\"node\":" + std::to_string(dump.node));
-    out.append(",\"created_ms\":" +
-               std::to_string(dump.created_unix_ns / 1000000));
-    out.append(",\"notes\":[");
-    for (size_t i = 0; i < dump.notes.size(); ++i) {
-      if (i) out.push_back(',');
-      AppendJsonString(&out, dump.notes[i]);
-    }
-    out.append("],");
-    AppendIdentities(&out, dump);
-    out.append(",\"memories\":[");
+    w.BeginObject();
+    w.String("label", dumps.size() == 1 ? "dump" : di == 0 ? "before" : "after");
+    w.String("source", dump.source);
+    w.Uint("node", dump.node);
+    w.Uint("created_ms", dump.created_unix_ns / 1000000);
+    w.Key("notes");
+    w.BeginArray();
+    for (const std::string& note : dump.notes) w.String(note);
+    w.EndArray();
+    WriteIdentities(w, dump);
+    w.Key("memories");
+    w.BeginArray();
     for (size_t mi = 0; mi < dump.memories.size(); ++mi) {
       const Snapshot& s = dump.memories[mi];
       const Snapshot* before = nullptr;
@@ -602,17 +479,18 @@ std::string DataBlock(const std::vector<DumpFile>& dumps,
       if (di + 1 == dumps.size())  // the dump shown last (after, with two)
         for (const PageReplay& r : options.replays)
           if (r.memory_id == s.memory_id && r.node == s.node) replay = &r;
-      if (mi) out.push_back(',');
-      AppendMemory(&out, s, before, replay);
-      if (const MemoryHistory* h = FindHistory(dump, s)) {
-        out.pop_back();  // the memory's closing brace: the history joins it
-        AppendHistory(&out, spans_block, std::to_string(di) + ":" + std::to_string(mi), *h);
-        out.push_back('}');
-      }
+      WriteMemory(w, s, before, replay);
+      // The history joins the memory's object, which WriteMemory left open.
+      if (const MemoryHistory* h = FindHistory(dump, s))
+        WriteHistory(w, spans, std::to_string(di) + ":" + std::to_string(mi), *h);
+      w.EndObject();
     }
-    out.append("]}");
+    w.EndArray();
+    w.EndObject();
   }
-  out.append("]}");
+  w.EndArray();
+  w.EndObject();
+  spans.EndObject();
   return out;
 }
 
@@ -633,7 +511,6 @@ std::string RenderHtmlMap(const std::vector<DumpFile>& dumps,
   Fill(&page, "/*@MAP_JS@*/", html::kMapJs);
   std::string spans;
   const std::string data = DataBlock(dumps, options, &spans);
-  spans = "{" + spans + "}";
   // The history block first: it holds no marker (keys and base64), and the
   // data block, which holds names from programs, goes in last.
   Fill(&page, "@MAP_HISTORY@", spans);
@@ -641,20 +518,13 @@ std::string RenderHtmlMap(const std::vector<DumpFile>& dumps,
   return page;
 }
 
-bool WriteHtmlMap(const std::vector<DumpFile>& dumps,
-                  const std::string& out_path, std::string* error,
-                  const HtmlOptions& options) {
+absl::Status WriteHtmlMap(const std::vector<DumpFile>& dumps,
+                          const std::string& out_path, const HtmlOptions& options) {
   if (dumps.empty() || dumps.size() > 2) {
-    *error = "html: give one dump, or two to compare (got " +
-             std::to_string(dumps.size()) + ")";
-    return false;
+    return absl::InvalidArgumentError(absl::StrCat(
+        "html: give one dump, or two to compare (got ", dumps.size(), ")"));
   }
-  const std::string page = RenderHtmlMap(dumps, options);
-  OutputFile file;
-  if (!file.Open(out_path, error)) return false;
-  file.Write(page);
-  if (!file.Commit(error)) return false;
-  return true;
+  return WriteFileAtomically(out_path, RenderHtmlMap(dumps, options));
 }
 
 }  // namespace realm_shadow

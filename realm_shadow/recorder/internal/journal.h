@@ -55,6 +55,8 @@ class MemoryJournal {
   MemoryJournal(const MemoryJournal&) = delete;
   MemoryJournal& operator=(const MemoryJournal&) = delete;
 
+  // Once, before the journal is shared with any writer (the registry sets
+  // it before it publishes the memory): the handler is read-only after.
   void SetOverflowHandler(OverflowHandler handler, void* context) {
     overflow_ = handler;
     overflow_context_ = context;
@@ -167,7 +169,8 @@ class MemoryJournal {
     void operator()(Slot* p) const;
   };
 
-  // Read-only after construction.
+  // Read-only once the journal is shared: the ring and its geometry set by
+  // the constructor, the handler by SetOverflowHandler before publication.
   alignas(64) std::unique_ptr<Slot[], LineAlignedDelete> ring_;
   uint64_t mask_;
   unsigned shift_;

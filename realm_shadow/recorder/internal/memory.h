@@ -116,6 +116,10 @@ inline bool Recording(const realm_shadow_memory* m) {
 // Calls the failure observer, if one is installed.
 void NotifyFailure(realm_shadow_memory* memory, uint64_t instance);
 
+// Drains every memory and appends each identity id its consumer state
+// refers to (identity_table.cc collects what no one does).
+void AppendIdentitiesInUse(std::vector<uint32_t>* out);
+
 }  // namespace realm_shadow::internal
 
 #endif  // REALM_SHADOW_RECORDER_INTERNAL_MEMORY_H_

@@ -72,9 +72,9 @@ int main(int argc, char** argv) {
   CHECK(sum.largest_hole == (1u << 20) - 4096 - 8192);
 
   CHECK(realm_shadow::legion::dump_memory_state(mem, argv[1]));
-  realm_shadow::DumpFile file;
-  std::string error;
-  CHECK(realm_shadow::ReadDump(argv[1], &file, &error));
+  const absl::StatusOr<realm_shadow::DumpFile> read = realm_shadow::ReadDump(argv[1]);
+  CHECK(read.ok());
+  const realm_shadow::DumpFile& file = *read;
   CHECK(file.memories.size() == 1);
   CHECK(file.memories[0].allocations.size() == 1);
   CHECK(file.memories[0].identities.size() == 1);

@@ -23,11 +23,14 @@
   const T0 = performance.now();
   const DETAIL_LIMIT_PER_PX = 3;   // individual drawing up to 3 per pixel
   const MIN_SPAN = 32;             // bytes: the deepest zoom
-  // strip: the time strip's height when a memory has a history (view.js
-  // sets it once the data are read), else 0.
-  const ROW = { title: 18, strip: 0, ruler: 16, bar: 44, lane: 16, gap: 14 };
+  // A row, top to bottom: the memory's name, its figures, the time strip
+  // (strip: its height when a memory has a history, which view.js sets once
+  // the data are read, else 0), the ruler, the bar, a band for the labels
+  // of what is outlined on the bar (so that they never cover the blocks
+  // they mark), the lane of pending requests and reservations.
+  const ROW = { title: 16, stats: 16, strip: 0, ruler: 16, bar: 44, note: 14, lane: 16, gap: 12 };
   const STRIP_H = 46;
-  let ROW_H = ROW.title + ROW.ruler + ROW.bar + ROW.lane + ROW.gap;
+  let ROW_H = ROW.title + ROW.stats + ROW.ruler + ROW.bar + ROW.note + ROW.lane + ROW.gap;
   const NODE_H = 22;               // the band naming a node above its rows
   const MARGIN_L = 10, MARGIN_R = 14;
   const KIND_COLORS = ['#9aa5b1', '#3b82c4', '#14a38b', '#8bc34a',

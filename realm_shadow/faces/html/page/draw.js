@@ -67,27 +67,27 @@
     const W = g.width, X0 = g.left;
     const [v0, v1] = m.view;
     const bpp = (v1 - v0) / W;
-    // title
-    ctx.fillStyle = mi === st.focus ? '#0b3d91' : '#1d2733';
-    ctx.font = '600 12px system-ui, "DejaVu Sans", sans-serif';
-    ctx.textBaseline = 'top';
+    // title and figures, each on a line of its own, shortened with an
+    // ellipsis rather than cut by the edge (the side panel has them whole)
+    const texts = st.lastTexts[mi] = [];
     const s = m.summary;
-    const title = (st.multiNode ? 'node ' + m.node + ' \u00b7 ' : '') + (m.name || 'memory') + '  [' + m.kind + ' ' + m.id + ']';
-    ctx.fillText(title, X0, g.top + 3);
-    const tw = ctx.measureText(title).width;
+    ctx.textBaseline = 'top';
+    ctx.font = '600 12px system-ui, "DejaVu Sans", sans-serif';
+    ctx.fillStyle = mi === st.focus ? '#0b3d91' : '#1d2733';
+    fitText((st.multiNode ? 'node ' + m.node + ' \u00b7 ' : '') + (m.name || 'memory') + '  [' + m.kind + ' ' + m.id + ']', X0, g.top + 2, W, texts);
     ctx.font = '12px system-ui, "DejaVu Sans", sans-serif';
     ctx.fillStyle = '#334155';
     const capText = m.capacity_known ? 'capacity ' + human(m.capacity) : 'capacity unknown (axis to ' + human(m.extent) + ')';
     const pct = m.cap ? (100 * s.used / m.cap).toFixed(1) + '%' : '';
     // A replay's map (replay.js) has no figures of its own: say what it is.
     const shown = m.replayShown == null ? null : m.replay.rows[m.replayShown];
-    ctx.fillText(shown ? 'replay under ' + shown.policy + ', ' + shown.moment + '  |  ' + m.count + ' allocations' :
+    fitText(shown ? 'replay under ' + shown.policy + ', ' + shown.moment + '  |  ' + m.count + ' allocations' :
       capText + '  |  used ' + human(s.used) + ' ' + pct + '  |  ' + m.count + ' allocations  |  ' +
       (m.addressed ? 'addressed (no holes)' : s.hole_count + ' holes, largest ' + human(s.largest_hole) +
-      ', fragmentation ' + s.fragmentation.toFixed(2)) +
+      ', fragmentation ' + (s.fragmentation == null ? 'n/a' : s.fragmentation.toFixed(2))) +
       (m.pending.length ? '  |  ' + m.pending.length + ' pending' : '') +
-      (m.failures.length ? '  |  ' + m.failures.length + ' failures' : '') +
-      (m.history && m.history.moment != null ? '  |  after event ' + m.history.boundary[m.history.shownAt[m.history.moment]] : ''), X0 + tw + 12, g.top + 3);
+      (m.failures.length ? '  |  ' + m.failures.length + (m.failures.length === 1 ? ' failure' : ' failures') : '') +
+      (m.history && m.history.moment != null ? '  |  after event ' + m.history.boundary[m.history.shownAt[m.history.moment]] : ''), X0, g.statsTop + 1, W, texts);
 
     // ruler
     const step = niceStep(v1 - v0, W);
@@ -260,7 +260,27 @@
     }
   }
 
-  function outlineRange(m, g, a, b, color, width, label) {
+  // Draws `text` at (x, y) in at most `width` pixels, shortened with an
+  // ellipsis when it is longer, and records it in `texts`.
+  function fitText(text, x, y, width, texts) {
+    let t = text;
+    if (ctx.measureText(t).width > width) {
+      let lo = 0, hi = t.length;  // the longest prefix that fits with '…'
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1;
+        if (ctx.measureText(text.slice(0, mid) + '…').width <= width) lo = mid; else hi = mid - 1;
+      }
+      t = text.slice(0, lo) + '…';
+    }
+    ctx.fillText(t, x, y);
+    const w = ctx.measureText(t).width;
+    if (texts) texts.push({ text: t, x, y, w, h: 12 });
+    return w;
+  }
+
+  // Outlines [a, b) on the bar; its label goes in the band under the bar,
+  // from the range's start but inside the row.
+  function outlineRange(m, mi, g, a, b, color, width, label) {
     const x0 = xOf(m, a), x1 = Math.max(x0 + 2, xOf(m, b));
     ctx.strokeStyle = color; ctx.lineWidth = width;
     ctx.strokeRect(x0 + width / 2, g.barTop + width / 2, x1 - x0 - width, g.barHeight - width);
@@ -268,7 +288,10 @@
     if (label) {
       ctx.fillStyle = color;
       ctx.font = '600 10px system-ui, "DejaVu Sans", sans-serif';
-      ctx.fillText(label, Math.max(g.left + 2, Math.min(x0 + 2, g.left + g.width - 200)), g.barTop + g.barHeight - 12);
+      ctx.textBaseline = 'top';
+      const w = Math.min(ctx.measureText(label).width, g.width - 4);
+      const x = Math.max(g.left + 2, Math.min(x0 + 2, g.left + g.width - w - 2));
+      fitText(label, x, g.noteTop + 2, g.width - 4, st.lastTexts[mi]);
     }
   }
 
@@ -279,7 +302,7 @@
       const x0 = xOf(m, w.window_offset), x1 = xOf(m, w.window_end);
       ctx.fillStyle = 'rgba(214,40,40,0.18)';
       ctx.fillRect(x0, g.barTop, x1 - x0, g.barHeight);
-      outlineRange(m, g, w.window_offset, w.window_end, color, 2, label);
+      outlineRange(m, mi, g, w.window_offset, w.window_end, color, 2, label);
       const px0 = xOf(m, w.placement), px1 = Math.max(px0 + 2, xOf(m, w.placement + size));
       ctx.fillStyle = color; ctx.fillRect(px0, g.laneTop + 1, px1 - px0, 4);
     };
@@ -295,7 +318,7 @@
         const x0 = xOf(m, r.offset), x1 = Math.max(x0 + 2, xOf(m, r.offset + st.whatIf.size));
         ctx.fillStyle = 'rgba(21,128,61,0.25)';
         ctx.fillRect(x0, g.barTop, x1 - x0, g.barHeight);
-        outlineRange(m, g, r.offset, r.offset + st.whatIf.size, C.fit, 2, 'fits: ' + human(st.whatIf.size));
+        outlineRange(m, mi, g, r.offset, r.offset + st.whatIf.size, C.fit, 2, 'fits: ' + human(st.whatIf.size));
       } else if (r.window) {
         showWindow(r.window, st.whatIf.size, C.fail, 'what-if ' + human(st.whatIf.size) + ': release ' + r.window.count);
       }
@@ -315,9 +338,9 @@
     // hovered or pinned allocation
     const sel = st.pinned || st.hover;
     if (sel && sel.mi === mi && sel.what === 'allocation') {
-      outlineRange(m, g, m.off[sel.index], m.off[sel.index] + m.size[sel.index], '#111827', 2);
+      outlineRange(m, mi, g, m.off[sel.index], m.off[sel.index] + m.size[sel.index], '#111827', 2);
     } else if (sel && sel.mi === mi && sel.what === 'hole') {
-      outlineRange(m, g, sel.offset, sel.offset + sel.size, '#6b7280', 1);
+      outlineRange(m, mi, g, sel.offset, sel.offset + sel.size, '#6b7280', 1);
     }
   }
 

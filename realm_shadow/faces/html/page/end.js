@@ -48,6 +48,8 @@
       const r = st.lastBlocks[mi];
       return r ? { mode: r.mode, first: r.first, end: r.end, blocks: r.blocks.map((b) => ({ ...b, instance: instHex(mems()[mi].inst[2 * b.index], mems()[mi].inst[2 * b.index + 1]) })) } : null;
     },
+    texts(mi) { return (st.lastTexts[mi] || []).map((t) => ({ ...t })); },
+    human,
     pixel(x, y) {
       const p = ctx.getImageData(Math.round(x * dpr), Math.round(y * dpr), 1, 1).data;
       return [p[0], p[1], p[2], p[3]];

@@ -58,9 +58,9 @@
     if (sel.what === 'allocation') {
       const i = sel.index, bits = m.bits[i], flags = bits >> 5;
       head = 'instance ' + instHex(m.inst[2 * i], m.inst[2 * i + 1]);
-      row('offset', hex(m.off[i]) + ' (' + human(m.off[i]) + ')');
+      row('offset', offs(m.off[i]) + ' (' + human(m.off[i]) + ')');
       row('size', human(m.size[i]) + ' (' + m.size[i] + ' B)');
-      row('end', hex(m.off[i] + m.size[i]));
+      row('end', offs(m.off[i] + m.size[i]));
       row('kind', esc(kindNames[bits & 7]));
       row('state', esc(STATE_NAMES[(bits >> 3) & 3] || '?'));
       row('pinned', flags & 1 ? 'yes (valid: the collector may not release it)' : 'no');
@@ -70,20 +70,20 @@
       rows.push(identityRows(m.ident[i]));
     } else if (sel.what === 'hole') {
       head = 'hole (free)';
-      row('offset', hex(sel.offset) + ' (' + human(sel.offset) + ')');
+      row('offset', offs(sel.offset) + ' (' + human(sel.offset) + ')');
       row('size', human(sel.size) + ' (' + sel.size + ' B)');
-      row('end', hex(sel.offset + sel.size));
+      row('end', offs(sel.offset + sel.size));
     } else if (sel.what === 'pending') {
       const p = m.pending[sel.index];
       head = 'pending request ' + p.instance + ' (deferred)';
-      row('planned offset', hex(p.planned_offset));
+      row('planned offset', offs(p.planned_offset));
       row('size', human(p.size));
       row('alignment', human(p.alignment));
       rows.push(identityRows(p.identity));
     } else if (sel.what === 'reservation') {
       const r = m.reservations[sel.index];
       head = 'reservation ' + r.id;
-      row('offset', hex(r.offset));
+      row('offset', offs(r.offset));
       row('size', human(r.size));
     }
     row('memory', esc((m.name || '') + ' ' + m.id));
@@ -287,7 +287,7 @@
       rows.sort((a, b) => bytes[b] - bytes[a]);
       table($('usage'), [esc(st.colorBy), 'bytes', 'count'], rows.map((k) => [swatch(st.palette[k]) + esc(label(k)), human(bytes[k]), String(count[k])]));
     }
-    table($('holes'), ['offset', 'size', ''], m.top_holes.slice(0, 30).map(([o, z]) => [hex(o) + ' <span class="note">' + human(o) + '</span>', human(z), 'zoom']),
+    table($('holes'), ['offset', 'size', ''], m.top_holes.slice(0, 30).map(([o, z]) => [offs(o) + ' <span class="note">' + human(o) + '</span>', human(z), 'zoom']),
       (k) => { const [o, z] = m.top_holes[k]; zoomToRange(mi, o, o + z, 0.25); });
     // The dump's allocations, also while a replay map is drawn (replay.js).
     const A = m.dumpArrays || m;
@@ -302,7 +302,7 @@
       const b = f.blockers;
       let what = '';
       if (b && b.fits_already) what = 'fits now';
-      else if (b && b.found) what = 'blocked: release ' + b.count + ' allocation' + (b.count === 1 ? '' : 's') + ' (' + human(b.bytes_to_free) + ') in ' + hex(b.window_offset) + '..' + hex(b.window_end);
+      else if (b && b.found) what = 'blocked: release ' + b.count + ' allocation' + (b.count === 1 ? '' : 's') + ' (' + human(b.bytes_to_free) + ') in [' + offs(b.window_offset) + ', ' + offs(b.window_end) + ')';
       else if (b) what = 'no window of collectable allocations is large enough';
       return '<div class="pick' + (st.failure && st.failure.mi === mi && st.failure.fi === k ? ' selected' : '') + '" data-k="' + k + '">' +
         '<span class="bad">' + esc(f.instance) + '</span> ' + human(f.size) + ' align ' + human(f.alignment) +
@@ -311,8 +311,8 @@
     }).join('');
     fl.querySelectorAll('.pick').forEach((el) => el.addEventListener('click', () => selectFailure(mi, +el.dataset.k, true)));
 
-    const pend = m.pending.map((p) => '<div class="pick">pending ' + esc(p.instance) + ' ' + human(p.size) + (p.planned_offset == null ? ' (no planned place)' : ' at ' + hex(p.planned_offset)) + '</div>')
-      .concat(m.reservations.map((r) => '<div class="pick">reservation ' + esc(r.id) + ' ' + human(r.size) + (r.offset == null ? ' (an amount, no range)' : ' at ' + hex(r.offset)) + '</div>'));
+    const pend = m.pending.map((p) => '<div class="pick">pending ' + esc(p.instance) + ' ' + human(p.size) + (p.planned_offset == null ? ' (no planned place)' : ' at ' + offs(p.planned_offset)) + '</div>')
+      .concat(m.reservations.map((r) => '<div class="pick">reservation ' + esc(r.id) + ' ' + human(r.size) + (r.offset == null ? ' (an amount, no range)' : ' at ' + offs(r.offset)) + '</div>'));
     $('pending').innerHTML = pend.length ? pend.join('') : '<span class="note">none</span>';
 
     $('diffSection').hidden = !(m.diff && st.diff);
@@ -361,7 +361,7 @@
     st.hits = { mi, indices: found.filter((f) => f[0] === mi).map((f) => f[1]) };
     box.innerHTML = found.length ? found.slice(0, 200).map(([k, i]) => {
       const m = ms[k];
-      return '<div class="pick" data-m="' + k + '" data-i="' + i + '">' + instHex(m.inst[2 * i], m.inst[2 * i + 1]) + ' ' + human(m.size[i]) + ' at ' + hex(m.off[i]) +
+      return '<div class="pick" data-m="' + k + '" data-i="' + i + '">' + instHex(m.inst[2 * i], m.inst[2 * i + 1]) + ' ' + human(m.size[i]) + ' at ' + offs(m.off[i]) +
         ' <span class="note">' + esc((m.name || m.id) + ' ' + identityText(m.ident[i]).slice(0, 80)) + '</span></div>';
     }).join('') + (found.length > 200 ? '<div class="note">' + found.length + ' matches; the first 200 shown</div>' : '')
       : '<span class="note">no match</span>';

@@ -53,6 +53,7 @@
     whatIf: null,      // {mi, size, align, result}
     hits: null,        // {mi: [indices]}
     lastBlocks: [],    // per row, what the last draw drew
+    lastTexts: [],     // per row, the text lines and labels drawn: {text, x, y, w, h}
     colorBy: 'kind',   // 'kind' or an identity attribute (colour.js)
     palette: KIND_COLORS,
     groups: null,      // the attribute's top groups, for the legend
@@ -86,12 +87,12 @@
   function rowTop(mi) { return st.tops[mi]; }
   function rowGeometry(mi) {
     const top = rowTop(mi);
-    const strip = top + ROW.title, ruler = strip + ROW.strip;
-    return { top, left: MARGIN_L, width: barWidth(),
+    const strip = top + ROW.title + ROW.stats, rulerTop = strip + ROW.strip;
+    const barTop = rulerTop + ROW.ruler, noteTop = barTop + ROW.bar;
+    return { top, left: MARGIN_L, width: barWidth(), statsTop: top + ROW.title,
              stripTop: strip, stripHeight: ROW.strip,
-             rulerTop: ruler, barTop: ruler + ROW.ruler,
-             barHeight: ROW.bar, laneTop: ruler + ROW.ruler + ROW.bar,
-             laneHeight: ROW.lane, height: ROW_H };
+             rulerTop, barTop, barHeight: ROW.bar, noteTop, noteHeight: ROW.note,
+             laneTop: noteTop + ROW.note, laneHeight: ROW.lane, height: ROW_H };
   }
   function xOf(m, addr) { return MARGIN_L + (addr - m.view[0]) / (m.view[1] - m.view[0]) * barWidth(); }
   function addrOf(m, x) { return m.view[0] + (x - MARGIN_L) / barWidth() * (m.view[1] - m.view[0]); }

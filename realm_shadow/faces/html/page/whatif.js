@@ -61,14 +61,14 @@
     } else {
       result = firstFit(m, size, align);
       if (result.fits) {
-        out.innerHTML = '<span class="good">fits</span>: first fit places ' + human(size) + ' at ' + hex(result.offset) + ' (' + human(result.offset) + ')';
+        out.innerHTML = '<span class="good">fits</span>: first fit places ' + human(size) + ' at ' + offs(result.offset) + ' (' + human(result.offset) + ')';
         zoomToRange(mi, result.offset, result.offset + size, 1.5);
       } else {
         const w = findBlockers(m, size, align);
         result.window = w;
         const cause = m.summary.total_free >= size ? 'fragmentation' : 'exhaustion';
         out.innerHTML = '<span class="bad">does not fit</span> (' + cause + ': free ' + human(m.summary.total_free) + ', largest hole ' + human(m.summary.largest_hole) + ')<br>' +
-          (w ? 'cheapest window ' + hex(w.window_offset) + '..' + hex(w.window_end) + ': release ' + w.count + ' allocation' + (w.count === 1 ? '' : 's') + ' (' + human(w.bytes_to_free) + ')' +
+          (w ? 'cheapest window [' + offs(w.window_offset) + ', ' + offs(w.window_end) + '): release ' + w.count + ' allocation' + (w.count === 1 ? '' : 's') + ' (' + human(w.bytes_to_free) + ')' +
                (w.count <= 5 ? ': ' + Array.from({ length: w.count }, (_, k) => { const i = occ(m, w.first + k); return instHex(m.inst[2 * i], m.inst[2 * i + 1]); }).join(', ') : '')
              : 'no window of unpinned allocations is large enough');
         if (w) zoomToRange(mi, w.window_offset, w.window_end, 0.5);

@@ -1,0 +1,29 @@
+// realm_shadow/dump/internal/tracked_dump.h - the dump of tracked memories,
+// assembled one way for DumpMemoryState, DumpAllMemories and dump on
+// failure.
+//
+// Layer 4, internal.  A tracker dump holds the snapshot of each memory
+// (analysis/snapshots.h) with its history when it keeps one, the pools the pool source gives for it (dump.h
+// SetPoolSource), and every identity those pools name that the snapshot
+// does not carry already, so that the file stands alone.
+#ifndef REALM_SHADOW_DUMP_INTERNAL_TRACKED_DUMP_H_
+#define REALM_SHADOW_DUMP_INTERNAL_TRACKED_DUMP_H_
+
+#include "realm_shadow/dump/dump.h"
+#include "realm_shadow/hooks.h"
+#include "realm_shadow/layers.h"
+
+namespace realm_shadow {
+
+REALM_SHADOW_HEADER_OF_LAYER(4);
+
+// An empty dump of this process: node, the time now, source "tracker".
+DumpFile NewTrackerDump();
+
+// Appends the memory's snapshot, its history (taken at the same moment)
+// and its pools to *dump.
+void AddTrackedMemory(realm_shadow_memory* memory, DumpFile* dump);
+
+}  // namespace realm_shadow
+
+#endif  // REALM_SHADOW_DUMP_INTERNAL_TRACKED_DUMP_H_
