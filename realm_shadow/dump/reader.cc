@@ -883,6 +883,8 @@ bool Parser::Parse(DumpFile* out) {
   return true;
 }
 
+std::string ErrnoText(int e) { return std::strerror(e); }
+
 // The file open for reading, with its stat; -1 with *error (naming the
 // file) when it cannot be opened or is not a regular file.
 int OpenRegularFile(const std::string& path, struct stat* st,
