@@ -87,7 +87,7 @@ void Check(const uint8_t* data, size_t size) {
     CheckMoments(data, size, nullptr);
     return;
   }
-  CheckMoments(data, size, &dump);
+  CheckMoments(data, size, &*dump);
   // Every history replays: its first, middle and last moments.
   for (const realm_shadow::MemoryHistory& h : dump->histories) {
     for (uint64_t s : {h.first_sequence(),
