@@ -6,13 +6,20 @@
 
 #include <gtest/gtest.h>
 
+#include <deque>
 #include <string>
 
 namespace realm_shadow {
 namespace realm_log {
 namespace {
 
-LogLine Parse(const std::string& line) { return ParseLogLine(line); }
+// A record's strings are views into its line: the lines are kept for the
+// test's whole run (a deque never moves what it holds).
+LogLine Parse(std::string line) {
+  static std::deque<std::string> kept;
+  kept.push_back(std::move(line));
+  return ParseLogLine(kept.back());
+}
 
 TEST(LineGrammar, PrefixNodeTimeLevelLogger) {
   const LogLine l = Parse(
