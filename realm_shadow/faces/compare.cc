@@ -81,16 +81,22 @@ MemoryComparison CompareMemory(const Snapshot& shadow, const Snapshot& log,
   std::set<uint64_t> seen;
   size_t shown = 0;
   uint64_t bounded_slack = 0;
+  // A difference in an instance logged while the snapshot was taken is
+  // counted as in flight; any other is counted in *kind and named.
+  const auto difference = [&](uint64_t instance, uint64_t* kind,
+                              const std::string& reason) {
+    if (in_flight.count(instance)) {
+      ++c.in_flight;
+      return;
+    }
+    ++*kind;
+    differ = true;
+    AddReason(&c.reasons, &shown, reason);
+  };
   for (const Allocation& l : log.allocations) {
     auto it = by_instance.find(l.instance);
     if (it == by_instance.end()) {
-      if (in_flight.count(l.instance)) {
-        ++c.in_flight;
-        continue;
-      }
-      ++c.only_log;
-      differ = true;
-      AddReason(&c.reasons, &shown, "only in the log: " + Range(l));
+      difference(l.instance, &c.only_log, "only in the log: " + Range(l));
       continue;
     }
     seen.insert(l.instance);
@@ -99,16 +105,10 @@ MemoryComparison CompareMemory(const Snapshot& shadow, const Snapshot& log,
     bool same = s.offset == l.offset;
     if (knowledge == LogSize::kExact) same = same && s.size == l.size;
     if (knowledge == LogSize::kUpperBound) same = same && s.size <= l.size;
-    if (!same && in_flight.count(l.instance)) {
-      ++c.in_flight;
-      continue;
-    }
     if (!same) {
-      ++c.mismatched;
-      differ = true;
-      AddReason(&c.reasons, &shown,
-                "shadow " + Range(s) + " vs log " + Range(l) +
-                    (knowledge == LogSize::kUpperBound ? " (size <= bound)" : ""));
+      difference(l.instance, &c.mismatched,
+                 "shadow " + Range(s) + " vs log " + Range(l) +
+                     (knowledge == LogSize::kUpperBound ? " (size <= bound)" : ""));
       continue;
     }
     if (knowledge == LogSize::kExact) {
@@ -121,26 +121,15 @@ MemoryComparison CompareMemory(const Snapshot& shadow, const Snapshot& log,
       ++c.same_unsized;
       within = true;
     }
-    if (Queued(s) != Queued(l) && in_flight.count(s.instance)) {
-      ++c.in_flight;
-    } else if (Queued(s) != Queued(l)) {
-      ++c.state_differs;
-      differ = true;
-      AddReason(&c.reasons, &shown,
-                HexId(s.instance) + ": shadow " +
-                    AllocationStateName(s.state) + ", log " +
-                    AllocationStateName(l.state));
-    }
+    if (Queued(s) != Queued(l))
+      difference(s.instance, &c.state_differs,
+                 HexId(s.instance) + ": shadow " +
+                     AllocationStateName(s.state) + ", log " +
+                     AllocationStateName(l.state));
   }
   for (const Allocation& s : shadow.allocations) {
     if (seen.count(s.instance)) continue;
-    if (in_flight.count(s.instance)) {
-      ++c.in_flight;
-      continue;
-    }
-    ++c.only_shadow;
-    differ = true;
-    AddReason(&c.reasons, &shown, "only in the shadow: " + Range(s));
+    difference(s.instance, &c.only_shadow, "only in the shadow: " + Range(s));
   }
   if (c.same_bounded > 0)
     c.reasons.push_back(std::to_string(c.same_bounded) +
