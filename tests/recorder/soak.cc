@@ -413,8 +413,20 @@ int Main(int argc, char** argv) {
   uint64_t events = 100000000, seed = 1;
   uint32_t writers = 2;
   std::string mode_name = "all";
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string flag = argv[i], value = argv[i + 1];
+  constexpr const char* kUsage =
+      "usage: recorder_soak [--events N] [--mode serialized|concurrent|tiny|heap|all]\n"
+      "                     [--writers W] [--seed S]\n";
+  for (int i = 1; i < argc; i += 2) {
+    const std::string flag = argv[i];
+    if (flag == "--help" || flag == "-h") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+    if (i + 1 == argc) {  // a flag without its value runs nothing rather than the default
+      std::fprintf(stderr, "recorder_soak: %s needs a value\n%s", flag.c_str(), kUsage);
+      return 2;
+    }
+    const std::string value = argv[i + 1];
     bool ok = true;
     if (flag == "--events") ok = absl::SimpleAtoi(value, &events);
     else if (flag == "--writers") ok = absl::SimpleAtoi(value, &writers) && writers >= 1 && writers <= 200;
@@ -422,7 +434,7 @@ int Main(int argc, char** argv) {
     else if (flag == "--mode") mode_name = value;
     else ok = false;
     if (!ok) {
-      std::fprintf(stderr, "recorder_soak: bad %s %s\n", flag.c_str(), value.c_str());
+      std::fprintf(stderr, "recorder_soak: bad %s %s\n%s", flag.c_str(), value.c_str(), kUsage);
       return 2;
     }
   }
