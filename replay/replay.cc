@@ -48,8 +48,7 @@ class Runner {
     memory_ = std::make_unique<ModelMemory>(0x1e00000000000000ull, REALM_SHADOW_MEM_SYSTEM,
                                             capacity, "replay", mo);
     const size_t n = script.lives.size();
-    model_id_.assign(n, 0);
-    state_.assign(n, LifeState::kUntouched);
+    lives_.assign(n, LifeRun{});
     release_event_.assign(n, model::kNoEvent);
     create_event_.assign(n, model::kNoEvent);
     out_->placed_at.assign(n, kNone64);
@@ -83,7 +82,7 @@ class Runner {
     for (size_t i = 0; i < ids.size(); ++i) {
       const uint32_t life = script_.base_lives[i];
       Map(life, ids[i]);
-      state_[life] = LifeState::kPlaced;
+      lives_[life].state = LifeState::kPlaced;
       out_->placed_at[life] = script_.lives[life].recorded_offset;
     }
     Observe();
@@ -109,13 +108,17 @@ class Runner {
     const std::vector<ReplayStep>& steps = script_.steps;
     if (i + 16 < steps.size()) {
       const uint32_t life = steps[i + 16].life;
-      __builtin_prefetch(&model_id_[life]);
-      __builtin_prefetch(&state_[life]);
+      __builtin_prefetch(&lives_[life]);
     }
-    if (i + 8 < steps.size() && steps[i + 8].kind == StepKind::kRelease)
-      memory_->PrefetchInstance(model_id_[steps[i + 8].life]);
+    if (i + 8 < steps.size() && steps[i + 8].kind == StepKind::kRelease) {
+      const uint64_t id = lives_[steps[i + 8].life].model_id;
+      memory_->PrefetchInstance(id);
+      // The model reuses the released index first: the next request's
+      // outcome reads its entry here.
+      if (IndexOf(id) < life_of_index_.size()) __builtin_prefetch(&life_of_index_[IndexOf(id)]);
+    }
     if (i + 4 < steps.size() && steps[i + 4].kind == StepKind::kRelease)
-      memory_->PrefetchRecord(model_id_[steps[i + 4].life]);
+      memory_->PrefetchRecord(lives_[steps[i + 4].life].model_id);
   }
 
   void Run() {
@@ -140,23 +143,23 @@ class Runner {
     // failure has no step of its own): the state then is the end's.
     if (first_failure_sequence_ != kNone64) TakeFragmentation();
     if (options_.map_before_sequence != kNone64 && !out_->map_taken) TakeMap();
-    // Placed or failed in the run, still waiting here at the end: never
-    // served, which is no success (a request the run left pending is not
-    // counted).
-    for (uint32_t life = 0; life < script_.lives.size(); ++life) {
-      if (script_.lives[life].recorded != RecordedOutcome::kPlaced &&
-          script_.lives[life].recorded != RecordedOutcome::kFailed)
-        continue;
-      if (state_[life] == LifeState::kPending || state_[life] == LifeState::kWaiting)
-        Fail(life, FailureKind::kNotPlaced);
-    }
+    reached_end_ = true;
     out_->ready_releases_dropped = memory_->ready_releases_dropped();
   }
 
+  // One pass over the lives (at 1M events they are tens of MB): what is
+  // still waiting at the end, the self-check, the run's failures avoided.
   void Finish() {
     SelfCheck& c = out_->self_check;
     for (uint32_t life = 0; life < script_.lives.size(); ++life) {
       const ReplayLife& l = script_.lives[life];
+      // Placed or failed in the run, still waiting here at the end: never
+      // served, which is no success (a request the run left pending is not
+      // counted).
+      if (reached_end_ &&
+          (l.recorded == RecordedOutcome::kPlaced || l.recorded == RecordedOutcome::kFailed) &&
+          (lives_[life].state == LifeState::kPending || lives_[life].state == LifeState::kWaiting))
+        Fail(life, FailureKind::kNotPlaced);
       if (l.recorded == RecordedOutcome::kFailed && out_->placed_at[life] != kNone64)
         ++out_->recorded_failures_avoided;
       if (l.recorded != RecordedOutcome::kPlaced) continue;
@@ -183,7 +186,7 @@ class Runner {
   };
 
   void Map(uint32_t life, uint64_t instance) {
-    model_id_[life] = instance;
+    lives_[life].model_id = instance;
     const uint32_t index = IndexOf(instance);
     if (index >= life_of_index_.size()) life_of_index_.resize(index + 1, kNoLife);
     life_of_index_[index] = life;
@@ -200,28 +203,28 @@ class Runner {
       const uint32_t index = IndexOf(o.instance);
       if (index >= life_of_index_.size()) continue;
       const uint32_t life = life_of_index_[index];
-      if (life == kNoLife || model_id_[life] != o.instance) continue;
+      if (life == kNoLife || lives_[life].model_id != o.instance) continue;
       switch (o.result) {
         case AllocationResult::kInstantSuccess:
         case AllocationResult::kEventualSuccess:
-          state_[life] = LifeState::kPlaced;
+          lives_[life].state = LifeState::kPlaced;
           out_->placed_at[life] = o.offset;
           break;
         case AllocationResult::kDeferred:
-          state_[life] = LifeState::kPending;
+          lives_[life].state = LifeState::kPending;
           NoteDeficit(life);
           break;
         case AllocationResult::kInstantFailure:
-          state_[life] = LifeState::kFailed;
+          lives_[life].state = LifeState::kFailed;
           NoteDeficit(life);
           Fail(life, FailureKind::kInstant);
           break;
         case AllocationResult::kEventualFailure:
-          state_[life] = LifeState::kFailed;
+          lives_[life].state = LifeState::kFailed;
           Fail(life, FailureKind::kEventual);
           break;
         case AllocationResult::kCancelled:
-          state_[life] = LifeState::kCancelled;
+          lives_[life].state = LifeState::kCancelled;
           break;
       }
     }
@@ -239,13 +242,13 @@ class Runner {
     const ReplayLife& l = script_.lives[life];
     const model::CreateResult r = memory_->Create(l.size, l.alignment, precondition);
     if (r.instance == 0) {  // the model's 2^22 ids are all in use
-      state_[life] = LifeState::kFailed;
+      lives_[life].state = LifeState::kFailed;
       Fail(life, FailureKind::kInstant);
       return;
     }
     Map(life, r.instance);
-    if (state_[life] == LifeState::kUntouched)
-      state_[life] = precondition == model::kNoEvent ? LifeState::kPending
+    if (lives_[life].state == LifeState::kUntouched)
+      lives_[life].state = precondition == model::kNoEvent ? LifeState::kPending
                                                      : LifeState::kWaiting;
   }
 
@@ -253,21 +256,21 @@ class Runner {
     const uint32_t life = step.life;
     switch (step.kind) {
       case StepKind::kRequest:
-        if (state_[life] == LifeState::kUntouched) Request(life, model::kNoEvent);
+        if (lives_[life].state == LifeState::kUntouched) Request(life, model::kNoEvent);
         break;
       case StepKind::kRequestWaits:
-        if (state_[life] == LifeState::kUntouched) {
+        if (lives_[life].state == LifeState::kUntouched) {
           create_event_[life] = memory_->NewEvent();
           Request(life, create_event_[life]);
         }
         break;
       case StepKind::kRequestEnters:
-        if (state_[life] == LifeState::kUntouched) {
+        if (lives_[life].state == LifeState::kUntouched) {
           Request(life, model::kNoEvent);
         } else if (create_event_[life] != model::kNoEvent) {
           memory_->Trigger(create_event_[life]);
           create_event_[life] = model::kNoEvent;
-          if (state_[life] == LifeState::kWaiting) state_[life] = LifeState::kPending;
+          if (lives_[life].state == LifeState::kWaiting) lives_[life].state = LifeState::kPending;
         }
         break;
       case StepKind::kRequestCancelled:
@@ -298,14 +301,14 @@ class Runner {
   }
 
   void Release(uint32_t life, bool ready) {
-    if (state_[life] == LifeState::kUntouched || model_id_[life] == 0) return;
+    if (lives_[life].state == LifeState::kUntouched || lives_[life].model_id == 0) return;
     // The run had it placed and was done with it; here it never got there.
-    if ((state_[life] == LifeState::kPending || state_[life] == LifeState::kWaiting) &&
+    if ((lives_[life].state == LifeState::kPending || lives_[life].state == LifeState::kWaiting) &&
         script_.lives[life].recorded == RecordedOutcome::kPlaced)
       Fail(life, FailureKind::kStalled);
     model::Event after = model::kNoEvent;
     if (!ready) after = release_event_[life] = memory_->NewEvent();
-    memory_->Destroy(model_id_[life], after);
+    memory_->Destroy(lives_[life].model_id, after);
   }
 
   void Redistrict(const ReplayStep& step) {
@@ -319,14 +322,14 @@ class Runner {
     model::Event after = model::kNoEvent;
     if (!step.ready) after = memory_->NewEvent();
     model::RedistrictResult r;
-    if (state_[old] == LifeState::kPlaced)
-      r = memory_->Redistrict(model_id_[old], pieces, after);
+    if (lives_[old].state == LifeState::kPlaced)
+      r = memory_->Redistrict(lives_[old].model_id, pieces, after);
     if (r.instances.size() != step.piece_count) {
       // The replay does not hold the old range (it failed here, or waits):
       // the pieces are requests of their own.
       for (uint32_t i = 0; i < step.piece_count; ++i)
         Request(step.first_piece + i, model::kNoEvent);
-      if (state_[old] != LifeState::kUntouched && model_id_[old] != 0)
+      if (lives_[old].state != LifeState::kUntouched && lives_[old].model_id != 0)
         Release(old, step.ready);
       return;
     }
@@ -334,7 +337,7 @@ class Runner {
     for (uint32_t i = 0; i < step.piece_count; ++i) {
       const uint32_t life = step.first_piece + i;
       Map(life, r.instances[i]);
-      state_[life] = LifeState::kPending;
+      lives_[life].state = LifeState::kPending;
     }
   }
 
@@ -345,7 +348,7 @@ class Runner {
       const uint32_t index = IndexOf(v.instance);
       uint32_t life = kNoLife;
       if (index < life_of_index_.size() && life_of_index_[index] != kNoLife &&
-          model_id_[life_of_index_[index]] == v.instance)
+          lives_[life_of_index_[index]].model_id == v.instance)
         life = life_of_index_[index];
       out_->map_at.push_back({life, v.offset, v.size});
     }
@@ -357,8 +360,12 @@ class Runner {
   const ReplayOptions& options_;
   ReplayResult* out_;
   std::unique_ptr<ModelMemory> memory_;
-  std::vector<uint64_t> model_id_;        // per life; 0: none yet
-  std::vector<LifeState> state_;
+  // Per life, side by side: a release reads both, at a random life.
+  struct LifeRun {
+    uint64_t model_id = 0;  // 0: none yet
+    LifeState state = LifeState::kUntouched;
+  };
+  std::vector<LifeRun> lives_;
   std::vector<model::Event> release_event_;
   std::vector<model::Event> create_event_;
   std::vector<uint32_t> life_of_index_;   // model id index -> life
@@ -367,6 +374,7 @@ class Runner {
   uint64_t first_failure_sequence_ = kNone64;
   bool frag_taken_ = false;
   bool stop_ = false;
+  bool reached_end_ = false;  // Run went through every step
 };
 
 }  // namespace
