@@ -59,6 +59,8 @@ ModelMemory::ModelMemory(uint64_t memory_id, realm_shadow_memory_kind kind,
       future_(capacity, options_.placement),
       release_(capacity, options_.placement),
       ids_(memory_id, options_.creator_node) {
+  for (RangeAllocator* heap : {&current_, &future_, &release_})
+    heap->set_highest_end(&highest_end_);
   if (options_.events) {
     events_ = options_.events;
   } else {

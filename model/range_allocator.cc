@@ -32,7 +32,8 @@ RangeAllocator::RangeAllocator(const RangeAllocator& other)
       placement_(other.placement_->Clone()),
       allocated_(other.allocated_),
       instance_of_(other.instance_of_),
-      instance_context_(other.instance_context_) {}
+      instance_context_(other.instance_context_),
+      highest_end_(other.highest_end_) {}
 
 RangeAllocator& RangeAllocator::operator=(const RangeAllocator& other) {
   if (this == &other) return *this;
@@ -85,6 +86,7 @@ bool RangeAllocator::Seed(const std::vector<std::pair<Tag, Range>>& allocations)
     used += r.size();
   }
   allocated_ = std::move(placed);
+  if (highest_end_ && cursor > *highest_end_) *highest_end_ = cursor;
   placement_->Clear();
   free_bytes_ = capacity_ - used;
   cursor = 0;
@@ -117,6 +119,7 @@ bool RangeAllocator::Allocate(Tag tag, uint64_t size, uint64_t alignment,
   }
   free_bytes_ -= size;
   allocated_.Insert(tag, Range{start, start + size});
+  if (highest_end_ && start + size > *highest_end_) *highest_end_ = start + size;
   *offset = start;
   shadow_observer.Placed(InstanceOf(tag), start, size, alignment);
   return true;

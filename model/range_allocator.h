@@ -130,6 +130,13 @@ class RangeAllocator {
   // observer, and an observed side reports the difference.
   void Swap(RangeAllocator& other);
 
+  // Where this heap, and every copy made of it, raises the highest end a
+  // placement reached (Allocate and Seed; a split stays inside its old
+  // range, a compaction moves down): the model memory keeps one for its
+  // heaps and their copies (ModelMemory::highest_end()).  An assignment or
+  // a swap keeps each side's own.  Null: none.
+  void set_highest_end(uint64_t* highest_end) { highest_end_ = highest_end; }
+
   // The instance id the observer is told for a tag.
   using InstanceOfFn = uint64_t (*)(const void* context, Tag tag);
   void set_instance_of(InstanceOfFn fn, const void* context) {
@@ -178,6 +185,7 @@ class RangeAllocator {
   internal::AllocatedRanges allocated_;           // zero-byte: {0, 0}
   InstanceOfFn instance_of_ = nullptr;
   const void* instance_context_ = nullptr;
+  uint64_t* highest_end_ = nullptr;
 
  public:
   // Last, so that an assignment copies the contents before this member

@@ -147,6 +147,8 @@ class Runner {
     out_->ready_releases_dropped = memory_->ready_releases_dropped();
   }
 
+  void TakeHighestEnd() { out_->highest_end = memory_->highest_end(); }
+
   // One pass over the lives (at 1M events they are tens of MB): what is
   // still waiting at the end, the self-check, the run's failures avoided.
   void Finish() {
@@ -419,6 +421,7 @@ bool RunReplay(const ReplayScript& script, const ReplayOptions& options,
   if (!runner.Seed(error)) return false;
   runner.Run();
   runner.Finish();
+  runner.TakeHighestEnd();
   return true;
 }
 
@@ -458,7 +461,12 @@ MinCapacity FindMinCapacityWithLowerBound(const ReplayScript& script,
   }
   const uint64_t u = m.unit;
   auto round_up = [u](uint64_t v) { return (v + u - 1) / u * u; };
-  auto passes = [&](uint64_t capacity) {
+  // Below `least` the base snapshot's ranges do not fit: it fails by
+  // definition and is never replayed.
+  const uint64_t least = round_up(std::max<uint64_t>(floor, 1));
+  // Whether `capacity` has no failure, and the smallest capacity known to
+  // replay exactly as it does (itself, or under realm its highest end).
+  auto passes = [&](uint64_t capacity, uint64_t* same_from) {
     ++m.probes;
     ReplayOptions o;
     o.policy = policy;
@@ -466,15 +474,17 @@ MinCapacity FindMinCapacityWithLowerBound(const ReplayScript& script,
     o.stop_at_first_failure = true;
     ReplayResult r;
     std::string error;
-    return RunReplay(script, o, &r, &error) && !r.failed();
+    const bool passed = RunReplay(script, o, &r, &error) && !r.failed();
+    *same_from = capacity;
+    if (passed && policy == PlacementPolicy::kRealm)
+      *same_from = std::min(capacity, std::max(least, round_up(r.highest_end)));
+    return passed;
   };
-  // Below `least` the base snapshot's ranges do not fit: it fails by
-  // definition and is never replayed.
-  const uint64_t least = round_up(std::max<uint64_t>(floor, 1));
   uint64_t lo = least - u;  // the largest capacity known to fail
   uint64_t hi = round_up(std::max({m.lower_bound, least, script.capacity}));
+  uint64_t same_from = hi;
   // Upward: doubling until a capacity passes.
-  while (!passes(hi)) {
+  while (!passes(hi, &same_from)) {
     lo = hi;
     if (m.probes >= max_probes || hi > (uint64_t{1} << 62)) {
       m.method = "no capacity up to " + std::to_string(hi) +
@@ -484,12 +494,13 @@ MinCapacity FindMinCapacityWithLowerBound(const ReplayScript& script,
     }
     hi = round_up(hi * 2);
   }
+  hi = std::max(same_from, lo + u);
   // The answer is usually at the lower bound or just above: one unit below
   // it, then at it, before bisecting.
   const uint64_t bound = round_up(std::max(m.lower_bound, least));
   for (uint64_t c : {bound - u, bound}) {
     if (c > lo && c < hi) {
-      if (passes(c)) hi = c;
+      if (passes(c, &same_from)) hi = std::max(same_from, lo + u);
       else lo = c;
     }
   }
@@ -501,13 +512,17 @@ MinCapacity FindMinCapacityWithLowerBound(const ReplayScript& script,
       return m;
     }
     const uint64_t mid = lo + (hi - lo) / u / 2 * u;
-    if (passes(mid)) hi = mid;
+    if (passes(mid, &same_from)) hi = std::max(same_from, lo + u);
     else lo = mid;
   }
   m.found = true;
   m.capacity = hi;
   m.method = "doubling from the run's capacity, then bisection to " +
-             std::to_string(u) + " B (the largest alignment requested), " +
+             std::to_string(u) + " B (the largest alignment requested)" +
+             (policy == PlacementPolicy::kRealm
+                  ? ", a passing capacity standing for every one down to the "
+                    "highest end its placements reached, "
+                  : ", ") +
              std::to_string(m.probes) + " replays";
   return m;
 }

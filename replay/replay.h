@@ -193,6 +193,10 @@ struct ReplayResult {
   uint64_t recorded_failures = 0;
   uint64_t recorded_failures_avoided = 0;
   uint64_t peak_used = 0;  // bytes in the current heap, high-water mark
+  // The highest end any placement reached, in any of the model's heaps
+  // (ModelMemory::highest_end()): under realm, every capacity from it up to
+  // this one replays the same (to the step where this one stopped).
+  uint64_t highest_end = 0;
   // The most by which a request that could not be placed at once exceeded
   // the current heap's largest hole (0: never).
   uint64_t peak_hole_deficit = 0;
@@ -247,10 +251,14 @@ struct MinCapacity {
 // smallest under which a replay with `policy` has no failure.  Doubling
 // from max(lower bound, the run's capacity) until a capacity has none,
 // then bisection between the largest failing and the smallest passing one
-// found, to one unit.  Placement is not monotone in the capacity in
-// general, so the answer is a capacity with no failure whose next lower
-// unit fails, the smallest the bisection met; not a proof that nothing
-// smaller works.  At most `max_probes` replays (found = false beyond).
+// found, to one unit.  Under realm a capacity that passes passes the same
+// way down to the highest end its placements reached
+// (ReplayResult::highest_end), so the passing side of the bracket drops to
+// that end rounded up to a unit at once: the same answer, fewer replays.
+// Placement is not monotone in the capacity in general, so the answer is a
+// capacity with no failure whose next lower unit fails, the smallest the
+// bisection met; not a proof that nothing smaller works.  At most
+// `max_probes` replays (found = false beyond).
 MinCapacity FindMinCapacity(const ReplayScript& script, PlacementPolicy policy,
                             int max_probes = 96);
 // The same with the script's PeakLiveBytes already known (a report that

@@ -415,6 +415,35 @@ TEST(Replay, RandomModelRunsReplayExactlyUnderRealm) {
   EXPECT_GT(waited, 20u);
 }
 
+// What the capacity search counts on under realm: a replay at any capacity
+// from the highest end its placements reached up to its own decides every
+// step the same (placements, failures and their events), deferrals and
+// reorderings included.
+TEST(Replay, RealmReplaysTheSameDownToItsHighestEnd) {
+  uint64_t below_capacity = 0;
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    const ReplayScript s = RecordRandomRun(seed, 1 << 16, 600);
+    for (uint64_t capacity : {s.capacity, 2 * s.capacity}) {
+      const ReplayResult r = Replayed(s, PlacementPolicy::kRealm, capacity);
+      ASSERT_GT(r.highest_end, 0u);
+      ASSERT_LE(r.highest_end, capacity);
+      below_capacity += r.highest_end < capacity;
+      for (uint64_t same : {r.highest_end, (r.highest_end + capacity) / 2}) {
+        const ReplayResult q = Replayed(s, PlacementPolicy::kRealm, same);
+        EXPECT_EQ(q.placed_at, r.placed_at) << "seed " << seed << " at " << same;
+        ASSERT_EQ(q.failures.size(), r.failures.size()) << "seed " << seed << " at " << same;
+        for (size_t i = 0; i < q.failures.size(); ++i) {
+          EXPECT_EQ(q.failures[i].life, r.failures[i].life);
+          EXPECT_EQ(q.failures[i].kind, r.failures[i].kind);
+          EXPECT_EQ(q.failures[i].sequence, r.failures[i].sequence);
+        }
+        EXPECT_EQ(q.highest_end, r.highest_end);
+      }
+    }
+  }
+  EXPECT_GT(below_capacity, 20u);  // the bracket does drop
+}
+
 TEST(Replay, RandomRunsMinCapacityIsVerifiedAtItAndOneUnitBelow) {
   for (uint64_t seed = 1; seed <= 6; ++seed) {
     const ReplayScript s = RecordRandomRun(seed, 1 << 15, 300);
