@@ -88,23 +88,14 @@ const ReplayScript& History() {
     uint64_t seq = 1;
     for (uint64_t e = 0; e < kEvents / 2; ++e) {
       const size_t k = rng() % live.size();
-      ReplayStep release;
-      release.kind = StepKind::kRelease;
-      release.ready = true;
-      release.life = live[k];
-      release.sequence = seq++;
-      s.steps.push_back(release);
+      s.steps.push_back(ReplayStep::Of(StepKind::kRelease, live[k], seq++, /*ready=*/true));
       ReplayLife l;
       l.instance = 0x4000000000000000ull | (kLive + e);
       l.size = RandomSize(rng);
       l.alignment = 256;
       s.lives.push_back(l);
       live[k] = static_cast<uint32_t>(s.lives.size() - 1);
-      ReplayStep request;
-      request.kind = StepKind::kRequest;
-      request.life = live[k];
-      request.sequence = seq++;
-      s.steps.push_back(request);
+      s.steps.push_back(ReplayStep::Of(StepKind::kRequest, live[k], seq++));
     }
     s.end_sequence = seq;
     return s;

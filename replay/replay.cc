@@ -269,37 +269,37 @@ class Runner {
       case StepKind::kRequestEnters:
         if (lives_[life].state == LifeState::kUntouched) {
           Request(life, model::kNoEvent);
-        } else if (create_event_[life] != model::kNoEvent) {
-          memory_->Trigger(create_event_[life]);
-          create_event_[life] = model::kNoEvent;
-          if (lives_[life].state == LifeState::kWaiting) lives_[life].state = LifeState::kPending;
+        } else if (Fire(&create_event_[life], /*poison=*/false) &&
+                   lives_[life].state == LifeState::kWaiting) {
+          lives_[life].state = LifeState::kPending;
         }
         break;
       case StepKind::kRequestCancelled:
-        if (create_event_[life] != model::kNoEvent) {
-          memory_->Poison(create_event_[life]);
-          create_event_[life] = model::kNoEvent;
-        }
+        Fire(&create_event_[life], /*poison=*/true);
         break;
       case StepKind::kRelease:
         Release(life, step.ready);
         break;
       case StepKind::kReleaseReady:
-        if (release_event_[life] != model::kNoEvent) {
-          memory_->Trigger(release_event_[life]);
-          release_event_[life] = model::kNoEvent;
-        }
+        Fire(&release_event_[life], /*poison=*/false);
         break;
       case StepKind::kReleaseCancelled:
-        if (release_event_[life] != model::kNoEvent) {
-          memory_->Poison(release_event_[life]);
-          release_event_[life] = model::kNoEvent;
-        }
+        Fire(&release_event_[life], /*poison=*/true);
         break;
       case StepKind::kRedistrict:
         Redistrict(step);
         break;
     }
+  }
+
+  // Triggers (or poisons) the event a life waits on, once; false when it
+  // waits on none.
+  bool Fire(model::Event* event, bool poison) {
+    if (*event == model::kNoEvent) return false;
+    if (poison) memory_->Poison(*event);
+    else memory_->Trigger(*event);
+    *event = model::kNoEvent;
+    return true;
   }
 
   void Release(uint32_t life, bool ready) {

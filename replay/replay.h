@@ -98,6 +98,17 @@ struct ReplayStep {
   uint32_t first_piece = 0;
   uint32_t piece_count = 0;
   uint64_t sequence = 0;  // the run's event number that gives this step
+
+  // A step about one life (a redistrict's pieces are set after).
+  static ReplayStep Of(StepKind kind, uint32_t life, uint64_t sequence,
+                       bool ready = false) {
+    ReplayStep st;
+    st.kind = kind;
+    st.ready = ready;
+    st.life = life;
+    st.sequence = sequence;
+    return st;
+  }
 };
 
 // The events from `sequence` on have time `time_ns` (the history's marks).

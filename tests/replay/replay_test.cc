@@ -51,12 +51,7 @@ class Builder {
     s_.lives[life].recorded_sequence = seq_;
   }
   void Release(uint32_t life, bool ready = true) {
-    ReplayStep st;
-    st.kind = StepKind::kRelease;
-    st.life = life;
-    st.ready = ready;
-    st.sequence = seq_++;
-    s_.steps.push_back(st);
+    s_.steps.push_back(ReplayStep::Of(StepKind::kRelease, life, seq_++, ready));
   }
   void Ready(uint32_t life) { Step(StepKind::kReleaseReady, life); }
   void Cancel(uint32_t life) { Step(StepKind::kReleaseCancelled, life); }
@@ -83,11 +78,7 @@ class Builder {
     return static_cast<uint32_t>(s_.lives.size() - 1);
   }
   void Step(StepKind kind, uint32_t life) {
-    ReplayStep st;
-    st.kind = kind;
-    st.life = life;
-    st.sequence = seq_++;
-    s_.steps.push_back(st);
+    s_.steps.push_back(ReplayStep::Of(kind, life, seq_++));
   }
   ReplayScript s_;
   uint64_t seq_ = 0;
@@ -326,12 +317,7 @@ ReplayScript RecordRandomRun(uint64_t seed, uint64_t capacity, int ops) {
     }
   });
   auto step = [&](StepKind k, uint32_t life, bool ready = false) {
-    ReplayStep st;
-    st.kind = k;
-    st.life = life;
-    st.ready = ready;
-    st.sequence = seq;
-    s.steps.push_back(st);
+    s.steps.push_back(ReplayStep::Of(k, life, seq, ready));
   };
   for (int i = 0; i < ops; ++i, ++seq) {
     const uint64_t r = rng() % 100;
