@@ -171,6 +171,13 @@ class CutAtDump : public ::testing::Test {
     for (const std::string& l : lines) out << l << "\n";
     return path;
   }
+  // The log of `lines` cut at this fixture's dump; a refused cut fails the
+  // test and gives an empty dump.
+  DumpFile CutAt(const std::vector<std::string>& lines) {
+    absl::StatusOr<DumpFile> cut = IngestRealmLogAtDump(WriteLog(lines), dump_path_);
+    EXPECT_TRUE(cut.ok()) << cut.status();
+    return cut.ok() ? *std::move(cut) : DumpFile();
+  }
   std::vector<std::string> Allocation(const std::string& inst, int offset) {
     return {Line("inst", "creating new local instance: " + inst, 2),
             Line("inst", "instance layout: inst=" + inst +
@@ -188,10 +195,7 @@ TEST_F(CutAtDump, ReplaysOnlyTheLinesBeforeTheMarker) {
   for (auto& l : Allocation("4000000000000000", 0)) lines.push_back(l);
   lines.push_back(Marker(dump_path_));
   for (auto& l : Allocation("4000000000000001", 256)) lines.push_back(l);
-  DumpFile cut;
-  std::string error;
-  ASSERT_TRUE(IngestRealmLogAtDump(WriteLog(lines), dump_path_, &cut, &error))
-      << error;
+  DumpFile cut = CutAt(lines);
   ASSERT_EQ(cut.memories.size(), 1u);
   EXPECT_EQ(cut.memories[0].allocations.size(), 1u);
   EXPECT_EQ(cut.memories[0].allocations[0].instance, 0x4000000000000000ull);
@@ -208,9 +212,7 @@ TEST_F(CutAtDump, PrefersTheMarkerWithTheDumpsSequence) {
   lines.push_back(Marker(dump_path_, 7));
   for (auto& l : Allocation("4000000000000001", 256)) lines.push_back(l);
   lines.push_back(Marker(dump_path_, 9));  // the file written again later
-  DumpFile cut;
-  std::string error;
-  ASSERT_TRUE(IngestRealmLogAtDump(WriteLog(lines), dump_path_, &cut, &error));
+  DumpFile cut = CutAt(lines);
   ASSERT_EQ(cut.memories.size(), 1u);
   EXPECT_EQ(cut.memories[0].allocations.size(), 1u);
 }
@@ -219,9 +221,7 @@ TEST_F(CutAtDump, MatchesByFileNameWhenTheDumpMoved) {
   std::vector<std::string> lines;
   for (auto& l : Allocation("4000000000000000", 0)) lines.push_back(l);
   lines.push_back(Marker("/elsewhere/shadow.rsd"));
-  DumpFile cut;
-  std::string error;
-  ASSERT_TRUE(IngestRealmLogAtDump(WriteLog(lines), dump_path_, &cut, &error));
+  DumpFile cut = CutAt(lines);
   bool by_name = false;
   for (const std::string& n : cut.notes)
     by_name = by_name || n.find("matched by file name only") != std::string::npos;
@@ -231,15 +231,12 @@ TEST_F(CutAtDump, MatchesByFileNameWhenTheDumpMoved) {
 TEST_F(CutAtDump, RefusesALogWithoutTheDumpsMarker) {
   std::vector<std::string> lines = Allocation("4000000000000000", 0);
   lines.push_back(Marker("/elsewhere/other.rsd"));
-  DumpFile cut;
-  std::string error;
-  EXPECT_FALSE(IngestRealmLogAtDump(WriteLog(lines), dump_path_, &cut, &error));
-  EXPECT_NE(error.find("no dump marker names"), std::string::npos) << error;
-  EXPECT_FALSE(IngestRealmLogAtDump(dir_ / "missing.log", dump_path_, &cut,
-                                    &error));
-  EXPECT_NE(error.find("cannot open"), std::string::npos) << error;
-  EXPECT_FALSE(IngestRealmLogAtDump(WriteLog(lines), dir_ / "missing.rsd",
-                                    &cut, &error));
+  const absl::Status unmarked = IngestRealmLogAtDump(WriteLog(lines), dump_path_).status();
+  EXPECT_TRUE(absl::IsNotFound(unmarked)) << unmarked;
+  EXPECT_NE(unmarked.message().find("no dump marker names"), std::string::npos) << unmarked;
+  const absl::Status no_log = IngestRealmLogAtDump(dir_ / "missing.log", dump_path_).status();
+  EXPECT_NE(no_log.message().find("cannot open"), std::string::npos) << no_log;
+  EXPECT_FALSE(IngestRealmLogAtDump(WriteLog(lines), dir_ / "missing.rsd").ok());
 }
 
 TEST_F(CutAtDump, AFailureDumpTakesTheFailureLineLoggedAfterIt) {
@@ -269,9 +266,7 @@ TEST_F(CutAtDump, AFailureDumpTakesTheFailureLineLoggedAfterIt) {
       Line("realm_shadow", DumpMarkerLine(m), 2)};
   for (auto& l : Allocation("4000000000000002", 0)) lines.push_back(l);
   lines.push_back(Line("inst", "allocation failed: inst=4000000000000001", 2));
-  DumpFile cut;
-  ASSERT_TRUE(IngestRealmLogAtDump(WriteLog(lines), dump_path_, &cut, &error))
-      << error;
+  DumpFile cut = CutAt(lines);
   ASSERT_EQ(cut.memories.size(), 1u);
   ASSERT_EQ(cut.memories[0].failures.size(), 1u);
   EXPECT_EQ(cut.memories[0].failures[0].size, 9000u);
@@ -280,7 +275,8 @@ TEST_F(CutAtDump, AFailureDumpTakesTheFailureLineLoggedAfterIt) {
   // A request dump at the same place does not take the later line.
   m.reason = "request";
   lines[3] = Line("realm_shadow", DumpMarkerLine(m), 2);
-  ASSERT_TRUE(IngestRealmLogAtDump(WriteLog(lines), dump_path_, &cut, &error));
+  cut = CutAt(lines);
+  ASSERT_EQ(cut.memories.size(), 1u);
   EXPECT_TRUE(cut.memories[0].failures.empty());
 }
 
@@ -295,9 +291,7 @@ TEST_F(CutAtDump, InstancesLoggedBetweenBeginAndMarkerAreInFlight) {
   for (auto& l : Allocation("4000000000000001", 256)) lines.push_back(l);
   lines.push_back(Marker(dump_path_));
   for (auto& l : Allocation("4000000000000002", 512)) lines.push_back(l);
-  DumpFile cut;
-  std::string error;
-  ASSERT_TRUE(IngestRealmLogAtDump(WriteLog(lines), dump_path_, &cut, &error));
+  DumpFile cut = CutAt(lines);
   std::string note;
   for (const std::string& n : cut.notes)
     if (n.find(kInFlightNote) != std::string::npos) note = n;
