@@ -51,6 +51,10 @@ try {
   await page.goto(pathToFileURL(join(work, 'history.html')).href);
   await page.waitForFunction(() => window.__realmShadow && window.__realmShadow.ready, null, { timeout: 30000 });
   const rs = (fn, ...a) => page.evaluate(([f, a]) => window.__realmShadow[f](...a), [fn, a]);
+  const moves = () => page.evaluate(() => ({ ...window.__realmShadow.timing.moves }));
+  // The spans follow the script; the page reads them once parsed.
+  const readMs = await rs('historyRead');
+  check(typeof readMs === 'number', 'the history block is read after the first frame', readMs);
 
   const info = await rs('momentOf', 0);
   check(info && info.buckets === 2048 && info.shown === 2049 && info.stride === 1, 'the strip: 2048 buckets over 2999 events, every boundary shown', info);
@@ -101,6 +105,19 @@ try {
     await rs('scrub', 0, k);
     await compare('moment ' + k);
   }
+  // Backward steps and jumps, from the last moment down: each step moves
+  // the shown arrays by the spans it crosses, a long jump rebuilds them.
+  for (const k of [2047, 2046, 2040, 1990, 1200, 1199, 3]) {
+    await rs('scrub', 0, k);
+    await compare('back to moment ' + k);
+  }
+  // Forward again across many small steps, then far both ways.
+  for (const k of [4, 9, 60, 61, 2048, 5, 1800]) {
+    await rs('scrub', 0, k);
+    await compare('to moment ' + k);
+  }
+  const moved = await moves();
+  check(moved.forward > 0 && moved.backward > 0 && moved.rebuilt > 0, 'moves forward, backward and rebuilt were all taken', moved);
   await rs('scrub', 0, 0);
   const empty = (await rs('state')).memories[0];
   check(empty.count === 0 && empty.summary.used === 0, 'the window\'s first moment is the empty memory', empty.count);
