@@ -11,8 +11,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { SKIP, loadPlaywright, launch, args } from './browser.mjs';
+import { SKIP, loadPlaywright, launch, args, watchedPage, openMap } from './browser.mjs';
 
 const opt = args(process.argv, { chromium: '/usr/bin/chromium', work: 'build/browser-history', artifacts: 'build/artifacts' });
 const { pw, why } = await loadPlaywright();
@@ -44,12 +43,9 @@ function stateAt(sequence) {
 
 const browser = await launch(pw, opt.chromium, { width: 1400, height: 820 });
 try {
-  const page = await browser.context.newPage();
   const errors = [];
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
-  page.on('pageerror', (e) => errors.push(String(e)));
-  await page.goto(pathToFileURL(join(work, 'history.html')).href);
-  await page.waitForFunction(() => window.__realmShadow && window.__realmShadow.ready, null, { timeout: 30000 });
+  const page = await watchedPage(browser, errors);
+  await openMap(page, join(work, 'history.html'));
   const rs = (fn, ...a) => page.evaluate(([f, a]) => window.__realmShadow[f](...a), [fn, a]);
   const moves = () => page.evaluate(() => ({ ...window.__realmShadow.timing.moves }));
   // The spans follow the script; the page reads them once parsed.

@@ -25,8 +25,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { SKIP, loadPlaywright, launch, args } from './browser.mjs';
+import { SKIP, loadPlaywright, launch, args, watchedPage, openMap } from './browser.mjs';
 
 const opt = args(process.argv, { chromium: '/usr/bin/chromium', work: 'build/browser-perf', sizes: '100000,1000000', history: '10000000,1000000' });
 const { pw, why } = await loadPlaywright();
@@ -40,11 +39,9 @@ try {
   for (const n of opt.sizes.split(',').filter(Boolean).map(Number)) {
     const html = join(work, `map_${n}.html`);
     execFileSync(opt.fixture, ['--perf', String(n), '--out', html], { stdio: 'inherit' });
-    const page = await browser.context.newPage();
     const errors = [];
-    page.on('pageerror', (e) => errors.push(String(e)));
-    await page.goto(pathToFileURL(html).href, { timeout: 120000 });
-    await page.waitForFunction(() => window.__realmShadow && window.__realmShadow.ready, null, { timeout: 120000 });
+    const page = await watchedPage(browser, errors);
+    await openMap(page, html, 120000);
     // timing.scriptStartMs: when the page's script began (after the HTML,
     // data block included, was parsed), from navigation start.
     const nav = await page.evaluate(() => ({ ...window.__realmShadow.timing, frames: null, firstFrameMs: window.__realmShadow.timing.frames[0] }));
@@ -73,11 +70,9 @@ try {
     const [events, live] = opt.history.split(',').map(Number);
     const html = join(work, `history_${events}_${live}.html`);
     execFileSync(opt.fixture, ['--history-perf', String(events), String(live), '--out', html], { stdio: 'inherit' });
-    const page = await browser.context.newPage();
     const errors = [];
-    page.on('pageerror', (e) => errors.push(String(e)));
-    await page.goto(pathToFileURL(html).href, { timeout: 300000 });
-    await page.waitForFunction(() => window.__realmShadow && window.__realmShadow.ready, null, { timeout: 300000 });
+    const page = await watchedPage(browser, errors);
+    await openMap(page, html, 300000);
     const nav = await page.evaluate(() => ({ ...window.__realmShadow.timing, frames: null, scrubs: null, firstFrameMs: window.__realmShadow.timing.frames[0] }));
     const info = await page.evaluate(() => window.__realmShadow.momentOf(0));
     const readMs = await page.evaluate(() => window.__realmShadow.historyRead());
