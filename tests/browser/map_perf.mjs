@@ -21,7 +21,9 @@
 // every event kept); first render and history read as above, then the
 // first scrub (the moment built from every span), 40 scrub steps forward
 // over the strip, 40 backward, and 20 jumps between far moments; each
-// timed in the page from the call to the end of the map's draw.
+// timed in the page from the call to the end of the map's draw (arrays,
+// figures, side panel, frame); the side panel's largest holes and
+// allocations follow in a task of their own, timed apart.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -94,6 +96,7 @@ try {
     const back = await series([...Array(40).keys()].map((i) => at(40 - i)));
     const jumps = await series([...Array(20).keys()].map((i) => (i % 2 ? at(2 + i) : at(39 - i))));
     const moves = await page.evaluate(() => ({ ...window.__realmShadow.timing.moves }));
+    const tables = { ms: await page.evaluate(() => window.__realmShadow.timing.tables.slice()) };
     const fig = (name, r) => `${name}: ${r.ms.length}, median ${pct(r.ms, 0.5).toFixed(1)} ms, p95 ${pct(r.ms, 0.95).toFixed(1)} ms, max ${Math.max(...r.ms).toFixed(1)} ms`;
     console.log(`history of ${info.end - info.first} events, ${live} long-lived: page ${(statSync(html).size / 1e6).toFixed(1)} MB, ` +
       `${info.shown} moments shown, ${info.spans} spans; ` +
@@ -101,7 +104,7 @@ try {
       `(HTML parse ${nav.scriptStartMs.toFixed(0)} ms, data decode ${nav.decodeMs.toFixed(0)} ms, first frame ${nav.firstFrameMs.toFixed(1)} ms); ` +
       `history read ${readMs.toFixed(0)} ms after navigation start; ` +
       `first scrub ${first.ms.toFixed(0)} ms; ` + fig('scrub steps forward', fwd) + '; ' + fig('backward', back) + '; ' +
-      fig('far jumps', jumps) + ` (moves: ${moves.forward} forward, ${moves.backward} backward, ${moves.rebuilt} rebuilt) ` +
+      fig('far jumps', jumps) + '; ' + fig('side tables after each (their own task)', tables) + ` (moves: ${moves.forward} forward, ${moves.backward} backward, ${moves.rebuilt} rebuilt) ` +
       `at ${Math.min(...fwd.lives, ...back.lives)}-${Math.max(...fwd.lives, ...back.lives)} live allocations` + (errors.length ? ' ERRORS: ' + errors.join('; ') : ''));
     await page.close();
   }

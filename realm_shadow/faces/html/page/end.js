@@ -76,6 +76,8 @@
     // (draw not included).  momentOf says where it is; historyRead resolves
     // once the spans are read.
     async scrub(mi, k) { if (k != null) await readHistory(); const ms = scrub(mi, k); draw(); return ms; },
+    // Resolves once the side tables of a scrub (strip.js) are filled.
+    tablesDone() { return new Promise((r) => setTimeout(r, 0)); },
     historyRead() { return readHistory().then(() => timing.historyReadMs); },
     momentOf(mi) {
       const h = mems()[mi].history;

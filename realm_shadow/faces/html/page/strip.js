@@ -110,6 +110,8 @@
     B.moment = k;
     B.coloring = coloring;
     prefixSums(B, 0);
+    B.usage = new Float64Array(16);  // bytes, then count, per kind
+    for (let i = 0; i < j; i++) { const kind = B.bits[i] & 7; B.usage[kind] += B.size[i]; B.usage[8 + kind]++; }
   }
 
   // The spans alive at moment `from` but not at `to` (removed) and alive at
@@ -165,12 +167,16 @@
     B.moment = to;
     B.coloring = P.coloring;  // the runs' colours are P's
     if (first < 0) first = dst;
+    B.usage = P.usage.slice();
+    for (const i of removed) { B.usage[sp.bits[i] & 7] -= sp.size[i]; B.usage[8 + (sp.bits[i] & 7)]--; }
+    for (const i of added) { B.usage[sp.bits[i] & 7] += sp.size[i]; B.usage[8 + (sp.bits[i] & 7)]++; }
     B.pre.set(P.pre.subarray(0, first + 1));
     B.preRel.set(P.preRel.subarray(0, first + 1));
     prefixSums(B, first);
   }
 
-  // Memory m shows buffer B: its arrays (views), and its use by kind.
+  // Memory m shows buffer B: its arrays (views), and its use by kind (kept
+  // per buffer, moved by the spans crossed: exact below 2^53 bytes).
   function showBuffer(m, sp, B) {
     const c = B.count;
     Object.assign(m, {
@@ -178,9 +184,7 @@
       ident: B.ident.subarray(0, c), bits: B.bits.subarray(0, c), color: B.color.subarray(0, c),
       pre: B.pre.subarray(0, c + 1), preRel: B.preRel.subarray(0, c + 1), count: c, diffStatus: sp.noDiff.subarray(0, c),
     });
-    const bytes = new Float64Array(8), count = new Float64Array(8);
-    for (let i = 0; i < c; i++) { const kind = B.bits[i] & 7; bytes[kind] += B.size[i]; count[kind]++; }
-    m.usage = m.usage.map((u, kind) => ({ kind: u.kind, bytes: bytes[kind], count: count[kind] }));
+    m.usage = m.usage.map((u, kind) => ({ kind: u.kind, bytes: B.usage[kind], count: B.usage[8 + kind] }));
   }
 
   // The map of memory m at shown moment k (null: the dump's own picture);
@@ -216,8 +220,19 @@
       fragmentation: h.mFree[k] > 0 ? 1 - h.mLargest[k] / h.mFree[k] : 0,
       peak_used: m.dumpPicture.summary.peak_used, failures_total: m.dumpPicture.summary.failures_total,
     };
-    m.top_holes = topHoles(m, 100);
-    m.top_allocations = topAllocations(m, 100);
+    // The side panel's largest holes and allocations (a pass over every
+    // allocation each) follow in a task of their own, so that a drag over
+    // the strip moves the map at once; timing.tables says what they cost.
+    m.top_holes = []; m.top_allocations = [];
+    clearTimeout(h.tables);
+    h.tables = setTimeout(() => {
+      const t0 = performance.now();
+      m.top_holes = topHoles(m, 100);
+      m.top_allocations = topAllocations(m, 100);
+      timing.tables.push(performance.now() - t0);
+      if (timing.tables.length > 500) timing.tables.shift();
+      if (mems()[st.focus] === m) renderSide();
+    }, 0);
     // Pending requests and reservations are known at the dump's moment only;
     // failures are those before this moment, without the dump's blockers.
     m.pending = []; m.reservations = [];
@@ -226,18 +241,22 @@
     return performance.now() - t;
   }
 
-  // The k best of the items offered (better(a, b): a goes first), in order:
-  // most offers cost one comparison with the worst kept, so a pass over a
-  // million costs about the pass, where sorting them all took seconds.
-  function topK(k, better) {
-    const kept = [];
+  // The k items of largest key among those offered, largest first; they
+  // come in increasing offset, so a key equal to one kept goes after it (as
+  // analysis.h's TopHoles breaks ties).  Most offers cost one comparison
+  // with the k-th key, so a pass over a million costs about the pass, where
+  // sorting them all (and an array per hole) took most of a scrub.
+  function topK(k) {
+    const key = [], item = [];
+    let worst = -Infinity;  // the k-th key once k are kept
     return {
-      kept,
-      offer(x) {
-        if (kept.length === k && !better(x, kept[k - 1])) return;
-        let i = Math.min(kept.length, k - 1);
-        while (i > 0 && better(x, kept[i - 1])) { kept[i] = kept[i - 1]; i--; }
-        kept[i] = x;
+      item, key,
+      offer(z, x) {
+        if (z <= worst) return;
+        let i = Math.min(key.length, k - 1);
+        while (i > 0 && key[i - 1] < z) { key[i] = key[i - 1]; item[i] = item[i - 1]; i--; }
+        key[i] = z; item[i] = x;
+        if (key.length === k) worst = key[k - 1];
       },
     };
   }
@@ -246,23 +265,23 @@
   // clipped to the capacity or, unknown, to the highest end), largest first.
   function topHoles(m, k) {
     if (m.addressed) return [];
+    const off = m.off, size = m.size, n = m.count;
     let extent = m.capacity_known ? m.capacity : 0;
-    if (!m.capacity_known) for (let i = 0; i < m.count; i++) if (m.size[i] > 0) extent = Math.max(extent, m.off[i] + m.size[i]);
-    const top = topK(k, (a, b) => a[1] > b[1] || (a[1] === b[1] && a[0] < b[0]));
+    if (!m.capacity_known) for (let i = 0; i < n; i++) if (size[i] > 0) extent = Math.max(extent, off[i] + size[i]);
+    const top = topK(k);
     let cursor = 0;
-    for (let i = 0; i < m.count && cursor < extent; i++) {
-      if (m.size[i] <= 0) continue;
-      if (m.off[i] > cursor) top.offer([cursor, Math.min(m.off[i], extent) - cursor]);
-      cursor = Math.max(cursor, m.off[i] + m.size[i]);
+    for (let i = 0; i < n && cursor < extent; i++) {
+      if (size[i] <= 0) continue;
+      if (off[i] > cursor) top.offer(Math.min(off[i], extent) - cursor, cursor);
+      cursor = Math.max(cursor, off[i] + size[i]);
     }
-    if (cursor < extent) top.offer([cursor, extent - cursor]);
-    return top.kept;
+    if (cursor < extent) top.offer(extent - cursor, cursor);
+    return top.item.map((o, j) => [o, top.key[j]]);
   }
   function topAllocations(m, k) {
-    const size = m.size, off = m.off;
-    const top = topK(k, (a, b) => size[a] > size[b] || (size[a] === size[b] && off[a] < off[b]));
-    for (let i = 0; i < m.count; i++) top.offer(i);
-    return top.kept;
+    const size = m.size, top = topK(k);
+    for (let i = 0; i < m.count; i++) top.offer(size[i], i);
+    return top.item;
   }
 
   // x of shown moment k, and the shown moment nearest an x.
