@@ -29,6 +29,11 @@ const Snapshot* MemoryOf(const DumpFile& dump, uint64_t id) {
   return nullptr;
 }
 
+// Realm's fatal line for a memory (-level inst=6 prints it at level 6).
+std::string OutOfMemoryLine(const std::string& memory = "1e00000000000000") {
+  return Line("inst", "instance allocation failed - out of memory in mem " + memory, 6);
+}
+
 // creating -> layout -> (no outcome) for instance `inst` of `bytes`.
 void Request(RealmLogReader& r, const std::string& inst, int bytes) {
   r.FeedLine(Line("inst", "creating new local instance: " + inst, 2));
@@ -43,10 +48,7 @@ TEST(RealmLogFatal, OutOfMemoryLineFailsTheRequestWithItsSize) {
   Request(r, "4000000000000000", 4096);
   r.FeedLine(Line("inst", "allocation completed: inst=4000000000000000 offset=0"));
   Request(r, "4000000000000001", 2000000);
-  r.FeedLine(Line("inst",
-                  "instance allocation failed - out of memory in mem "
-                  "1e00000000000000",
-                  6));
+  r.FeedLine(OutOfMemoryLine());
   EXPECT_EQ(r.counts().unknown_lines, 0u);
   DumpFile dump = r.Dump();
   const Snapshot* s = MemoryOf(dump, kSys);
@@ -69,10 +71,7 @@ TEST(RealmLogFatal, FailsTheNewestRequestOfThatMemoryOnly) {
   Request(r, "4000000000000005", 300);
   Request(r, "4000000000000006", 500);
   r.FeedLine(Line("inst", "allocation completed: inst=4000000000000005 offset=0"));
-  r.FeedLine(Line("inst",
-                  "instance allocation failed - out of memory in mem "
-                  "1e00000000000000",
-                  6));
+  r.FeedLine(OutOfMemoryLine());
   DumpFile dump = r.Dump();
   const Snapshot* s = MemoryOf(dump, kSys);
   ASSERT_NE(s, nullptr);
@@ -89,10 +88,7 @@ TEST(RealmLogFatal, DeferredRequestFailsEventually) {
   // Created with no outcome yet: deferred.
   r.FeedLine(Line("inst", "instance created: inst=4000000000000007 bytes=4096 "
                           "ready=8000000000000001", 2));
-  r.FeedLine(Line("inst",
-                  "instance allocation failed - out of memory in mem "
-                  "1e00000000000000",
-                  6));
+  r.FeedLine(OutOfMemoryLine());
   DumpFile dump = r.Dump();
   const Snapshot* s = MemoryOf(dump, kSys);
   ASSERT_NE(s, nullptr);
@@ -103,12 +99,8 @@ TEST(RealmLogFatal, DeferredRequestFailsEventually) {
 
 TEST(RealmLogFatal, NoRequestIsCountedAndNoted) {
   RealmLogReader r;
-  r.FeedLine(Line("inst",
-                  "instance allocation failed - out of memory in mem "
-                  "1e00000000000000",
-                  6));
-  r.FeedLine(Line("inst",
-                  "instance allocation failed - out of memory in mem zz", 6));
+  r.FeedLine(OutOfMemoryLine());
+  r.FeedLine(OutOfMemoryLine("zz"));
   EXPECT_EQ(r.counts().fatal_without_request, 1u);
   EXPECT_EQ(r.counts().unknown_lines, 1u);  // the unparsable memory id
   bool noted = false;
