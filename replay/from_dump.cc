@@ -6,7 +6,6 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-
 #include "realm_shadow/analysis/history.h"
 #include "replay/compile.h"
 
@@ -24,8 +23,8 @@ absl::StatusOr<ReplayScript> ScriptOfDumpMemory(const DumpFile& dump,
         ": the dump holds no history of it (no hist section): replay "
         "needs the run's events (dump with REALM_SHADOW_HISTORY on, the "
         "default, or ingest-realm-log the run's log)");
-  std::string why;
-  if (!CheckHistory(*h, &why)) return absl::InvalidArgumentError(name + ": " + why);
+  if (absl::Status checked = CheckHistory(*h); !checked.ok())
+    return absl::InvalidArgumentError(absl::StrCat(name, ": ", checked.message()));
   if (h->end_sequence() != memory.sequence)
     return absl::InvalidArgumentError(absl::StrCat(
         name, ": its history ends at event ", h->end_sequence(),
@@ -39,10 +38,13 @@ absl::StatusOr<ReplayScript> ScriptOfDumpMemory(const DumpFile& dump,
   Snapshot base;
   if (checkpoint.group_left > 0) {
     first += checkpoint.group_left;
-    if (first > h->end_sequence() || !StateAt(*h, first, &base, &why))
+    absl::StatusOr<Snapshot> after_group =
+        first > h->end_sequence() ? absl::OutOfRangeError("") : StateAt(*h, first);
+    if (!after_group.ok())
       return absl::InvalidArgumentError(
           name + ": its window opens inside an event group that does not "
                  "end inside it");
+    base = *std::move(after_group);
   } else {
     base = checkpoint.state;
   }
@@ -57,6 +59,7 @@ absl::StatusOr<ReplayScript> ScriptOfDumpMemory(const DumpFile& dump,
   events.reserve(h->end_sequence() - first);
   for (uint64_t s = first; s < h->end_sequence(); ++s) events.push_back(h->EventAt(s));
   const bool from_log = h->clock == HistoryClock::kLogTime;
+  std::string why;
   ReplayScript script;
   if (!CompileEvents(base, events, h->identities, from_log, &script, &why))
     return absl::InvalidArgumentError(name + ": " + why);

@@ -60,7 +60,10 @@ bool WalkHistory(const MemoryHistory& history, uint64_t from,
   replay.set_figures(true);
   replay.set_observer(&walker);
   walker.set_moment(from, true);
-  if (!replay.Start(from, error)) return false;
+  if (absl::Status started = replay.Start(from); !started.ok()) {
+    *error = std::string(started.message());
+    return false;
+  }
   visitor->Start(from, replay.figures());
   for (;;) {
     walker.set_moment(replay.sequence() + 1, false);
