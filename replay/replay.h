@@ -28,11 +28,12 @@
 // is no success: a compacting replay below the live bytes leaves a request
 // waiting on a plan that no poisoned release ends).
 //
-// Cost: the model memory's per step (a hash lookup in the heap's allocated
-// ranges, the records by slot index, the placement's O(log n) on the common
-// path; a copy of a heap per step while deferred requests wait, as Realm
-// pays), plus O(1) bookkeeping here; the next releases' lives and records
-// are prefetched a few steps ahead, since at 100k live each is a cache miss.
+// Cost: the model memory's per step (the heap's allocated ranges and the
+// records by slot index, the placement's O(log n) on the common path; a
+// copy of a heap per step while deferred requests wait, as Realm pays),
+// plus O(1) bookkeeping here; the next releases' lives, keys, records and
+// allocated-range entries are prefetched a few steps ahead, since at 100k
+// live each is a cache miss.
 #ifndef REALM_SHADOW_REPLAY_REPLAY_H_
 #define REALM_SHADOW_REPLAY_REPLAY_H_
 
