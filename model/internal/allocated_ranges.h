@@ -22,8 +22,10 @@
 // Cost: Find/Insert/Erase O(1); iteration and copying O(array length + the
 // overflow), the array length being at most about 2 x the most tags held at
 // once plus 4096.  A copy of 100k live is a copy of one contiguous array
-// (24 B a slot), which a hash table's copy is not (bench/
-// model_allocator_benchmark.cc BM_HeapCopy).  Not thread-safe.
+// (24 B a slot): a whole realm heap of 100k allocations copies in 0.9 ms,
+// the same entries as a flat_hash_map alone in 2.4 ms (bench/
+// replay_benchmark.cc BM_HeapCopy, BM_HeapCopyHashMapReference).  Not
+// thread-safe.
 #ifndef REALM_SHADOW_MODEL_INTERNAL_ALLOCATED_RANGES_H_
 #define REALM_SHADOW_MODEL_INTERNAL_ALLOCATED_RANGES_H_
 
