@@ -2,6 +2,7 @@
 #include "realm_shadow/faces/history_walk.h"
 
 #include <charconv>
+#include <cstdint>
 
 #include "absl/container/flat_hash_map.h"
 #include "realm_shadow/faces/human_size.h"
@@ -53,14 +54,15 @@ std::string Range(const Event& e) {
 
 }  // namespace
 
-bool WalkHistory(const MemoryHistory& history, uint64_t from,
-                 HistoryVisitor* visitor, std::string* error) {
+absl::Status WalkHistory(const MemoryHistory& history, uint64_t from,
+                         HistoryVisitor* visitor) {
   HistoryReplay replay(history);
   Walker walker(visitor);
   replay.set_figures(true);
   replay.set_observer(&walker);
   walker.set_moment(from, true);
-  if (!replay.Start(from, error)) return false;
+  if (std::string error; !replay.Start(from, &error))
+    return absl::OutOfRangeError(error);
   visitor->Start(from, replay.figures());
   for (;;) {
     walker.set_moment(replay.sequence() + 1, false);
@@ -72,7 +74,7 @@ bool WalkHistory(const MemoryHistory& history, uint64_t from,
   for (const Allocation& a : end.allocations)
     visitor->Ended(a, walker.GenerationOf(a.instance), history.end_sequence(),
                    true);
-  return true;
+  return absl::OkStatus();
 }
 
 std::string FormatHistoryTime(int64_t ns) {
@@ -167,7 +169,7 @@ std::string DescribeEvent(const Event& e) {
   return "malformed event (type " + std::to_string(static_cast<int>(e.type)) + ")";
 }
 
-bool ParseHistoryTime(std::string_view text, int64_t* ns, std::string* error) {
+absl::StatusOr<int64_t> ParseHistoryTime(std::string_view text) {
   const std::string original(text);
   int64_t scale = 1000000000;  // seconds
   for (const auto& [suffix, unit] :
@@ -202,14 +204,21 @@ bool ParseHistoryTime(std::string_view text, int64_t* ns, std::string* error) {
   // The fraction must come out in whole nanoseconds.
   ok = ok && (static_cast<uint64_t>(scale) * f) % f_scale == 0;
   if (!ok) {
-    *error = "'" + original +
-             "': expected a time in seconds (12.5, or with a unit: 350ms, "
-             "20us, 100ns)";
-    return false;
+    return absl::InvalidArgumentError(
+        "'" + original +
+        "': expected a time in seconds (12.5, or with a unit: 350ms, 20us, "
+        "100ns)");
   }
-  *ns = static_cast<int64_t>(w) * scale +
-        static_cast<int64_t>(static_cast<uint64_t>(scale) * f / f_scale);
-  return true;
+  const uint64_t fraction_ns = static_cast<uint64_t>(scale) * f / f_scale;
+  // Twelve digits of seconds would pass 2^63 ns (292 years): refused, not
+  // wrapped.
+  if (w > (static_cast<uint64_t>(INT64_MAX) - fraction_ns) /
+              static_cast<uint64_t>(scale)) {
+    return absl::InvalidArgumentError(
+        "'" + original +
+        "': past the clock's range (at most 9223372036.854775807 s)");
+  }
+  return static_cast<int64_t>(w * static_cast<uint64_t>(scale) + fraction_ns);
 }
 
 }  // namespace realm_shadow

@@ -368,9 +368,9 @@ absl::StatusOr<TraceSummary> WriteTrace(const std::vector<DumpFile>& dumps,
       Metadata(w, "thread_name", pid, tid, label + " (" + files[di] + ")");
       SortIndex(w, "thread_sort_index", pid, tid, tid);
       TraceVisitor visitor(&out, *h, label, pid, tid, summary);
-      std::string error;
-      if (!WalkHistory(*h, h->first_sequence(), &visitor, &error))
-        return absl::DataLossError(absl::StrCat(files[di], ": ", error));
+      if (absl::Status walked = WalkHistory(*h, h->first_sequence(), &visitor);
+          !walked.ok())
+        return absl::DataLossError(absl::StrCat(files[di], ": ", walked.message()));
       visitor.Finish();
       ++summary->memories;
     }

@@ -127,6 +127,14 @@ TEST_F(HistoryCli, AtGivesTheExactStateAsADumpOtherCommandsRead) {
   EXPECT_EQ(RunCli("at '" + dump_ + "' -o x").status, 2);
   EXPECT_EQ(RunCli("at '" + dump_ + "' --event 1 --time 1 -o x").status, 2);
   EXPECT_EQ(RunCli("at '" + dump_ + "' --time 12x -o x").status, 2);
+  // The last nanosecond the clock holds (2^63 - 1) is a time; one more, or
+  // twelve digits of seconds, is refused rather than wrapped.
+  r = RunCli("at '" + dump_ + "' --time 9223372036.854775807 -o '" + late + "'");
+  EXPECT_EQ(r.status, 0) << r.output;
+  r = RunCli("at '" + dump_ + "' --time 9223372036.854775808 -o x");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_TRUE(Contains(r.output, "past the clock's range")) << r.output;
+  EXPECT_EQ(RunCli("at '" + dump_ + "' --time 999999999999 -o x").status, 2);
   EXPECT_EQ(RunCli("at '" + dump_ + "' --event 3").status, 2);
 }
 
