@@ -86,23 +86,22 @@ void BM_AtOf10MEvents(benchmark::State& state) {
   std::mt19937_64 rng(3);
   uint64_t checkpoints = 0, file_bytes = 0;
   for (auto _ : state) {
-    realm_shadow::DumpFile at;
-    std::string error;
     realm_shadow::MomentChoice moment;
     moment.event = rng() % (kEvents + 1);
-    if (!realm_shadow::ReadDumpAtMoment(path, std::nullopt, moment, &at, &error)) {
-      state.SkipWithError(error.c_str());
+    const absl::StatusOr<realm_shadow::DumpFile> at =
+        realm_shadow::ReadDumpAtMoment(path, std::nullopt, moment);
+    if (!at.ok()) {
+      state.SkipWithError(std::string(at.status().message()).c_str());
       return;
     }
-    if (const absl::Status written = realm_shadow::WriteDump(out, at); !written.ok()) {
+    if (const absl::Status written = realm_shadow::WriteDump(out, *at); !written.ok()) {
       state.SkipWithError(std::string(written.message()).c_str());
       return;
     }
   }
   {
     realm_shadow::DumpMoments in;
-    std::string error;
-    if (in.Open(path, false, &error) && !in.histories().empty())
+    if (in.Open(path, false).ok() && !in.histories().empty())
       checkpoints = in.histories()[0].checkpoints;
   }
   if (FILE* f = std::fopen(path.c_str(), "rb")) {

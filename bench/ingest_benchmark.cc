@@ -239,21 +239,20 @@ void BM_IngestRankLogs(benchmark::State& state) {
   const std::string out = ranks.paths[0] + ".rsd";
   uint64_t live = 0, attached = 0, nodes = 0;
   for (auto _ : state) {
-    realm_shadow::DumpFile dump;
     realm_shadow::IngestSummary summary;
-    std::string error;
-    if (!realm_shadow::IngestRealmLogs(ranks.paths, options, &dump, &summary,
-                                       &error)) {
-      state.SkipWithError(error.c_str());
+    const absl::StatusOr<realm_shadow::DumpFile> dump =
+        realm_shadow::IngestRealmLogs(ranks.paths, options, &summary);
+    if (!dump.ok()) {
+      state.SkipWithError(std::string(dump.status().message()).c_str());
       return;
     }
-    if (const absl::Status written = realm_shadow::WriteDump(out, dump); !written.ok()) {
+    if (const absl::Status written = realm_shadow::WriteDump(out, *dump); !written.ok()) {
       state.SkipWithError(std::string(written.message()).c_str());
       return;
     }
     live = summary.live;
     attached = summary.spy_attached;
-    nodes = dump.memories.size();
+    nodes = dump->memories.size();
   }
   std::remove(out.c_str());
   state.SetItemsProcessed(state.iterations() * ranks.lines);

@@ -214,29 +214,35 @@ void GcStateChanged(const Memory& memory, const Instance& instance,
             static_cast<uint64_t>(instance.id), valid);
 }
 
+// An instance that Legion's collector never takes (task-local and future
+// instances), described by its kind and creating task.
 template <typename Memory, typename Instance, typename Context>
-void TaskLocalInstanceCreated(const Memory& memory, const Instance& instance,
-                              long long creator_uid, Context* context) {
+void UncollectedInstanceCreated(const Memory& memory, const Instance& instance,
+                                AllocationKind kind, long long creator_uid,
+                                Context* context, const char* what) {
   if (!instance.exists()) return;
   LegionInstanceDescription d;
-  d.kind = AllocationKind::kDeferredBuffer;
+  d.kind = kind;
   d.creator = DescribeTaskCreator(context, creator_uid);
-  d.extra.emplace_back("what", "task-local instance (DeferredBuffer, "
-                               "DeferredValue or pool backing)");
-  // Task-local instances are never collected by Legion's collector.
+  if (what != nullptr) d.extra.emplace_back("what", what);
   AttachDescription(static_cast<uint64_t>(memory.id),
                     static_cast<uint64_t>(instance.id), d, GcState::kValid);
 }
 
 template <typename Memory, typename Instance, typename Context>
+void TaskLocalInstanceCreated(const Memory& memory, const Instance& instance,
+                              long long creator_uid, Context* context) {
+  UncollectedInstanceCreated(memory, instance, AllocationKind::kDeferredBuffer,
+                             creator_uid, context,
+                             "task-local instance (DeferredBuffer, "
+                             "DeferredValue or pool backing)");
+}
+
+template <typename Memory, typename Instance, typename Context>
 void FutureInstanceCreated(const Memory& memory, const Instance& instance,
                            long long creator_uid, Context* context) {
-  if (!instance.exists()) return;
-  LegionInstanceDescription d;
-  d.kind = AllocationKind::kFuture;
-  d.creator = DescribeTaskCreator(context, creator_uid);
-  AttachDescription(static_cast<uint64_t>(memory.id),
-                    static_cast<uint64_t>(instance.id), d, GcState::kValid);
+  UncollectedInstanceCreated(memory, instance, AllocationKind::kFuture,
+                             creator_uid, context, nullptr);
 }
 
 void PoolBacking(uint64_t memory_id, uint64_t instance, uint64_t size,

@@ -21,9 +21,8 @@ bool ScriptOfDumpMemory(const DumpFile& dump, const Snapshot& memory,
              "default, or ingest-realm-log the run's log)";
     return false;
   }
-  std::string why;
-  if (!CheckHistory(*h, &why)) {
-    *error = name + ": " + why;
+  if (absl::Status checked = CheckHistory(*h); !checked.ok()) {
+    *error = name + ": " + std::string(checked.message());
     return false;
   }
   if (h->end_sequence() != memory.sequence) {
@@ -41,11 +40,14 @@ bool ScriptOfDumpMemory(const DumpFile& dump, const Snapshot& memory,
   Snapshot base;
   if (checkpoint.group_left > 0) {
     first += checkpoint.group_left;
-    if (first > h->end_sequence() || !StateAt(*h, first, &base, &why)) {
+    absl::StatusOr<Snapshot> after_group =
+        first > h->end_sequence() ? absl::OutOfRangeError("") : StateAt(*h, first);
+    if (!after_group.ok()) {
       *error = name + ": its window opens inside an event group that does not "
                       "end inside it";
       return false;
     }
+    base = *std::move(after_group);
   } else {
     base = checkpoint.state;
   }
@@ -60,6 +62,7 @@ bool ScriptOfDumpMemory(const DumpFile& dump, const Snapshot& memory,
   events.reserve(h->end_sequence() - first);
   for (uint64_t s = first; s < h->end_sequence(); ++s) events.push_back(h->EventAt(s));
   const bool from_log = h->clock == HistoryClock::kLogTime;
+  std::string why;
   if (!CompileEvents(base, events, h->identities, from_log, out, &why)) {
     *error = name + ": " + why;
     return false;

@@ -541,19 +541,18 @@ int RunIngest(const Command& c, const Args& args) {
   if (args.files.empty()) return Usage(c, "no log file given");
   auto out = args.values.find("-o");
   if (out == args.values.end()) return Usage(c, "-o FILE is required");
-  DumpFile dump;
   IngestSummary summary;
-  std::string error;
+  absl::StatusOr<DumpFile> ingested;
   if (auto cut = args.values.find("--cut-at-dump"); cut != args.values.end()) {
     if (args.files.size() != 1)
       return Usage(c, "--cut-at-dump takes one LOG (the node the dump is "
                       "from), got " + std::to_string(args.files.size()));
-    if (!IngestRealmLogAtDump(args.files[0], cut->second, &dump, &error))
-      return BadInput(error);
-  } else if (!IngestRealmLogs(args.files, IngestOptions{}, &dump, &summary,
-                              &error)) {
-    return BadInput(error);
+    ingested = IngestRealmLogAtDump(args.files[0], cut->second);
+  } else {
+    ingested = IngestRealmLogs(args.files, IngestOptions{}, &summary);
   }
+  if (!ingested.ok()) return BadInput(ingested.status());
+  const DumpFile& dump = *ingested;
   // What is wrong with the input, at once, before the work is written.
   for (const std::string& warning : summary.warnings)
     std::cerr << "realm-shadow: warning: " << warning << "\n";
@@ -658,12 +657,11 @@ int RunAt(const Command& c, const Args& args) {
     if (!ParseHexId(it->second, &id, &error)) return Usage(c, "--memory " + error);
     memory = id;
   }
-  DumpFile at;
-  if (!ReadDumpAtMoment(args.files[0], memory, moment, &at, &error))
-    return BadInput(error);
-  if (absl::Status written = WriteDump(out->second, at); !written.ok())
+  absl::StatusOr<DumpFile> at = ReadDumpAtMoment(args.files[0], memory, moment);
+  if (!at.ok()) return BadInput(at.status());
+  if (absl::Status written = WriteDump(out->second, *at); !written.ok())
     return BadInput(written);
-  for (const Snapshot& s : at.memories)
+  for (const Snapshot& s : at->memories)
     std::cerr << "realm-shadow: " << MemoryTitle(s) << " after " << s.sequence
               << " event(s): " << s.allocations.size() << " live allocation(s)\n";
   return 0;

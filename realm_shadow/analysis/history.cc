@@ -88,10 +88,10 @@ uint64_t MemoryHistory::LineOfEvent(uint64_t sequence) const {
   return m < 0 ? 0 : lines[m];
 }
 
-bool CheckHistory(const MemoryHistory& h, std::string* error) {
+absl::Status CheckHistory(const MemoryHistory& h) {
   const auto fail = [&](const std::string& what) {
-    *error = "history of memory " + HexId(h.memory_id) + ": " + what;
-    return false;
+    return absl::InvalidArgumentError("history of memory " + HexId(h.memory_id) +
+                                      ": " + what);
   };
   if (h.clock != HistoryClock::kDrainTime && h.clock != HistoryClock::kLogTime)
     return fail("unknown clock " + std::to_string(static_cast<int>(h.clock)));
@@ -127,36 +127,29 @@ bool CheckHistory(const MemoryHistory& h, std::string* error) {
   if (!h.lines.empty() && h.lines.size() != h.marks.size())
     return fail(std::to_string(h.lines.size()) + " line numbers for " +
                 std::to_string(h.marks.size()) + " time marks");
-  return true;
+  return absl::OkStatus();
 }
 
-bool MomentAtTime(const MemoryHistory& h, int64_t time_ns, uint64_t* sequence,
-                  std::string* error) {
-  return MomentAtTime(h.memory_id, h.marks, h.end_sequence(), time_ns, sequence,
-                      error);
+absl::StatusOr<uint64_t> MomentAtTime(const MemoryHistory& h, int64_t time_ns) {
+  return MomentAtTime(h.memory_id, h.marks, h.end_sequence(), time_ns);
 }
 
-bool MomentAtTime(uint64_t memory_id, const std::vector<HistoryMark>& marks,
-                  uint64_t end_sequence, int64_t time_ns, uint64_t* sequence,
-                  std::string* error) {
+absl::StatusOr<uint64_t> MomentAtTime(uint64_t memory_id,
+                                      const std::vector<HistoryMark>& marks,
+                                      uint64_t end_sequence, int64_t time_ns) {
   if (marks.empty() || marks[0].time_ns > time_ns) {
-    *error = "no event of memory " + HexId(memory_id) +
-             " in its history is at or before that time";
+    std::string why = "no event of memory " + HexId(memory_id) +
+                      " in its history is at or before that time";
     if (!marks.empty())
-      *error += " (its first is at " + std::to_string(marks[0].time_ns / 1000) +
-                " us)";
-    return false;
+      why += " (its first is at " + std::to_string(marks[0].time_ns / 1000) + " us)";
+    return absl::OutOfRangeError(why);
   }
   int64_t latest = marks[0].time_ns;
   for (size_t i = 1; i < marks.size(); ++i) {
     latest = std::max(latest, marks[i].time_ns);
-    if (latest > time_ns) {
-      *sequence = marks[i].sequence;
-      return true;
-    }
+    if (latest > time_ns) return marks[i].sequence;
   }
-  *sequence = end_sequence;
-  return true;
+  return end_sequence;
 }
 
 // ---- the replay -------------------------------------------------------------
@@ -196,14 +189,12 @@ void HistoryReplay::set_observer(AllocationObserver* observer) {
   impl_->user = observer;
 }
 
-bool HistoryReplay::Start(uint64_t sequence, std::string* error) {
+absl::Status HistoryReplay::Start(uint64_t sequence) {
   Impl& r = *impl_;
   const MemoryHistory& h = r.history;
-  if (!h.Contains(sequence)) {
-    *error = "moment " + std::to_string(sequence) + " is outside " +
-             WindowText(h);
-    return false;
-  }
+  if (!h.Contains(sequence))
+    return absl::OutOfRangeError("moment " + std::to_string(sequence) +
+                                 " is outside " + WindowText(h));
   // The last checkpoint at or before the moment, then the events from it.
   auto it = std::upper_bound(
       h.checkpoints.begin(), h.checkpoints.end(), sequence,
@@ -221,7 +212,7 @@ bool HistoryReplay::Start(uint64_t sequence, std::string* error) {
     for (const Allocation& a : now.allocations) r.Placed(a);
   }
   r.map->set_observer(&r);
-  return true;
+  return absl::OkStatus();
 }
 
 bool HistoryReplay::Step() {
@@ -270,12 +261,12 @@ void HistoryReplay::CopyTo(Snapshot* out) const {
   }
 }
 
-bool StateAt(const MemoryHistory& history, uint64_t sequence, Snapshot* out,
-             std::string* error) {
+absl::StatusOr<Snapshot> StateAt(const MemoryHistory& history, uint64_t sequence) {
   HistoryReplay replay(history);
-  if (!replay.Start(sequence, error)) return false;
-  replay.CopyTo(out);
-  return true;
+  if (absl::Status started = replay.Start(sequence); !started.ok()) return started;
+  Snapshot out;
+  replay.CopyTo(&out);
+  return out;
 }
 
 }  // namespace realm_shadow

@@ -70,6 +70,8 @@
 #include <utility>
 #include <vector>
 
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "realm_shadow/analysis/snapshot.h"
 #include "realm_shadow/layers.h"
 #include "realm_shadow/recorder/event.h"
@@ -165,28 +167,26 @@ inline EventRecord HistoryRecordOf(const Event& e) {
                      static_cast<uint32_t>(e.type)};
 }
 
-// Whether the invariants above hold; false with a one-line *error.  The
-// dump reader calls it on every history it reads.
-bool CheckHistory(const MemoryHistory& history, std::string* error);
+// Whether the invariants above hold: OK, or InvalidArgument with one line
+// naming the memory and the broken invariant.  The dump reader calls it on
+// every history it reads.
+absl::Status CheckHistory(const MemoryHistory& history);
 
-// The exact state at moment `sequence` into *out, with the memory's
-// description (id, kind, name, node, exact) from the base and the
-// identities it refers to.  False, with an error naming the window, when
-// the moment is outside it.
-bool StateAt(const MemoryHistory& history, uint64_t sequence, Snapshot* out,
-             std::string* error);
+// The exact state at moment `sequence`, with the memory's description (id,
+// kind, name, node, exact) from the base and the identities it refers to.
+// OutOfRange, naming the window, when the moment is outside it.
+absl::StatusOr<Snapshot> StateAt(const MemoryHistory& history, uint64_t sequence);
 
 // The latest moment whose events (from the window's start) all have a time
 // <= time_ns: the state "at" that time.  False when time_ns is before the
-// window's first event (the base is then the state at an earlier, unknown
-// time; the error says so).
-bool MomentAtTime(const MemoryHistory& history, int64_t time_ns,
-                  uint64_t* sequence, std::string* error);
+// window's first event (OutOfRange: the base is then the state at an
+// earlier, unknown time; the message says so).
+absl::StatusOr<uint64_t> MomentAtTime(const MemoryHistory& history, int64_t time_ns);
 // The same from a history's marks and end alone (what a dump read in part
 // keeps of a history without its events: DumpMoments in dump.h).
-bool MomentAtTime(uint64_t memory_id, const std::vector<HistoryMark>& marks,
-                  uint64_t end_sequence, int64_t time_ns, uint64_t* sequence,
-                  std::string* error);
+absl::StatusOr<uint64_t> MomentAtTime(uint64_t memory_id,
+                                      const std::vector<HistoryMark>& marks,
+                                      uint64_t end_sequence, int64_t time_ns);
 
 // The wall-clock origin shared by every tracker history of this process
 // (nanoseconds since the Unix epoch), and the steady-clock time since it:
@@ -239,8 +239,8 @@ class HistoryReplay {
   // allocations live at the start are Placed by Start, in offset order).
   void set_observer(AllocationObserver* observer);
 
-  // Restores the state at `sequence`; false with *error outside the window.
-  bool Start(uint64_t sequence, std::string* error);
+  // Restores the state at `sequence`; OutOfRange outside the window.
+  absl::Status Start(uint64_t sequence);
   // Applies the next event; false at the end of the window.
   bool Step();
 

@@ -119,11 +119,11 @@ class DumpMoments {
   DumpMoments(const DumpMoments&) = delete;
   DumpMoments& operator=(const DumpMoments&) = delete;
 
-  bool Open(const std::string& path, bool verify_checksum, std::string* error);
+  // OK, or the error ReadDump would give (naming the file).
+  absl::Status Open(const std::string& path, bool verify_checksum);
   // The same from bytes in memory, which must outlive this (the fuzz
   // target's entry).
-  bool Parse(const uint8_t* data, size_t size, bool verify_checksum,
-             std::string* error);
+  absl::Status Parse(const uint8_t* data, size_t size, bool verify_checksum);
   // The header, notes and memories; histories is empty.
   const DumpFile& dump() const;
   const std::vector<Outline>& histories() const;
@@ -133,8 +133,9 @@ class DumpMoments {
   // the only checkpoint, and the events from it to the moment and one more
   // when there is one (so that the moment's time and line are those of the
   // whole history).  StateAt on it gives what StateAt on the whole gives.
-  bool HistoryFor(size_t i, uint64_t sequence, MemoryHistory* out,
-                  std::string* error) const;
+  // OutOfRange for a moment outside the window; DataLoss for bytes that
+  // fail the reader's checks.
+  absl::StatusOr<MemoryHistory> HistoryFor(size_t i, uint64_t sequence) const;
 
  private:
   struct Impl;

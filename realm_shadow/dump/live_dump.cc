@@ -57,12 +57,15 @@ DumpFile NewTrackerDump() {
   return dump;
 }
 
-void AddTrackedMemory(realm_shadow_memory* memory, DumpFile* dump) {
+void AddTrackedMemory(realm_shadow_memory* memory, DumpFile* dump,
+                      bool with_history) {
   // The picture and the history that led to it, at the same moment.
   dump->memories.emplace_back();
   Snapshot& s = dump->memories.back();
   MemoryHistory history;
-  if (TakeSnapshotAndHistory(memory, &s, &history))
+  if (!with_history)
+    TakeSnapshotInto(memory, &s);
+  else if (TakeSnapshotAndHistory(memory, &s, &history))
     dump->histories.push_back(std::move(history));
   if (PoolSource source = g_pool_source.load(std::memory_order_acquire)) {
     const size_t first = dump->pools.size();

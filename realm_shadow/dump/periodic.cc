@@ -9,6 +9,9 @@
 // announced through the log sink (log_sink.h, reason "periodic").  Nothing
 // moved: no file.  At most kMaxPeriodicDumps files per run.
 //
+// Each memory as every tracker dump holds it (internal/tracked_dump.h): its
+// snapshot, its pools and the identities they name, but no history.
+//
 // Cost: off the allocation path; per period, one snapshot per memory
 // (live x 32 B) and one streamed write.  The writers never wait for it.
 #include <sys/stat.h>
@@ -23,9 +26,10 @@
 #include <string>
 #include <thread>
 
-#include "realm_shadow/dump/dump.h"
-#include "realm_shadow/dump/on_failure.h"
 #include "realm_shadow/analysis/snapshots.h"
+#include "realm_shadow/dump/dump.h"
+#include "realm_shadow/dump/internal/tracked_dump.h"
+#include "realm_shadow/dump/on_failure.h"
 
 namespace realm_shadow {
 namespace {
@@ -50,9 +54,7 @@ Periodic& GetPeriodic() {
 
 // One period's work; false once the cap is reached.
 bool DumpChangedMemories(Periodic& p, const std::string& dir) {
-  DumpFile dump;
-  dump.node = Options().node;
-  dump.source = "tracker";
+  DumpFile dump = NewTrackerDump();
   const unsigned k = p.written + 1;
   char name[96];
   std::snprintf(name, sizeof name, "/realm-shadow-node%" PRIu32 "-periodic-%u.rsd",
@@ -67,16 +69,11 @@ bool DumpChangedMemories(Periodic& p, const std::string& dir) {
     if (it != p.last_sequence.end() && it->second == s.sequence) continue;
     if (it == p.last_sequence.end() && s.sequence == 0) continue;
     AnnounceDumpBegin(path, id, dump.node, "periodic");
-    TakeSnapshotInto(FindMemory(id), &s);
-    p.last_sequence[id] = s.sequence;
-    AnnounceDump(path, s, "periodic");
-    dump.memories.push_back(std::move(s));
+    AddTrackedMemory(FindMemory(id), &dump, /*with_history=*/false);
+    p.last_sequence[id] = dump.memories.back().sequence;
+    AnnounceDump(path, dump.memories.back(), "periodic");
   }
   if (dump.memories.empty()) return true;
-  dump.created_unix_ns = static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(
-          std::chrono::system_clock::now().time_since_epoch())
-          .count());
   dump.notes.push_back("periodic dump " + std::to_string(k) + " (every " +
                        std::to_string(p.period_ms) +
                        " ms, memories whose events moved since the last)");

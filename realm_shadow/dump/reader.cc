@@ -86,8 +86,6 @@ class Parser {
                          HistoryCheckpoint* cp);
   bool IndexedEvents(const HistoryIndex& x, uint64_t from, uint64_t to,
                      std::vector<EventRecord>* out);
-  // Where Fail also writes its message (DumpMoments' caller's string).
-  void set_error(std::string* error) { error_sink_ = error; }
   // Why Parse returned false: one line, no file name.
   absl::Status error() const { return absl::Status(code_, error_); }
 
@@ -95,7 +93,6 @@ class Parser {
   bool Fail(std::string what, absl::StatusCode code = absl::StatusCode::kDataLoss) {
     error_ = std::move(what);
     code_ = code;
-    if (error_sink_ != nullptr) *error_sink_ = error_;
     return false;
   }
   bool Truncated(const std::string& what, uint64_t need, size_t left) {
@@ -134,7 +131,6 @@ class Parser {
   std::vector<uint32_t> note_indices_;
   bool verify_checksum_ = true;
   std::vector<HistoryIndex>* index_ = nullptr;
-  std::string* error_sink_ = nullptr;
 };
 
 bool Parser::Section(Cursor& file, const char* tag,
@@ -587,8 +583,8 @@ bool Parser::History(Cursor& c, const std::string& name, const DumpFile& dump,
   if (c.left() != 0)
     return Fail(where + ": " + std::to_string(c.left()) +
                 " bytes after its last record");
-  std::string problem;
-  if (!CheckHistory(*h, &problem)) return Fail(where + ": " + problem);
+  if (absl::Status checked = CheckHistory(*h); !checked.ok())
+    return Fail(where + ": " + std::string(checked.message()));
   return true;
 }
 
@@ -883,26 +879,20 @@ bool Parser::Parse(DumpFile* out) {
   return true;
 }
 
-std::string ErrnoText(int e) { return std::strerror(e); }
-
-// The file open for reading, with its stat; -1 with *error (naming the
-// file) when it cannot be opened or is not a regular file.
-int OpenRegularFile(const std::string& path, struct stat* st,
-                    std::string* error) {
+// The file open for reading, with its stat: the descriptor (the caller
+// closes it), or the error naming the file when it cannot be opened or is
+// not a regular file.
+absl::StatusOr<int> OpenRegularFile(const std::string& path, struct stat* st) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    *error = path + ": cannot open: " + ErrnoText(errno);
-    return -1;
-  }
+  if (fd < 0) return absl::ErrnoToStatus(errno, path + ": cannot open");
   if (::fstat(fd, st) != 0) {
-    *error = path + ": cannot stat: " + ErrnoText(errno);
+    const int e = errno;
     ::close(fd);
-    return -1;
+    return absl::ErrnoToStatus(e, path + ": cannot stat");
   }
   if (!S_ISREG(st->st_mode)) {
-    *error = path + ": not a regular file";
     ::close(fd);
-    return -1;
+    return absl::InvalidArgumentError(path + ": not a regular file");
   }
   return fd;
 }
@@ -923,15 +913,14 @@ const MemoryHistory* FindHistory(const DumpFile& dump, const Snapshot& memory) {
 }
 
 absl::StatusOr<DumpFile> ReadDump(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return absl::ErrnoToStatus(errno, path + ": cannot open");
+  struct stat st;
+  const absl::StatusOr<int> opened = OpenRegularFile(path, &st);
+  if (!opened.ok()) return opened.status();
+  const int fd = *opened;
   struct Closer {
     int fd;
     ~Closer() { ::close(fd); }
   } closer{fd};
-  struct stat st;
-  if (::fstat(fd, &st) != 0) return absl::ErrnoToStatus(errno, path + ": cannot stat");
-  if (!S_ISREG(st.st_mode)) return absl::InvalidArgumentError(path + ": not a regular file");
   std::string bytes;
   bytes.resize(static_cast<size_t>(st.st_size));
   size_t got = 0;
@@ -963,7 +952,6 @@ struct DumpMoments::Impl {
   DumpFile dump;
   std::vector<HistoryIndex> index;
   std::vector<Outline> outlines;
-  std::string parser_error;
   std::unique_ptr<Parser> parser;
 };
 
@@ -974,45 +962,40 @@ const std::vector<DumpMoments::Outline>& DumpMoments::histories() const {
   return impl_->outlines;
 }
 
-bool DumpMoments::Open(const std::string& path, bool verify_checksum,
-                       std::string* error) {
+absl::Status DumpMoments::Open(const std::string& path, bool verify_checksum) {
   impl_.reset(new Impl);
   Impl& d = *impl_;
   d.path = path;
   struct stat st;
-  const int fd = OpenRegularFile(path, &st, error);
-  if (fd < 0) return false;
+  const absl::StatusOr<int> fd = OpenRegularFile(path, &st);
+  if (!fd.ok()) return fd.status();
   d.size = static_cast<size_t>(st.st_size);
   if (d.size > 0) {
-    d.map = ::mmap(nullptr, d.size, PROT_READ, MAP_PRIVATE, fd, 0);
+    d.map = ::mmap(nullptr, d.size, PROT_READ, MAP_PRIVATE, *fd, 0);
     if (d.map == MAP_FAILED) {
+      const int e = errno;
       d.map = nullptr;
-      *error = path + ": cannot map: " + ErrnoText(errno);
-      ::close(fd);
-      return false;
+      ::close(*fd);
+      return absl::ErrnoToStatus(e, path + ": cannot map");
     }
   }
-  ::close(fd);
-  if (!Parse(static_cast<const uint8_t*>(d.map), d.size, verify_checksum,
-             error)) {
-    *error = path + ": " + *error;
-    return false;
-  }
-  return true;
+  ::close(*fd);
+  if (absl::Status parsed =
+          Parse(static_cast<const uint8_t*>(d.map), d.size, verify_checksum);
+      !parsed.ok())
+    return absl::Status(parsed.code(), path + ": " + std::string(parsed.message()));
+  return absl::OkStatus();
 }
 
-bool DumpMoments::Parse(const uint8_t* data, size_t size, bool verify_checksum,
-                        std::string* error) {
+absl::Status DumpMoments::Parse(const uint8_t* data, size_t size,
+                                bool verify_checksum) {
   Impl& d = *impl_;
   d.dump = DumpFile();
   d.index.clear();
   d.outlines.clear();
   d.parser.reset(new Parser(data, size));
-  d.parser->set_error(&d.parser_error);
-  if (!d.parser->ParseIndexed(&d.dump, verify_checksum, &d.index)) {
-    *error = d.parser_error;
-    return false;
-  }
+  if (!d.parser->ParseIndexed(&d.dump, verify_checksum, &d.index))
+    return d.parser->error();
   for (const HistoryIndex& x : d.index) {
     Outline o;
     o.memory_id = x.head.memory_id;
@@ -1023,24 +1006,28 @@ bool DumpMoments::Parse(const uint8_t* data, size_t size, bool verify_checksum,
     o.marks = x.head.marks;
     d.outlines.push_back(std::move(o));
   }
-  return true;
+  return absl::OkStatus();
 }
 
-bool DumpMoments::HistoryFor(size_t i, uint64_t sequence, MemoryHistory* out,
-                             std::string* error) const {
+absl::StatusOr<MemoryHistory> DumpMoments::HistoryFor(size_t i,
+                                                      uint64_t sequence) const {
   const Impl& d = *impl_;
   const HistoryIndex& x = d.index[i];
   const Outline& o = d.outlines[i];
-  const auto fail = [&](const std::string& what) {
-    *error = d.path.empty() ? what : d.path + ": " + what;
-    return false;
+  const auto fail = [&](absl::StatusCode code, const std::string& what) {
+    return absl::Status(code, d.path.empty() ? what : d.path + ": " + what);
+  };
+  // What the parser found wrong in the bytes this cut reads.
+  const auto parser_failed = [&] {
+    const absl::Status why = d.parser->error();
+    return fail(why.code(), std::string(why.message()));
   };
   if (sequence < o.first_sequence || sequence > o.end_sequence)
-    return fail("moment " + std::to_string(sequence) +
+    return fail(absl::StatusCode::kOutOfRange,
+                "moment " + std::to_string(sequence) +
                 " is outside the history of memory " + HexId(o.memory_id) +
                 ": it holds moments " + std::to_string(o.first_sequence) +
                 " to " + std::to_string(o.end_sequence));
-  d.parser->set_error(error);
   // StateAt's checkpoint (the last at or before the moment), after the one
   // before the moment's event when that is earlier, so that the cut holds
   // the event that led to the moment (its time and line).
@@ -1053,7 +1040,8 @@ bool DumpMoments::HistoryFor(size_t i, uint64_t sequence, MemoryHistory* out,
   const size_t k = last_at(sequence);
   const size_t j = last_at(sequence > o.first_sequence ? sequence - 1 : sequence);
   const MemoryHistory& head = x.head;
-  *out = MemoryHistory();
+  MemoryHistory cut;
+  MemoryHistory* out = &cut;
   out->memory_id = head.memory_id;
   out->node = head.node;
   out->clock = head.clock;
@@ -1063,11 +1051,11 @@ bool DumpMoments::HistoryFor(size_t i, uint64_t sequence, MemoryHistory* out,
   out->checkpoints.resize(j < k ? 2 : 1);
   for (size_t c = 0; c < out->checkpoints.size(); ++c)
     if (!d.parser->IndexedCheckpoint(x, c == 0 ? j : k, &out->checkpoints[c]))
-      return fail(*error);
+      return parser_failed();
   HistoryCheckpoint& cp = out->checkpoints[0];
   if (j > 0) {  // StateAt describes the memory as its base does
     HistoryCheckpoint base;
-    if (!d.parser->IndexedCheckpoint(x, 0, &base)) return fail(*error);
+    if (!d.parser->IndexedCheckpoint(x, 0, &base)) return parser_failed();
     cp.state.kind = base.state.kind;
     cp.state.name = std::move(base.state.name);
     cp.state.exact = base.state.exact;
@@ -1075,7 +1063,7 @@ bool DumpMoments::HistoryFor(size_t i, uint64_t sequence, MemoryHistory* out,
   }
   const uint64_t from = cp.state.sequence;
   const uint64_t to = std::min(sequence + 1, o.end_sequence);
-  if (!d.parser->IndexedEvents(x, from, to, &out->events)) return fail(*error);
+  if (!d.parser->IndexedEvents(x, from, to, &out->events)) return parser_failed();
   // The mark in force at `from` starts the cut; later ones up to `to`.
   size_t m = static_cast<size_t>(
       std::upper_bound(head.marks.begin(), head.marks.end(), from,
@@ -1089,10 +1077,10 @@ bool DumpMoments::HistoryFor(size_t i, uint64_t sequence, MemoryHistory* out,
     out->marks.back().sequence = std::max(head.marks[m].sequence, from);
     if (!head.lines.empty()) out->lines.push_back(head.lines[m]);
   }
-  std::string problem;
-  if (!CheckHistory(*out, &problem))
-    return fail("section '" + x.name + "': " + problem);
-  return true;
+  if (absl::Status checked = CheckHistory(*out); !checked.ok())
+    return fail(absl::StatusCode::kDataLoss,
+                "section '" + x.name + "': " + std::string(checked.message()));
+  return cut;
 }
 
 }  // namespace realm_shadow

@@ -386,8 +386,7 @@ absl::Status CheckWritable(const DumpFile& dump, const Layout& layout) {
         return absl::InvalidArgumentError(
             absl::StrCat("two histories of memory ", HexId(h.memory_id)));
     }
-    std::string error;
-    if (!CheckHistory(h, &error)) return absl::InvalidArgumentError(error);
+    if (absl::Status checked = CheckHistory(h); !checked.ok()) return checked;
   }
   return absl::OkStatus();
 }

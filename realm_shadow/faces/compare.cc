@@ -338,34 +338,30 @@ const char* AgreementName(Agreement a) {
 std::vector<MemoryComparison> CompareDumps(const DumpFile& shadow,
                                            const DumpFile& log) {
   std::vector<MemoryComparison> rows;
+  // A memory only one side holds: a row of its own, with its live count.
+  const auto missing = [&rows](const Snapshot& s, const char* reason) {
+    MemoryComparison& c = rows.emplace_back();
+    c.memory_id = s.memory_id;
+    c.node = s.node;
+    c.agreement = Agreement::kMissing;
+    c.reasons.push_back(reason);
+    return &c;
+  };
   std::set<uint64_t> matched;
   for (const Snapshot& s : shadow.memories) {
     const Snapshot* other = nullptr;
     for (const Snapshot& l : log.memories)
       if (l.memory_id == s.memory_id) other = &l;
     if (other == nullptr) {
-      MemoryComparison c;
-      c.memory_id = s.memory_id;
-      c.node = s.node;
-      c.live_shadow = s.allocations.size();
-      c.agreement = Agreement::kMissing;
-      c.reasons.push_back("not in the log's dump");
-      rows.push_back(std::move(c));
+      missing(s, "not in the log's dump")->live_shadow = s.allocations.size();
       continue;
     }
     matched.insert(s.memory_id);
     rows.push_back(CompareMemory(s, *other, InFlight(log, s.memory_id)));
   }
-  for (const Snapshot& l : log.memories) {
-    if (matched.count(l.memory_id)) continue;
-    MemoryComparison c;
-    c.memory_id = l.memory_id;
-    c.node = l.node;
-    c.live_log = l.allocations.size();
-    c.agreement = Agreement::kMissing;
-    c.reasons.push_back("not in the shadow's dump");
-    rows.push_back(std::move(c));
-  }
+  for (const Snapshot& l : log.memories)
+    if (!matched.count(l.memory_id))
+      missing(l, "not in the shadow's dump")->live_log = l.allocations.size();
   return rows;
 }
 

@@ -96,8 +96,7 @@ absl::Status WalkHistory(const MemoryHistory& history, uint64_t from,
   replay.set_figures(true);
   replay.set_observer(&walker);
   walker.set_moment(from, true);
-  if (std::string error; !replay.Start(from, &error))
-    return absl::OutOfRangeError(error);
+  if (absl::Status started = replay.Start(from); !started.ok()) return started;
   visitor->Start(from, replay.figures());
   for (;;) {
     walker.set_moment(replay.sequence() + 1, false);

@@ -195,9 +195,9 @@ DumpFile RealmLogReader::Dump(IngestSummary* summary) {
   return realm_log::AssembleDump(state_->stream.Logs(""), summary);
 }
 
-bool IngestRealmLogs(const std::vector<std::string>& paths,
-                     const IngestOptions& options, DumpFile* out,
-                     IngestSummary* summary, std::string* error) {
+absl::StatusOr<DumpFile> IngestRealmLogs(const std::vector<std::string>& paths,
+                                         const IngestOptions& options,
+                                         IngestSummary* summary) {
   std::vector<std::unique_ptr<LogStream>> streams;
   std::vector<FileRead> reads(paths.size());
   for (size_t i = 0; i < paths.size(); ++i)
@@ -224,16 +224,12 @@ bool IngestRealmLogs(const std::vector<std::string>& paths,
   }
   std::vector<realm_log::ReplayedLog> logs;
   for (size_t i = 0; i < paths.size(); ++i) {
-    if (!reads[i].ok) {
-      *error = reads[i].error;
-      return false;
-    }
-    if (!streams[i]->saw_realm()) {
-      *error = paths[i] +
-               ": not a Realm log (no line of the form \"[node - thread] "
-               "seconds {level}{logger}: message\")";
-      return false;
-    }
+    if (!reads[i].ok) return absl::NotFoundError(reads[i].error);
+    if (!streams[i]->saw_realm())
+      return absl::InvalidArgumentError(
+          paths[i] +
+          ": not a Realm log (no line of the form \"[node - thread] "
+          "seconds {level}{logger}: message\")");
     for (realm_log::ReplayedLog& log : streams[i]->Logs(paths[i])) {
       log.truncated = reads[i].truncated;
       log.cut_before_line = reads[i].cut_before_line;
@@ -241,8 +237,7 @@ bool IngestRealmLogs(const std::vector<std::string>& paths,
     }
   }
   IngestSummary local;
-  *out = realm_log::AssembleDump(logs, summary ? summary : &local);
-  return true;
+  return realm_log::AssembleDump(logs, summary ? summary : &local);
 }
 
 namespace {
@@ -339,26 +334,16 @@ std::set<uint64_t> InFlight(const std::vector<std::string>& lines,
 
 }  // namespace
 
-bool IngestRealmLogAtDump(const std::string& log_path,
-                          const std::string& dump_path, DumpFile* out,
-                          std::string* error) {
+absl::StatusOr<DumpFile> IngestRealmLogAtDump(const std::string& log_path,
+                                              const std::string& dump_path) {
   absl::StatusOr<DumpFile> read = ReadDump(dump_path);
-  if (!read.ok()) {
-    *error = std::string(read.status().message());
-    return false;
-  }
+  if (!read.ok()) return read.status();
   const DumpFile dumped = *std::move(read);
   std::ifstream in(log_path, std::ios::binary);
-  if (!in) {
-    *error = log_path + ": cannot open";
-    return false;
-  }
+  if (!in) return absl::NotFoundError(log_path + ": cannot open");
   std::vector<std::string> lines;
   for (std::string line; std::getline(in, line);) lines.push_back(line);
-  if (in.bad()) {
-    *error = log_path + ": read error";
-    return false;
-  }
+  if (in.bad()) return absl::DataLossError(log_path + ": read error");
 
   // Every marker of the log, by line; then those naming this dump, by exact
   // path, else by file name.
@@ -379,13 +364,11 @@ bool IngestRealmLogAtDump(const std::string& log_path,
       if (BaseName(f.marker.file) == BaseName(dump_path)) mine.push_back(f);
     by_name = !mine.empty();
   }
-  if (mine.empty()) {
-    *error = absl::StrCat(
+  if (mine.empty())
+    return absl::NotFoundError(absl::StrCat(
         log_path, ": no dump marker names ", dump_path, " (", markers.size(),
         " marker(s) in the log; was the run made with -level "
-        "realm_shadow=2, and is the dump from this run?)");
-    return false;
-  }
+        "realm_shadow=2, and is the dump from this run?)"));
 
   DumpFile result;
   result.source = "ingest-realm-log";
@@ -446,8 +429,7 @@ bool IngestRealmLogAtDump(const std::string& log_path,
             [](const Snapshot& a, const Snapshot& b) {
               return a.memory_id < b.memory_id;
             });
-  *out = std::move(result);
-  return true;
+  return result;
 }
 
 }  // namespace realm_shadow

@@ -172,16 +172,13 @@ struct IngestOptions {
 // Reads each log (one per node of a run: `run_%.log` as Realm expands it,
 // and any file of Legate's out-of-memory report) and assembles one dump,
 // memories kept apart by (node, memory id) (realm_log/dump_assembly.h).
-// False with a one-line *error naming the file when a log cannot be read or
-// holds no Realm line at all; everything else (a second log of one node, a
-// log of another run, a truncated log) is a note and a warning in *summary.
-bool IngestRealmLogs(const std::vector<std::string>& paths,
-                     const IngestOptions& options, DumpFile* out,
-                     IngestSummary* summary, std::string* error);
-inline bool IngestRealmLogs(const std::vector<std::string>& paths,
-                            DumpFile* out, std::string* error) {
-  return IngestRealmLogs(paths, IngestOptions{}, out, nullptr, error);
-}
+// An error of one line naming the file when a log cannot be read (NotFound)
+// or holds no Realm line at all (InvalidArgument); everything else (a second
+// log of one node, a log of another run, a truncated log) is a note and a
+// warning in *summary (which may be null).
+absl::StatusOr<DumpFile> IngestRealmLogs(const std::vector<std::string>& paths,
+                                         const IngestOptions& options = {},
+                                         IngestSummary* summary = nullptr);
 
 // The log lined up with one dump: for each memory of the dump at
 // `dump_path`, the state rebuilt from `log_path` up to (not including) that
@@ -192,9 +189,9 @@ inline bool IngestRealmLogs(const std::vector<std::string>& paths,
 // was written more than once, the marker whose sequence equals the dump's
 // is used, else the last one (and a note says so).  The result holds only
 // the dump's memories, in the dump's node, with notes naming each cut.
-// False with a one-line *error when a file cannot be read or no marker of
-// the dump is in the log (the run had no -level realm_shadow=2, or the dump
-// is from another run).
+// An error of one line when a file cannot be read, or NotFound when no
+// marker of the dump is in the log (the run had no -level realm_shadow=2, or
+// the dump is from another run).
 //
 // Realm goes on allocating while a snapshot is taken: the instances the log
 // names between the dump's begin line ("dump begin ...", written right
@@ -203,9 +200,8 @@ inline bool IngestRealmLogs(const std::vector<std::string>& paths,
 // (...): <ids>" (kInFlightNote), which compare.h reads.
 inline constexpr const char* kInFlightNote =
     "in flight while the snapshot was taken";
-bool IngestRealmLogAtDump(const std::string& log_path,
-                          const std::string& dump_path, DumpFile* out,
-                          std::string* error);
+absl::StatusOr<DumpFile> IngestRealmLogAtDump(const std::string& log_path,
+                                              const std::string& dump_path);
 
 }  // namespace realm_shadow
 

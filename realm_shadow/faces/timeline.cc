@@ -284,23 +284,20 @@ class MomentSource {
   virtual ~MomentSource() = default;
   virtual bool Has(const Snapshot& s) const = 0;
   // The moment asked for (inside the window or not).
-  virtual bool Moment(const Snapshot& s, const MomentChoice& moment,
-                      uint64_t* sequence, std::string* error) const = 0;
-  // A history whose StateAt at `sequence` is the memory's; null when the
-  // source cannot give one (outside the window: *outside set).
-  virtual const MemoryHistory* Covering(const Snapshot& s, uint64_t sequence,
-                                        bool* outside, std::string* error) = 0;
+  virtual absl::StatusOr<uint64_t> Moment(const Snapshot& s,
+                                          const MomentChoice& moment) const = 0;
+  // A history whose StateAt at `sequence` is the memory's; OutOfRange when
+  // the moment is outside the window the source can give.
+  virtual absl::StatusOr<const MemoryHistory*> Covering(const Snapshot& s,
+                                                        uint64_t sequence) = 0;
   virtual uint64_t End(const Snapshot& s) const = 0;
 };
 
-bool MomentOf(const MomentChoice& moment, uint64_t memory_id,
-              const std::vector<HistoryMark>& marks, uint64_t end,
-              uint64_t* sequence, std::string* error) {
-  if (moment.event) {
-    *sequence = *moment.event;
-    return true;
-  }
-  return MomentAtTime(memory_id, marks, end, *moment.time_ns, sequence, error);
+absl::StatusOr<uint64_t> MomentOf(const MomentChoice& moment, uint64_t memory_id,
+                                  const std::vector<HistoryMark>& marks,
+                                  uint64_t end) {
+  if (moment.event) return *moment.event;
+  return MomentAtTime(memory_id, marks, end, *moment.time_ns);
 }
 
 class WholeDump : public MomentSource {
@@ -309,15 +306,14 @@ class WholeDump : public MomentSource {
   bool Has(const Snapshot& s) const override {
     return FindHistory(in_, s) != nullptr;
   }
-  bool Moment(const Snapshot& s, const MomentChoice& moment, uint64_t* sequence,
-              std::string* error) const override {
+  absl::StatusOr<uint64_t> Moment(const Snapshot& s,
+                                  const MomentChoice& moment) const override {
     const MemoryHistory& h = *FindHistory(in_, s);
-    return MomentOf(moment, h.memory_id, h.marks, h.end_sequence(), sequence,
-                    error);
+    return MomentOf(moment, h.memory_id, h.marks, h.end_sequence());
   }
-  const MemoryHistory* Covering(const Snapshot& s, uint64_t, bool*,
-                                std::string*) override {
-    return FindHistory(in_, s);
+  absl::StatusOr<const MemoryHistory*> Covering(const Snapshot& s,
+                                                uint64_t) override {
+    return FindHistory(in_, s);  // StateAt names the window if it is outside
   }
   uint64_t End(const Snapshot& s) const override {
     return FindHistory(in_, s)->end_sequence();
@@ -331,23 +327,17 @@ class DumpRead : public MomentSource {
  public:
   explicit DumpRead(const DumpMoments& in) : in_(in) {}
   bool Has(const Snapshot& s) const override { return Find(s) >= 0; }
-  bool Moment(const Snapshot& s, const MomentChoice& moment, uint64_t* sequence,
-              std::string* error) const override {
+  absl::StatusOr<uint64_t> Moment(const Snapshot& s,
+                                  const MomentChoice& moment) const override {
     const DumpMoments::Outline& o = in_.histories()[Find(s)];
-    return MomentOf(moment, o.memory_id, o.marks, o.end_sequence, sequence,
-                    error);
+    return MomentOf(moment, o.memory_id, o.marks, o.end_sequence);
   }
-  const MemoryHistory* Covering(const Snapshot& s, uint64_t sequence,
-                                bool* outside, std::string* error) override {
-    const ptrdiff_t i = Find(s);
-    const DumpMoments::Outline& o = in_.histories()[i];
-    if (sequence < o.first_sequence || sequence > o.end_sequence) {
-      *outside = true;
-      return nullptr;
-    }
-    cuts_.emplace_back();
-    if (!in_.HistoryFor(static_cast<size_t>(i), sequence, &cuts_.back(), error))
-      return nullptr;
+  absl::StatusOr<const MemoryHistory*> Covering(const Snapshot& s,
+                                                uint64_t sequence) override {
+    absl::StatusOr<MemoryHistory> cut =
+        in_.HistoryFor(static_cast<size_t>(Find(s)), sequence);
+    if (!cut.ok()) return cut.status();
+    cuts_.push_back(*std::move(cut));
     return &cuts_.back();
   }
   uint64_t End(const Snapshot& s) const override {
@@ -366,102 +356,92 @@ class DumpRead : public MomentSource {
   std::deque<MemoryHistory> cuts_;
 };
 
-// DumpAtMoment over either source; *outside when a moment is outside a
-// window (the whole dump's StateAt then says which).
-bool AtMoment(const DumpFile& in, MomentSource& source, const std::string& file,
-              std::optional<uint64_t> memory_id, const MomentChoice& moment,
-              DumpFile* out, bool* outside, std::string* error) {
+// `status` with "FILE: " before its message.
+absl::Status InFile(const std::string& file, const absl::Status& status) {
+  return absl::Status(status.code(), file + ": " + std::string(status.message()));
+}
+
+// DumpAtMoment over either source.  OutOfRange when a moment is outside a
+// window or before its first event.
+absl::StatusOr<DumpFile> AtMoment(const DumpFile& in, MomentSource& source,
+                                  const std::string& file,
+                                  std::optional<uint64_t> memory_id,
+                                  const MomentChoice& moment) {
   std::vector<const Snapshot*> chosen;
   for (const Snapshot& s : in.memories) {
     if (memory_id && s.memory_id != *memory_id) continue;
     if (!source.Has(s)) {
-      if (memory_id) {
-        *error = file + ": memory " + HexId(s.memory_id) +
-                 " has no history in this dump (it was written with "
-                 "REALM_SHADOW_HISTORY=0, or before dumps carried one)";
-        return false;
-      }
+      if (memory_id)
+        return absl::FailedPreconditionError(
+            file + ": memory " + HexId(s.memory_id) +
+            " has no history in this dump (it was written with "
+            "REALM_SHADOW_HISTORY=0, or before dumps carried one)");
       continue;
     }
     chosen.push_back(&s);
   }
-  if (chosen.empty()) {
-    *error = file + (memory_id ? ": no memory " + HexId(*memory_id)
-                               : std::string(": no memory has a history"));
-    return false;
-  }
-  if (moment.event && chosen.size() > 1) {
-    *error = file + ": " + std::to_string(chosen.size()) +
-             " memories have a history and event numbers are per memory: "
-             "give --memory ID (or --time)";
-    return false;
-  }
-  *out = DumpFile();
-  out->node = in.node;
-  out->created_unix_ns = in.created_unix_ns;
-  out->source = in.source;
-  out->notes = in.notes;
+  if (chosen.empty())
+    return memory_id ? absl::NotFoundError(file + ": no memory " + HexId(*memory_id))
+                     : absl::FailedPreconditionError(file + ": no memory has a history");
+  if (moment.event && chosen.size() > 1)
+    return absl::InvalidArgumentError(
+        file + ": " + std::to_string(chosen.size()) +
+        " memories have a history and event numbers are per memory: "
+        "give --memory ID (or --time)");
+  DumpFile out;
+  out.node = in.node;
+  out.created_unix_ns = in.created_unix_ns;
+  out.source = in.source;
+  out.notes = in.notes;
   for (const Snapshot* s : chosen) {
-    uint64_t sequence = 0;
-    if (!source.Moment(*s, moment, &sequence, error)) {
-      *error = file + ": " + *error;
-      return false;
-    }
-    const MemoryHistory* h = source.Covering(*s, sequence, outside, error);
-    if (h == nullptr) return false;
-    Snapshot state;
-    if (!StateAt(*h, sequence, &state, error)) {
-      *error = file + ": " + *error;
-      return false;
-    }
-    out->memories.push_back(std::move(state));
-    if (moment.with_history) out->histories.push_back(HistoryUpTo(*h, sequence));
-    out->notes.push_back(
+    const absl::StatusOr<uint64_t> sequence = source.Moment(*s, moment);
+    if (!sequence.ok()) return InFile(file, sequence.status());
+    absl::StatusOr<const MemoryHistory*> h = source.Covering(*s, *sequence);
+    if (!h.ok()) return h.status();  // names the file already
+    absl::StatusOr<Snapshot> state = StateAt(**h, *sequence);
+    if (!state.ok()) return InFile(file, state.status());
+    out.memories.push_back(*std::move(state));
+    if (moment.with_history) out.histories.push_back(HistoryUpTo(**h, *sequence));
+    out.notes.push_back(
         "memory " + HexId(s->memory_id) + ": the state after " +
-        (sequence == 0 ? std::string("no event")
-                       : EventPlace(*h, sequence)) +
+        (*sequence == 0 ? std::string("no event") : EventPlace(**h, *sequence)) +
         ", rebuilt exactly from the history in " + file + " (" +
-        std::to_string(source.End(*s) - sequence) + " later event(s) not applied)");
+        std::to_string(source.End(*s) - *sequence) + " later event(s) not applied)");
   }
   if (chosen.size() < in.memories.size() && !memory_id)
-    out->notes.push_back(std::to_string(in.memories.size() - chosen.size()) +
-                         " memory(ies) of " + file +
-                         " without a history are left out: their state at "
-                         "that moment is not known");
-  return true;
+    out.notes.push_back(std::to_string(in.memories.size() - chosen.size()) +
+                        " memory(ies) of " + file +
+                        " without a history are left out: their state at "
+                        "that moment is not known");
+  return out;
 }
 
 }  // namespace
 
-bool DumpAtMoment(const DumpFile& in, const std::string& file,
-                  std::optional<uint64_t> memory_id, const MomentChoice& moment,
-                  DumpFile* out, std::string* error) {
+absl::StatusOr<DumpFile> DumpAtMoment(const DumpFile& in, const std::string& file,
+                                      std::optional<uint64_t> memory_id,
+                                      const MomentChoice& moment) {
   WholeDump source(in);
-  bool outside = false;
-  return AtMoment(in, source, file, memory_id, moment, out, &outside, error);
+  return AtMoment(in, source, file, memory_id, moment);
 }
 
-bool ReadDumpAtMoment(const std::string& file, std::optional<uint64_t> memory_id,
-                      const MomentChoice& moment, DumpFile* out,
-                      std::string* error) {
+absl::StatusOr<DumpFile> ReadDumpAtMoment(const std::string& file,
+                                          std::optional<uint64_t> memory_id,
+                                          const MomentChoice& moment) {
   if (!moment.with_history) {
     DumpMoments in;
-    if (!in.Open(file, /*verify_checksum=*/false, error)) return false;
+    if (absl::Status opened = in.Open(file, /*verify_checksum=*/false); !opened.ok())
+      return opened;
     DumpRead source(in);
-    bool outside = false;
-    if (AtMoment(in.dump(), source, file, memory_id, moment, out, &outside,
-                 error))
-      return true;
-    if (!outside) return false;
+    absl::StatusOr<DumpFile> at = AtMoment(in.dump(), source, file, memory_id, moment);
+    // Outside a window: the whole history says which moments it holds.
+    if (!absl::IsOutOfRange(at.status())) return at;
   }
   // The whole history: kept up to the moment, or to say which moments the
   // window holds.
   absl::StatusOr<DumpFile> whole = ReadDump(file);
-  if (!whole.ok()) {
-    *error = std::string(whole.status().message());
-    return false;
-  }
-  return DumpAtMoment(*whole, file, memory_id, moment, out, error);
+  if (!whole.ok()) return whole.status();
+  return DumpAtMoment(*whole, file, memory_id, moment);
 }
 
 }  // namespace realm_shadow

@@ -45,22 +45,23 @@ struct MomentChoice {
 // The dump of `in` at that moment: every memory with a history (or only
 // `memory_id`), each at its state then (StateAt); with_history keeps each
 // history up to the moment (a copy of it), so that the result has a
-// timeline and a time strip too.  `file` names `in` in
-// the notes.  False with a one-line *error when a memory has no history,
-// when the moment is outside a window (the error names it), or when an
-// event number is given for several memories.
-bool DumpAtMoment(const DumpFile& in, const std::string& file,
-                  std::optional<uint64_t> memory_id, const MomentChoice& moment,
-                  DumpFile* out, std::string* error);
+// timeline and a time strip too.  `file` names `in` in the notes and
+// errors.  FailedPrecondition or NotFound when a memory has no history,
+// OutOfRange when the moment is outside a window (the message names it) or
+// before its first event, InvalidArgument when an event number is given
+// for several memories.
+absl::StatusOr<DumpFile> DumpAtMoment(const DumpFile& in, const std::string& file,
+                                      std::optional<uint64_t> memory_id,
+                                      const MomentChoice& moment);
 
 // The same from the file: the dump read for that moment (DumpMoments, so
 // one checkpoint and the events after it, not the whole history; its
 // checksum is not verified, every byte used is checked), or read whole with
 // with_history or when the moment is outside a window.  What `realm-shadow
-// at` runs.
-bool ReadDumpAtMoment(const std::string& file, std::optional<uint64_t> memory_id,
-                      const MomentChoice& moment, DumpFile* out,
-                      std::string* error);
+// at` runs.  The errors of DumpAtMoment and of the read.
+absl::StatusOr<DumpFile> ReadDumpAtMoment(const std::string& file,
+                                          std::optional<uint64_t> memory_id,
+                                          const MomentChoice& moment);
 
 }  // namespace realm_shadow
 

@@ -36,6 +36,17 @@ std::vector<uint64_t> Instances(const std::vector<Allocation>& allocations) {
   return ids;
 }
 
+// A blocker window in one line, so that a case states all it wants at once:
+// "release 12 13 14 (18 B) for [50, 72), placed at 50".
+std::string Describe(const BlockerWindow& w) {
+  if (!w.found) return "not found";
+  std::string text = w.fits_already ? "fits already" : "release";
+  for (const Allocation& a : w.blockers) text += " " + std::to_string(a.instance);
+  return text + " (" + std::to_string(w.bytes_to_free) + " B) for [" +
+         std::to_string(w.window_offset) + ", " + std::to_string(w.window_end) +
+         "), placed at " + std::to_string(w.placement);
+}
+
 // ---------------------------------------------------------------------------
 // Hand-written cases
 // ---------------------------------------------------------------------------
@@ -234,13 +245,7 @@ TEST(Classify, FitsFragmentationExhaustion) {
 
 TEST(Blockers, FitsAlreadyListsNothing) {
   const Snapshot s = MakeSnapshot(100, {Alloc(10, 20, 1)});
-  const BlockerWindow w = FindBlockers(s, 50, 1);
-  EXPECT_TRUE(w.found);
-  EXPECT_TRUE(w.fits_already);
-  EXPECT_TRUE(w.blockers.empty());
-  EXPECT_EQ(w.placement, 30u);
-  EXPECT_EQ(w.window_offset, 30u);
-  EXPECT_EQ(w.window_end, 100u);
+  EXPECT_EQ(Describe(FindBlockers(s, 50, 1)), "fits already (0 B) for [30, 100), placed at 30");
 }
 
 TEST(Blockers, CheapestWindowByBytesAndByCount) {
@@ -251,23 +256,10 @@ TEST(Blockers, CheapestWindowByBytesAndByCount) {
   const Snapshot s = MakeSnapshot(
       100, {Alloc(0, 10, 10), Alloc(10, 40, 11), Alloc(50, 6, 12),
             Alloc(56, 6, 13), Alloc(62, 6, 14), Alloc(72, 28, 15, true)});
-  BlockerWindow bytes = FindBlockers(s, 20, 1, BlockerObjective::kFewestBytes);
-  ASSERT_TRUE(bytes.found);
-  EXPECT_FALSE(bytes.fits_already);
-  EXPECT_EQ(Instances(bytes.blockers), (std::vector<uint64_t>{12, 13, 14}));
-  EXPECT_EQ(bytes.bytes_to_free, 18u);
-  EXPECT_EQ(bytes.window_offset, 50u);
-  EXPECT_EQ(bytes.window_end, 72u);
-  EXPECT_EQ(bytes.placement, 50u);
-
-  BlockerWindow count =
-      FindBlockers(s, 20, 1, BlockerObjective::kFewestAllocations);
-  ASSERT_TRUE(count.found);
-  EXPECT_EQ(Instances(count.blockers), (std::vector<uint64_t>{11}));
-  EXPECT_EQ(count.bytes_to_free, 40u);
-  EXPECT_EQ(count.window_offset, 10u);
-  EXPECT_EQ(count.window_end, 50u);
-  EXPECT_EQ(count.placement, 10u);
+  EXPECT_EQ(Describe(FindBlockers(s, 20, 1, BlockerObjective::kFewestBytes)),
+            "release 12 13 14 (18 B) for [50, 72), placed at 50");
+  EXPECT_EQ(Describe(FindBlockers(s, 20, 1, BlockerObjective::kFewestAllocations)),
+            "release 11 (40 B) for [10, 50), placed at 10");
 }
 
 TEST(Blockers, PinnedAllocationBreaksTheWindow) {
@@ -276,25 +268,19 @@ TEST(Blockers, PinnedAllocationBreaksTheWindow) {
   const Snapshot s = MakeSnapshot(
       100, {Alloc(0, 10, 10), Alloc(10, 40, 11), Alloc(50, 6, 12),
             Alloc(56, 6, 13, true), Alloc(62, 6, 14), Alloc(72, 28, 15, true)});
-  const BlockerWindow w = FindBlockers(s, 20, 1);
-  ASSERT_TRUE(w.found);
-  EXPECT_EQ(Instances(w.blockers), (std::vector<uint64_t>{11}));
-  EXPECT_EQ(w.bytes_to_free, 40u);
+  EXPECT_EQ(Describe(FindBlockers(s, 20, 1)), "release 11 (40 B) for [10, 50), placed at 10");
   // 50 bytes fit in [0, 50) once 10 and 11 go; 51 need 12 as well.
-  const BlockerWindow u = FindBlockers(s, 50, 1);
-  ASSERT_TRUE(u.found);
-  EXPECT_EQ(Instances(u.blockers), (std::vector<uint64_t>{10, 11}));
-  const BlockerWindow v = FindBlockers(s, 51, 1);
-  ASSERT_TRUE(v.found);
-  EXPECT_EQ(Instances(v.blockers), (std::vector<uint64_t>{10, 11, 12}));
-  EXPECT_FALSE(FindBlockers(s, 57, 1).found);
+  EXPECT_EQ(Describe(FindBlockers(s, 50, 1)), "release 10 11 (50 B) for [0, 50), placed at 0");
+  EXPECT_EQ(Describe(FindBlockers(s, 51, 1)),
+            "release 10 11 12 (56 B) for [0, 56), placed at 0");
+  EXPECT_EQ(Describe(FindBlockers(s, 57, 1)), "not found");
 }
 
 TEST(Blockers, AllPinnedMeansNotFound) {
   const Snapshot s = MakeSnapshot(
       40, {Alloc(0, 10, 1, true), Alloc(10, 10, 2, true), Alloc(25, 15, 3, true)});
   const BlockerWindow w = FindBlockers(s, 10, 1);
-  EXPECT_FALSE(w.found);
+  EXPECT_EQ(Describe(w), "not found");
   EXPECT_FALSE(w.fits_already);
   EXPECT_TRUE(w.blockers.empty());
 }
@@ -303,10 +289,7 @@ TEST(Blockers, RequestBiggerThanMemoryIsNotFound) {
   const Snapshot s = MakeSnapshot(40, {Alloc(0, 10, 1), Alloc(20, 10, 2)});
   EXPECT_FALSE(FindBlockers(s, 41, 1).found);
   EXPECT_EQ(ClassifyRequest(s, 41, 1), FailureCause::kExhaustion);
-  const BlockerWindow w = FindBlockers(s, 40, 1);
-  ASSERT_TRUE(w.found);
-  EXPECT_EQ(Instances(w.blockers), (std::vector<uint64_t>{1, 2}));
-  EXPECT_EQ(w.placement, 0u);
+  EXPECT_EQ(Describe(FindBlockers(s, 40, 1)), "release 1 2 (20 B) for [0, 40), placed at 0");
 }
 
 TEST(Blockers, AlignmentPaddingCountsAgainstTheWindow) {
@@ -316,15 +299,9 @@ TEST(Blockers, AlignmentPaddingCountsAgainstTheWindow) {
   const Snapshot s = MakeSnapshot(
       80, {Alloc(0, 10, 1, true), Alloc(10, 25, 2), Alloc(35, 5, 5, true),
            Alloc(40, 8, 4, true), Alloc(48, 32, 3)});
-  const BlockerWindow w = FindBlockers(s, 30, 16);
-  ASSERT_TRUE(w.found);
-  EXPECT_EQ(Instances(w.blockers), (std::vector<uint64_t>{3}));
-  EXPECT_EQ(w.placement, 48u);
+  EXPECT_EQ(Describe(FindBlockers(s, 30, 16)), "release 3 (32 B) for [48, 80), placed at 48");
   // At alignment 1, 25 bytes in [10, 35) is enough.
-  const BlockerWindow v = FindBlockers(s, 25, 1);
-  ASSERT_TRUE(v.found);
-  EXPECT_EQ(Instances(v.blockers), (std::vector<uint64_t>{2}));
-  EXPECT_EQ(v.placement, 10u);
+  EXPECT_EQ(Describe(FindBlockers(s, 25, 1)), "release 2 (25 B) for [10, 35), placed at 10");
 }
 
 TEST(Blockers, ZeroByteAllocationsNeverBlock) {
@@ -346,21 +323,14 @@ TEST(Blockers, UnknownCapacityOffersNoTail) {
   EXPECT_FALSE(FirstFit(s, 50, 1).fits);
   EXPECT_FALSE(FindBlockers(s, 50, 1).found);
   EXPECT_EQ(ClassifyRequest(s, 50, 1), FailureCause::kExhaustion);
-  const BlockerWindow w = FindBlockers(s, 15, 1);
-  ASSERT_TRUE(w.found);
-  EXPECT_EQ(Instances(w.blockers), (std::vector<uint64_t>{2}));
-  EXPECT_EQ(w.window_offset, 10u);
-  EXPECT_EQ(w.window_end, 25u);
+  EXPECT_EQ(Describe(FindBlockers(s, 15, 1)), "release 2 (5 B) for [10, 25), placed at 10");
 }
 
 TEST(Blockers, OverlapAnomalyReleasesTheRunAsAWhole) {
   // 2 lies inside 1: releasing 1 alone leaves 2 in the way.
   const Snapshot s =
       MakeSnapshot(50, {Alloc(0, 30, 1), Alloc(5, 5, 2), Alloc(30, 20, 3)});
-  const BlockerWindow w = FindBlockers(s, 30, 1);
-  ASSERT_TRUE(w.found);
-  EXPECT_EQ(Instances(w.blockers), (std::vector<uint64_t>{1, 2}));
-  EXPECT_EQ(w.bytes_to_free, 35u);
+  EXPECT_EQ(Describe(FindBlockers(s, 30, 1)), "release 1 2 (35 B) for [0, 30), placed at 0");
 }
 
 // ---------------------------------------------------------------------------

@@ -65,16 +65,17 @@ RecordedRun Record(Feed feed, size_t events, size_t window,
 // every moment before it refused.
 void CheckMoments(const RecordedRun& run, size_t k) {
   const MemoryHistory& h = run.history;
-  std::string error;
-  ASSERT_TRUE(CheckHistory(h, &error)) << error;
+  const absl::Status checked = CheckHistory(h);
+  ASSERT_TRUE(checked.ok()) << checked;
   ASSERT_EQ(h.end_sequence() + 1, run.reference.size());
   std::vector<uint64_t> moments;
   for (uint64_t s = h.first_sequence(); s <= h.end_sequence(); s += k)
     moments.push_back(s);
   moments.push_back(h.end_sequence());
   for (uint64_t s : moments) {
-    Snapshot got;
-    ASSERT_TRUE(StateAt(h, s, &got, &error)) << error;
+    const absl::StatusOr<Snapshot> got_or = StateAt(h, s);
+    ASSERT_TRUE(got_or.ok()) << got_or.status();
+    const Snapshot& got = *got_or;
     ASSERT_EQ(CompareSnapshots(got, run.reference[s], SnapshotFields::kState), "")
         << "moment " << s << " (window " << h.first_sequence() << ".."
         << h.end_sequence() << ")";
@@ -85,13 +86,12 @@ void CheckMoments(const RecordedRun& run, size_t k) {
     }
   }
   if (h.first_sequence() > 0) {
-    Snapshot got;
-    EXPECT_FALSE(StateAt(h, h.first_sequence() - 1, &got, &error));
-    EXPECT_NE(error.find("outside the history"), std::string::npos) << error;
-    EXPECT_NE(error.find("dropped"), std::string::npos) << error;
+    const absl::Status before = StateAt(h, h.first_sequence() - 1).status();
+    EXPECT_TRUE(absl::IsOutOfRange(before)) << before;
+    EXPECT_NE(before.message().find("outside the history"), std::string::npos) << before;
+    EXPECT_NE(before.message().find("dropped"), std::string::npos) << before;
   }
-  Snapshot past;
-  EXPECT_FALSE(StateAt(h, h.end_sequence() + 1, &past, &error));
+  EXPECT_TRUE(absl::IsOutOfRange(StateAt(h, h.end_sequence() + 1).status()));
 }
 
 size_t FeedPlain(testing::EventGenerator& generator, realm_shadow_memory* m,
@@ -268,8 +268,8 @@ TEST(History, ReplayFiguresEqualSummarizeAtEveryMoment) {
       recorder.Export(&h);
       HistoryReplay replay(h);
       replay.set_figures(true);
-      std::string error;
-      ASSERT_TRUE(replay.Start(0, &error)) << error;
+      const absl::Status started = replay.Start(0);
+      ASSERT_TRUE(started.ok()) << started;
       do {
         Snapshot s;
         replay.CopyTo(&s);
@@ -281,8 +281,9 @@ TEST(History, ReplayFiguresEqualSummarizeAtEveryMoment) {
         ASSERT_EQ(got.hole_count, want.hole_count) << "moment " << replay.sequence();
         ASSERT_EQ(got.allocation_count, want.allocation_count);
         if (replay.sequence() % 7 != 0) continue;
-        Snapshot at;
-        ASSERT_TRUE(StateAt(h, replay.sequence(), &at, &error)) << error;
+        const absl::StatusOr<Snapshot> at_or = StateAt(h, replay.sequence());
+        ASSERT_TRUE(at_or.ok()) << at_or.status();
+        const Snapshot& at = *at_or;
         ASSERT_EQ(s.allocations.size(), at.allocations.size()) << "moment " << replay.sequence();
         for (size_t i = 0; i < at.allocations.size(); ++i) {
           ASSERT_EQ(s.allocations[i].instance, at.allocations[i].instance) << "moment " << replay.sequence();
@@ -316,8 +317,8 @@ TEST(History, ObserverSeesEveryChange) {
   } mirror;
   HistoryReplay replay(h);
   replay.set_observer(&mirror);
-  std::string error;
-  ASSERT_TRUE(replay.Start(700, &error)) << error;
+  const absl::Status started = replay.Start(700);
+  ASSERT_TRUE(started.ok()) << started;
   do {
     Snapshot s;
     replay.CopyTo(&s);
@@ -342,19 +343,18 @@ TEST(History, TimesAndMomentsAtATime) {
   // Events 0-3 at 100, 4-6 at 90 (a log line of another thread, out of
   // order), 7-9 at 300.
   h.marks = {{0, 100}, {4, 90}, {7, 300}};
-  std::string error;
-  ASSERT_TRUE(CheckHistory(h, &error)) << error;
+  const absl::Status checked = CheckHistory(h);
+  ASSERT_TRUE(checked.ok()) << checked;
   EXPECT_EQ(h.TimeOfEvent(5), 90);
   EXPECT_EQ(h.TimeOfMoment(0), 100);
   EXPECT_EQ(h.TimeOfMoment(8), 300);
-  uint64_t s = 0;
-  ASSERT_TRUE(MomentAtTime(h, 150, &s, &error));
-  EXPECT_EQ(s, 7u);
-  ASSERT_TRUE(MomentAtTime(h, 300, &s, &error));
-  EXPECT_EQ(s, 10u);
-  EXPECT_FALSE(MomentAtTime(h, 99, &s, &error));
+  EXPECT_EQ(MomentAtTime(h, 150).value_or(0), 7u);
+  EXPECT_EQ(MomentAtTime(h, 300).value_or(0), 10u);
+  EXPECT_TRUE(absl::IsOutOfRange(MomentAtTime(h, 99).status()));
   h.marks[1].sequence = 12;
-  EXPECT_FALSE(CheckHistory(h, &error));
+  const absl::Status broken = CheckHistory(h);
+  EXPECT_TRUE(absl::IsInvalidArgument(broken)) << broken;
+  EXPECT_NE(broken.message().find("time mark 1"), std::string::npos) << broken;
 }
 
 }  // namespace

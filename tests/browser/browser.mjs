@@ -3,6 +3,7 @@
 import { mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 export const SKIP = 77;  // ctest SKIP_RETURN_CODE
 
@@ -45,4 +46,20 @@ export function args(argv, defaults) {
     i++;
   }
   return out;
+}
+
+// A new page of the browser whose console errors and uncaught exceptions
+// go to `errors`.
+export async function watchedPage(browser, errors) {
+  const page = await browser.context.newPage();
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  return page;
+}
+
+// Opens the memory map page at `file` and waits until its script is ready
+// (the first frame drawn).
+export async function openMap(page, file, timeout = 30000) {
+  await page.goto(pathToFileURL(file).href, { timeout });
+  await page.waitForFunction(() => window.__realmShadow && window.__realmShadow.ready, null, { timeout });
 }

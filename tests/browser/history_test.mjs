@@ -11,8 +11,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { SKIP, loadPlaywright, launch, args } from './browser.mjs';
+import { SKIP, loadPlaywright, launch, args, watchedPage, openMap } from './browser.mjs';
 
 const opt = args(process.argv, { chromium: '/usr/bin/chromium', work: 'build/browser-history', artifacts: 'build/artifacts' });
 const { pw, why } = await loadPlaywright();
@@ -44,13 +43,14 @@ function stateAt(sequence) {
 
 const browser = await launch(pw, opt.chromium, { width: 1400, height: 820 });
 try {
-  const page = await browser.context.newPage();
   const errors = [];
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
-  page.on('pageerror', (e) => errors.push(String(e)));
-  await page.goto(pathToFileURL(join(work, 'history.html')).href);
-  await page.waitForFunction(() => window.__realmShadow && window.__realmShadow.ready, null, { timeout: 30000 });
+  const page = await watchedPage(browser, errors);
+  await openMap(page, join(work, 'history.html'));
   const rs = (fn, ...a) => page.evaluate(([f, a]) => window.__realmShadow[f](...a), [fn, a]);
+  const moves = () => page.evaluate(() => ({ ...window.__realmShadow.timing.moves }));
+  // The spans follow the script; the page reads them once parsed.
+  const readMs = await rs('historyRead');
+  check(typeof readMs === 'number', 'the history block is read after the first frame', readMs);
 
   const info = await rs('momentOf', 0);
   check(info && info.buckets === 2048 && info.shown === 2049 && info.stride === 1, 'the strip: 2048 buckets over 2999 events, every boundary shown', info);
@@ -101,6 +101,19 @@ try {
     await rs('scrub', 0, k);
     await compare('moment ' + k);
   }
+  // Backward steps and jumps, from the last moment down: each step moves
+  // the shown arrays by the spans it crosses, a long jump rebuilds them.
+  for (const k of [2047, 2046, 2040, 1990, 1200, 1199, 3]) {
+    await rs('scrub', 0, k);
+    await compare('back to moment ' + k);
+  }
+  // Forward again across many small steps, then far both ways.
+  for (const k of [4, 9, 60, 61, 2048, 5, 1800]) {
+    await rs('scrub', 0, k);
+    await compare('to moment ' + k);
+  }
+  const moved = await moves();
+  check(moved.forward > 0 && moved.backward > 0 && moved.rebuilt > 0, 'moves forward, backward and rebuilt were all taken', moved);
   await rs('scrub', 0, 0);
   const empty = (await rs('state')).memories[0];
   check(empty.count === 0 && empty.summary.used === 0, 'the window\'s first moment is the empty memory', empty.count);

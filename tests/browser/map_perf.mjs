@@ -7,19 +7,27 @@
 //                     [--sizes 100000,1000000] [--history 10000000,1000000]
 //                     [--chromium /usr/bin/chromium]
 //
-// first render: from navigation start to the end of the first draw
-// (parse of the embedded data, base64 decode, prefix sums, first frame);
+// first render: from navigation start to the end of the first draw of the
+// map, its figures and (with a history) its time strip, the dump's own
+// moment, with the page's handlers bound (usable): the HTML parse up to the
+// script (the data block before it), the decode of the allocation columns,
+// prefix sums, the first frame.  It does not include the history block,
+// which follows the script: "history read" is when its spans are decoded
+// and indexed, from navigation start (the parser reaches it after the first
+// frame, then the page reads it).
 // zoom frames: 40 wheel steps in, 40 out, each timed around the draw.
 // --history EVENTS,LIVE (empty: skipped): make_map_fixture --history-perf
 // (LIVE long-lived allocations, then release + allocate pairs up to EVENTS,
-// every event kept); first render as above, then the first scrub (it
-// decodes the spans the page holds) and 40 scrub steps over the strip,
-// each timed from the call to the end of the map's draw.
+// every event kept); first render and history read as above, then the
+// first scrub (the moment built from every span), 40 scrub steps forward
+// over the strip, 40 backward, and 20 jumps between far moments; each
+// timed in the page from the call to the end of the map's draw (arrays,
+// figures, side panel, frame); the side panel's largest holes and
+// allocations follow in a task of their own, timed apart.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { SKIP, loadPlaywright, launch, args } from './browser.mjs';
+import { SKIP, loadPlaywright, launch, args, watchedPage, openMap } from './browser.mjs';
 
 const opt = args(process.argv, { chromium: '/usr/bin/chromium', work: 'build/browser-perf', sizes: '100000,1000000', history: '10000000,1000000' });
 const { pw, why } = await loadPlaywright();
@@ -33,11 +41,9 @@ try {
   for (const n of opt.sizes.split(',').filter(Boolean).map(Number)) {
     const html = join(work, `map_${n}.html`);
     execFileSync(opt.fixture, ['--perf', String(n), '--out', html], { stdio: 'inherit' });
-    const page = await browser.context.newPage();
     const errors = [];
-    page.on('pageerror', (e) => errors.push(String(e)));
-    await page.goto(pathToFileURL(html).href, { timeout: 120000 });
-    await page.waitForFunction(() => window.__realmShadow && window.__realmShadow.ready, null, { timeout: 120000 });
+    const page = await watchedPage(browser, errors);
+    await openMap(page, html, 120000);
     // timing.scriptStartMs: when the page's script began (after the HTML,
     // data block included, was parsed), from navigation start.
     const nav = await page.evaluate(() => ({ ...window.__realmShadow.timing, frames: null, firstFrameMs: window.__realmShadow.timing.frames[0] }));
@@ -66,33 +72,40 @@ try {
     const [events, live] = opt.history.split(',').map(Number);
     const html = join(work, `history_${events}_${live}.html`);
     execFileSync(opt.fixture, ['--history-perf', String(events), String(live), '--out', html], { stdio: 'inherit' });
-    const page = await browser.context.newPage();
     const errors = [];
-    page.on('pageerror', (e) => errors.push(String(e)));
-    await page.goto(pathToFileURL(html).href, { timeout: 300000 });
-    await page.waitForFunction(() => window.__realmShadow && window.__realmShadow.ready, null, { timeout: 300000 });
+    const page = await watchedPage(browser, errors);
+    await openMap(page, html, 300000);
     const nav = await page.evaluate(() => ({ ...window.__realmShadow.timing, frames: null, scrubs: null, firstFrameMs: window.__realmShadow.timing.frames[0] }));
     const info = await page.evaluate(() => window.__realmShadow.momentOf(0));
-    // One scrub: the map rebuilt at shown moment k and drawn, timed inside
+    const readMs = await page.evaluate(() => window.__realmShadow.historyRead());
+    // One scrub: the map moved to shown moment k and drawn, timed inside
     // the page; also the live allocations there.
-    const scrub = (k) => page.evaluate((k) => {
+    const scrub = (k) => page.evaluate(async (k) => {
       const rs = window.__realmShadow, t = performance.now();
-      rs.scrub(0, k);
+      await rs.scrub(0, k);
       return { ms: performance.now() - t, live: rs.state().memories[0].count };
     }, k);
     const first = await scrub(Math.floor(info.shown / 2));
-    const steps = [], lives = [];
-    for (let i = 0; i < 40; i++) {
-      const r = await scrub(Math.floor(((i + 1) / 41) * (info.shown - 1)));
-      steps.push(r.ms); lives.push(r.live);
-    }
+    const series = async (moments) => {
+      const ms = [], lives = [];
+      for (const k of moments) { const r = await scrub(k); ms.push(r.ms); lives.push(r.live); }
+      return { ms, lives };
+    };
+    const at = (i) => Math.floor((i / 41) * (info.shown - 1));
+    const fwd = await series([...Array(40).keys()].map((i) => at(i + 1)));
+    const back = await series([...Array(40).keys()].map((i) => at(40 - i)));
+    const jumps = await series([...Array(20).keys()].map((i) => (i % 2 ? at(2 + i) : at(39 - i))));
+    const moves = await page.evaluate(() => ({ ...window.__realmShadow.timing.moves }));
+    const tables = { ms: await page.evaluate(() => window.__realmShadow.timing.tables.slice()) };
+    const fig = (name, r) => `${name}: ${r.ms.length}, median ${pct(r.ms, 0.5).toFixed(1)} ms, p95 ${pct(r.ms, 0.95).toFixed(1)} ms, max ${Math.max(...r.ms).toFixed(1)} ms`;
     console.log(`history of ${info.end - info.first} events, ${live} long-lived: page ${(statSync(html).size / 1e6).toFixed(1)} MB, ` +
       `${info.shown} moments shown, ${info.spans} spans; ` +
       `first render ${(nav.scriptStartMs + nav.firstRenderMs).toFixed(0)} ms after navigation start ` +
       `(HTML parse ${nav.scriptStartMs.toFixed(0)} ms, data decode ${nav.decodeMs.toFixed(0)} ms, first frame ${nav.firstFrameMs.toFixed(1)} ms); ` +
-      `first scrub (decodes the spans) ${first.ms.toFixed(0)} ms; ` +
-      `scrub steps: ${steps.length}, median ${pct(steps, 0.5).toFixed(1)} ms, p95 ${pct(steps, 0.95).toFixed(1)} ms, max ${Math.max(...steps).toFixed(1)} ms ` +
-      `at ${Math.min(...lives)}-${Math.max(...lives)} live allocations` + (errors.length ? ' ERRORS: ' + errors.join('; ') : ''));
+      `history read ${readMs.toFixed(0)} ms after navigation start; ` +
+      `first scrub ${first.ms.toFixed(0)} ms; ` + fig('scrub steps forward', fwd) + '; ' + fig('backward', back) + '; ' +
+      fig('far jumps', jumps) + '; ' + fig('side tables after each (their own task)', tables) + ` (moves: ${moves.forward} forward, ${moves.backward} backward, ${moves.rebuilt} rebuilt) ` +
+      `at ${Math.min(...fwd.lives, ...back.lives)}-${Math.max(...fwd.lives, ...back.lives)} live allocations` + (errors.length ? ' ERRORS: ' + errors.join('; ') : ''));
     await page.close();
   }
 } finally {

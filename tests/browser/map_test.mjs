@@ -13,8 +13,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { SKIP, loadPlaywright, launch, args } from './browser.mjs';
+import { SKIP, loadPlaywright, launch, args, watchedPage, openMap } from './browser.mjs';
 
 const opt = args(process.argv, { chromium: '/usr/bin/chromium', work: 'build/browser', artifacts: 'build/artifacts' });
 const { pw, why } = await loadPlaywright();
@@ -38,15 +37,12 @@ function near(p, rgb, tol = 12) { return rgb.every((v, k) => Math.abs(p[k] - v) 
 
 const browser = await launch(pw, opt.chromium, { width: 1400, height: 820 });
 try {
-  const page = await browser.context.newPage();
   const consoleErrors = [];
-  page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
-  page.on('pageerror', (e) => consoleErrors.push(String(e)));
+  const page = await watchedPage(browser, consoleErrors);
   page.on('request', (r) => { if (!r.url().startsWith('file:') && !r.url().startsWith('data:')) consoleErrors.push('network request: ' + r.url()); });
 
   // ---- the single dump: blocks, holes, failure ------------------------
-  await page.goto(pathToFileURL(join(work, 'single.html')).href);
-  await page.waitForFunction(() => window.__realmShadow && window.__realmShadow.ready, null, { timeout: 30000 });
+  await openMap(page, join(work, 'single.html'));
   const rs = (fn, ...a) => page.evaluate(([f, a]) => window.__realmShadow[f](...a), [fn, a]);
   const box = await page.$eval('#map', (el) => { const r = el.getBoundingClientRect(); return { x: r.left, y: r.top }; });
   const geo = await rs('rowGeometry', 0);
@@ -219,8 +215,7 @@ try {
   console.log('screenshot: ' + join(artifacts, 'map.png'));
 
   // ---- the replay table: a click draws a policy's map -------------------
-  await page.goto(pathToFileURL(join(work, 'replay.html')).href);
-  await page.waitForFunction(() => window.__realmShadow && window.__realmShadow.ready, null, { timeout: 30000 });
+  await openMap(page, join(work, 'replay.html'));
   check(await page.isVisible('#replaySection'), 'replay: the section is shown for a memory with a replay');
   const replayText = await page.textContent('#replay');
   check(/realm/.test(replayText) && /best-fit/.test(replayText) && /1\.19 GiB/.test(replayText) && /the dump/.test(replayText),
@@ -242,13 +237,11 @@ try {
   await page.click('#replay tbody tr:nth-child(2)');
   await page.evaluate(() => window.__realmShadow.redrawNow());
   await page.screenshot({ path: join(artifacts, 'map_replay.png') });
-  await page.goto(pathToFileURL(join(work, 'single.html')).href);
-  await page.waitForFunction(() => window.__realmShadow && window.__realmShadow.ready, null, { timeout: 30000 });
+  await openMap(page, join(work, 'single.html'));
   check(!(await page.isVisible('#replaySection')), 'replay: no section without a replay');
 
   // ---- two dumps: the diff ----------------------------------------------
-  await page.goto(pathToFileURL(join(work, 'map.html')).href);
-  await page.waitForFunction(() => window.__realmShadow && window.__realmShadow.ready, null, { timeout: 30000 });
+  await openMap(page, join(work, 'map.html'));
   s = await rs('state');
   check(s.dump === 1 && s.diff, 'two dumps: the after picture with diff marks', [s.dump, s.diff]);
   const diffText = await page.textContent('#diff');
@@ -268,8 +261,7 @@ try {
   check(s.dump === 0 && !s.diff && s.memories[0].count === 4 + X.small_count, 'switching to the before picture', [s.dump, s.diff]);
 
   // ---- two nodes, coloured by task ---------------------------------------
-  await page.goto(pathToFileURL(join(work, 'nodes.html')).href);
-  await page.waitForFunction(() => window.__realmShadow && window.__realmShadow.ready, null, { timeout: 30000 });
+  await openMap(page, join(work, 'nodes.html'));
   s = await rs('state');
   check(s.multiNode && s.colorBy === 'task', 'two nodes, coloured by task as the page was written', [s.multiNode, s.colorBy]);
   const bands = await rs('nodeBands');

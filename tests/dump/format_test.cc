@@ -689,10 +689,11 @@ TEST(DumpHistory, RoundTripKeepsEveryFieldAndEveryMoment) {
   ASSERT_EQ(back.histories.size(), 1u);
   EXPECT_EQ(FindHistory(back, back.memories[0]), &back.histories[0]);
   for (uint64_t s = h.first_sequence(); s <= h.end_sequence(); ++s) {
-    Snapshot want, got;
-    ASSERT_TRUE(StateAt(h, s, &want, &error)) << error;
-    ASSERT_TRUE(StateAt(back.histories[0], s, &got, &error)) << error;
-    EXPECT_EQ(testing::CompareSnapshots(got, want, testing::SnapshotFields::kAll), "")
+    const absl::StatusOr<Snapshot> want = StateAt(h, s);
+    const absl::StatusOr<Snapshot> got = StateAt(back.histories[0], s);
+    ASSERT_TRUE(want.ok()) << want.status();
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_EQ(testing::CompareSnapshots(*got, *want, testing::SnapshotFields::kAll), "")
         << "moment " << s;
   }
   EXPECT_EQ(CompareSnapshots(back.memories[0], dump.memories[0],
@@ -732,8 +733,10 @@ TEST(DumpHistory, EveryEditedByteOfTheSectionWithAValidChecksum) {
       DumpFile out;
       std::string error;
       if (Parse(bad, &out, &error)) {
-        for (const MemoryHistory& h : out.histories)
-          ASSERT_TRUE(CheckHistory(h, &error)) << error;
+        for (const MemoryHistory& h : out.histories) {
+          const absl::Status checked = CheckHistory(h);
+          ASSERT_TRUE(checked.ok()) << checked;
+        }
       } else {
         ASSERT_TRUE(OneLine(error)) << "byte " << i;
       }
@@ -750,10 +753,9 @@ TEST(DumpHistory, OneMomentReadGivesWhatTheWholeReadGives) {
   ASSERT_GT(h.checkpoints.size(), 2u);
   const std::string bytes = SerializeDump(dump);
   DumpMoments moments;
-  std::string error;
-  ASSERT_TRUE(moments.Parse(reinterpret_cast<const uint8_t*>(bytes.data()),
-                            bytes.size(), true, &error))
-      << error;
+  const absl::Status parsed =
+      moments.Parse(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), true);
+  ASSERT_TRUE(parsed.ok()) << parsed;
   EXPECT_EQ(CompareSnapshots(moments.dump().memories.at(0), dump.memories[0],
                              testing::SnapshotFields::kAll), "");
   ASSERT_EQ(moments.histories().size(), 1u);
@@ -763,12 +765,14 @@ TEST(DumpHistory, OneMomentReadGivesWhatTheWholeReadGives) {
   EXPECT_EQ(o.checkpoints, h.checkpoints.size());
   EXPECT_EQ(o.marks.size(), h.marks.size());
   for (uint64_t s = h.first_sequence(); s <= h.end_sequence(); ++s) {
-    MemoryHistory cut;
-    ASSERT_TRUE(moments.HistoryFor(0, s, &cut, &error)) << error;
-    Snapshot want, got;
-    ASSERT_TRUE(StateAt(h, s, &want, &error)) << error;
-    ASSERT_TRUE(StateAt(cut, s, &got, &error)) << error;
-    EXPECT_EQ(testing::CompareSnapshots(got, want, testing::SnapshotFields::kAll), "")
+    const absl::StatusOr<MemoryHistory> cut_or = moments.HistoryFor(0, s);
+    ASSERT_TRUE(cut_or.ok()) << cut_or.status();
+    const MemoryHistory& cut = *cut_or;
+    const absl::StatusOr<Snapshot> want = StateAt(h, s);
+    const absl::StatusOr<Snapshot> got = StateAt(cut, s);
+    ASSERT_TRUE(want.ok()) << want.status();
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_EQ(testing::CompareSnapshots(*got, *want, testing::SnapshotFields::kAll), "")
         << "moment " << s;
     EXPECT_LE(cut.checkpoints.size(), 2u);
     EXPECT_LE(cut.end_sequence(), s + 1);
@@ -778,9 +782,10 @@ TEST(DumpHistory, OneMomentReadGivesWhatTheWholeReadGives) {
     }
     EXPECT_EQ(cut.TimeOfMoment(s), h.TimeOfMoment(s)) << "moment " << s;
   }
-  MemoryHistory cut;
-  EXPECT_FALSE(moments.HistoryFor(0, h.end_sequence() + 1, &cut, &error));
-  EXPECT_NE(error.find("outside the history"), std::string::npos) << error;
+  const absl::StatusOr<MemoryHistory> past = moments.HistoryFor(0, h.end_sequence() + 1);
+  EXPECT_TRUE(absl::IsOutOfRange(past.status())) << past.status();
+  EXPECT_NE(past.status().message().find("outside the history"), std::string::npos)
+      << past.status();
 }
 
 // Every byte of the hist section changed, checksum made right: DumpMoments
@@ -796,22 +801,22 @@ TEST(DumpHistory, OneMomentReadOfEveryEditedByte) {
     std::string error;
     const bool accepted = Parse(bad, &whole, &error);
     DumpMoments moments;
-    if (!moments.Parse(reinterpret_cast<const uint8_t*>(bad.data()), bad.size(),
-                       false, &error)) {
-      ASSERT_FALSE(accepted) << "byte " << i << ": " << error;
-      ASSERT_TRUE(OneLine(error)) << "byte " << i;
+    if (const absl::Status parsed =
+            moments.Parse(reinterpret_cast<const uint8_t*>(bad.data()), bad.size(), false);
+        !parsed.ok()) {
+      ASSERT_FALSE(accepted) << "byte " << i << ": " << parsed;
+      ASSERT_TRUE(OneLine(std::string(parsed.message()))) << "byte " << i;
       continue;
     }
     for (size_t k = 0; k < moments.histories().size(); ++k) {
       const DumpMoments::Outline& o = moments.histories()[k];
       for (uint64_t s : {o.first_sequence, (o.first_sequence + o.end_sequence) / 2,
                          o.end_sequence}) {
-        MemoryHistory cut;
-        Snapshot state;
-        if (!moments.HistoryFor(k, s, &cut, &error) ||
-            !StateAt(cut, s, &state, &error)) {
-          ASSERT_FALSE(accepted) << "byte " << i << ": " << error;
-          ASSERT_TRUE(OneLine(error)) << "byte " << i;
+        const absl::StatusOr<MemoryHistory> cut = moments.HistoryFor(k, s);
+        const absl::StatusOr<Snapshot> state = cut.ok() ? StateAt(*cut, s) : cut.status();
+        if (!state.ok()) {
+          ASSERT_FALSE(accepted) << "byte " << i << ": " << state.status();
+          ASSERT_TRUE(OneLine(std::string(state.status().message()))) << "byte " << i;
         }
       }
     }

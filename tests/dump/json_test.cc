@@ -285,6 +285,16 @@ TEST(DumpJson, Fields) {
       std::string::npos);
 }
 
+// docs/json-schema.md: the write time (past 2^53 since April 1970) is an
+// exact decimal string, every digit kept.
+TEST(DumpJson, TheWriteTimeIsAnExactDecimalString) {
+  DumpFile dump;
+  dump.created_unix_ns = 1732890000123456789ull;
+  EXPECT_NE(DumpToJson(dump).find("\"created_unix_ns\":\"1732890000123456789\""),
+            std::string::npos)
+      << DumpToJson(dump);
+}
+
 TEST(DumpJson, EmptyDump) {
   DumpFile empty;
   const std::string json = DumpToJson(empty);

@@ -184,6 +184,41 @@ TEST_F(LogSinkTest, PeriodicDumpsOnlyWhenEventsMoved) {
   EXPECT_TRUE(dump.memories[0].allocations.empty());
 }
 
+// A periodic dump holds what every tracker dump holds but the history: the
+// pools the pool source gives (internal/tracked_dump.h).
+TEST_F(LogSinkTest, PeriodicDumpsCarryThePoolsButNoHistory) {
+  realm_shadow_memory* m =
+      RegisterMemory(kSys, MemoryKind::kSystem, 4096, "sys", 0);
+  realm_shadow_allocated(m, 0x4000000000000000ull, 0, 1024, 32);
+  SetPoolSource([](uint64_t memory_id, std::vector<Pool>* out) {
+    Pool pool;
+    pool.pool = 0x4000000000000000ull;
+    pool.memory_id = memory_id;
+    pool.backing_instance = 0x4000000000000000ull;
+    pool.suballocations.push_back({0x4000000000000007ull, 0, 128, 0});
+    out->push_back(pool);
+  });
+  ASSERT_TRUE(StartPeriodicDumps(temp_.path(), 20));
+  for (int i = 0; i < 200 && Lines().empty(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  StopPeriodicDumps();
+  SetPoolSource(nullptr);
+  const auto lines = Lines();
+  ASSERT_EQ(lines.size(), 1u);
+  DumpMarker marker;
+  ASSERT_TRUE(ParseDumpMarker(lines[0], &marker)) << lines[0];
+  DumpFile dump;
+  std::string error;
+  ASSERT_TRUE(testing::ReadDumpTo(marker.file, &dump, &error)) << error;
+  ASSERT_EQ(dump.pools.size(), 1u);
+  EXPECT_EQ(dump.pools[0].memory_id, kSys);
+  ASSERT_EQ(dump.pools[0].suballocations.size(), 1u);
+  EXPECT_EQ(dump.pools[0].suballocations[0].instance, 0x4000000000000007ull);
+  EXPECT_TRUE(dump.histories.empty());
+  EXPECT_EQ(dump.source, "tracker");
+  EXPECT_GT(dump.created_unix_ns, 0u);
+}
+
 TEST_F(LogSinkTest, PeriodicNeedsADirectoryAndAPeriod) {
   EXPECT_FALSE(StartPeriodicDumps("", 10));
   EXPECT_FALSE(StartPeriodicDumps(temp_.path(), 0));

@@ -221,10 +221,7 @@ inline DumpFile SampleHistoryDump() {
     identity.attributes = {{"region", "r" + std::to_string(id)}};
     h.identities.push_back(identity);
   }
-  Snapshot now;
-  std::string error;
-  StateAt(h, h.end_sequence(), &now, &error);
-  d.memories.push_back(now);
+  d.memories.push_back(StateAt(h, h.end_sequence()).value());
   d.histories.push_back(h);
   return d;
 }

@@ -133,13 +133,9 @@ std::vector<std::string> RankLogs(const SpyRun& run) {
 
 DumpFile Ingest(const std::vector<std::string>& logs,
                 IngestSummary* summary = nullptr) {
-  DumpFile dump;
-  std::string error;
-  IngestSummary local;
-  EXPECT_TRUE(IngestRealmLogs(logs, IngestOptions{}, &dump,
-                              summary ? summary : &local, &error))
-      << error;
-  return dump;
+  absl::StatusOr<DumpFile> dump = IngestRealmLogs(logs, IngestOptions{}, summary);
+  EXPECT_TRUE(dump.ok()) << dump.status();
+  return dump.ok() ? *std::move(dump) : DumpFile();
 }
 
 // Fidelity, run by run: placements and sizes equal the log's, identities on
@@ -268,12 +264,9 @@ TEST(LegionSpyFixtures, AtThePeakEveryNamedInstanceHasItsIdentity) {
       // The same cut through IngestOptions::stop_before_line.
       IngestOptions options;
       options.stop_before_line = stops[r];
-      DumpFile stopped;
-      IngestSummary summary;
-      std::string error;
-      ASSERT_TRUE(IngestRealmLogs({RankLogs(run)[r]}, options, &stopped,
-                                  &summary, &error))
-          << error;
+      const absl::StatusOr<DumpFile> stopped_or = IngestRealmLogs({RankLogs(run)[r]}, options);
+      ASSERT_TRUE(stopped_or.ok()) << stopped_or.status();
+      const DumpFile& stopped = *stopped_or;
       EXPECT_TRUE(AnyNoteOf(stopped, "read up to line " +
                                          std::to_string(stops[r])));
       const DumpFile alone = Ingest({cut[r]});

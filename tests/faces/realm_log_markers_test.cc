@@ -29,6 +29,11 @@ const Snapshot* MemoryOf(const DumpFile& dump, uint64_t id) {
   return nullptr;
 }
 
+// Realm's fatal line for a memory (-level inst=6 prints it at level 6).
+std::string OutOfMemoryLine(const std::string& memory = "1e00000000000000") {
+  return Line("inst", "instance allocation failed - out of memory in mem " + memory, 6);
+}
+
 // creating -> layout -> (no outcome) for instance `inst` of `bytes`.
 void Request(RealmLogReader& r, const std::string& inst, int bytes) {
   r.FeedLine(Line("inst", "creating new local instance: " + inst, 2));
@@ -43,10 +48,7 @@ TEST(RealmLogFatal, OutOfMemoryLineFailsTheRequestWithItsSize) {
   Request(r, "4000000000000000", 4096);
   r.FeedLine(Line("inst", "allocation completed: inst=4000000000000000 offset=0"));
   Request(r, "4000000000000001", 2000000);
-  r.FeedLine(Line("inst",
-                  "instance allocation failed - out of memory in mem "
-                  "1e00000000000000",
-                  6));
+  r.FeedLine(OutOfMemoryLine());
   EXPECT_EQ(r.counts().unknown_lines, 0u);
   DumpFile dump = r.Dump();
   const Snapshot* s = MemoryOf(dump, kSys);
@@ -69,10 +71,7 @@ TEST(RealmLogFatal, FailsTheNewestRequestOfThatMemoryOnly) {
   Request(r, "4000000000000005", 300);
   Request(r, "4000000000000006", 500);
   r.FeedLine(Line("inst", "allocation completed: inst=4000000000000005 offset=0"));
-  r.FeedLine(Line("inst",
-                  "instance allocation failed - out of memory in mem "
-                  "1e00000000000000",
-                  6));
+  r.FeedLine(OutOfMemoryLine());
   DumpFile dump = r.Dump();
   const Snapshot* s = MemoryOf(dump, kSys);
   ASSERT_NE(s, nullptr);
@@ -89,10 +88,7 @@ TEST(RealmLogFatal, DeferredRequestFailsEventually) {
   // Created with no outcome yet: deferred.
   r.FeedLine(Line("inst", "instance created: inst=4000000000000007 bytes=4096 "
                           "ready=8000000000000001", 2));
-  r.FeedLine(Line("inst",
-                  "instance allocation failed - out of memory in mem "
-                  "1e00000000000000",
-                  6));
+  r.FeedLine(OutOfMemoryLine());
   DumpFile dump = r.Dump();
   const Snapshot* s = MemoryOf(dump, kSys);
   ASSERT_NE(s, nullptr);
@@ -103,12 +99,8 @@ TEST(RealmLogFatal, DeferredRequestFailsEventually) {
 
 TEST(RealmLogFatal, NoRequestIsCountedAndNoted) {
   RealmLogReader r;
-  r.FeedLine(Line("inst",
-                  "instance allocation failed - out of memory in mem "
-                  "1e00000000000000",
-                  6));
-  r.FeedLine(Line("inst",
-                  "instance allocation failed - out of memory in mem zz", 6));
+  r.FeedLine(OutOfMemoryLine());
+  r.FeedLine(OutOfMemoryLine("zz"));
   EXPECT_EQ(r.counts().fatal_without_request, 1u);
   EXPECT_EQ(r.counts().unknown_lines, 1u);  // the unparsable memory id
   bool noted = false;
@@ -171,6 +163,13 @@ class CutAtDump : public ::testing::Test {
     for (const std::string& l : lines) out << l << "\n";
     return path;
   }
+  // The log of `lines` cut at this fixture's dump; a refused cut fails the
+  // test and gives an empty dump.
+  DumpFile CutAt(const std::vector<std::string>& lines) {
+    absl::StatusOr<DumpFile> cut = IngestRealmLogAtDump(WriteLog(lines), dump_path_);
+    EXPECT_TRUE(cut.ok()) << cut.status();
+    return cut.ok() ? *std::move(cut) : DumpFile();
+  }
   std::vector<std::string> Allocation(const std::string& inst, int offset) {
     return {Line("inst", "creating new local instance: " + inst, 2),
             Line("inst", "instance layout: inst=" + inst +
@@ -188,10 +187,7 @@ TEST_F(CutAtDump, ReplaysOnlyTheLinesBeforeTheMarker) {
   for (auto& l : Allocation("4000000000000000", 0)) lines.push_back(l);
   lines.push_back(Marker(dump_path_));
   for (auto& l : Allocation("4000000000000001", 256)) lines.push_back(l);
-  DumpFile cut;
-  std::string error;
-  ASSERT_TRUE(IngestRealmLogAtDump(WriteLog(lines), dump_path_, &cut, &error))
-      << error;
+  DumpFile cut = CutAt(lines);
   ASSERT_EQ(cut.memories.size(), 1u);
   EXPECT_EQ(cut.memories[0].allocations.size(), 1u);
   EXPECT_EQ(cut.memories[0].allocations[0].instance, 0x4000000000000000ull);
@@ -208,9 +204,7 @@ TEST_F(CutAtDump, PrefersTheMarkerWithTheDumpsSequence) {
   lines.push_back(Marker(dump_path_, 7));
   for (auto& l : Allocation("4000000000000001", 256)) lines.push_back(l);
   lines.push_back(Marker(dump_path_, 9));  // the file written again later
-  DumpFile cut;
-  std::string error;
-  ASSERT_TRUE(IngestRealmLogAtDump(WriteLog(lines), dump_path_, &cut, &error));
+  DumpFile cut = CutAt(lines);
   ASSERT_EQ(cut.memories.size(), 1u);
   EXPECT_EQ(cut.memories[0].allocations.size(), 1u);
 }
@@ -219,9 +213,7 @@ TEST_F(CutAtDump, MatchesByFileNameWhenTheDumpMoved) {
   std::vector<std::string> lines;
   for (auto& l : Allocation("4000000000000000", 0)) lines.push_back(l);
   lines.push_back(Marker("/elsewhere/shadow.rsd"));
-  DumpFile cut;
-  std::string error;
-  ASSERT_TRUE(IngestRealmLogAtDump(WriteLog(lines), dump_path_, &cut, &error));
+  DumpFile cut = CutAt(lines);
   bool by_name = false;
   for (const std::string& n : cut.notes)
     by_name = by_name || n.find("matched by file name only") != std::string::npos;
@@ -231,15 +223,12 @@ TEST_F(CutAtDump, MatchesByFileNameWhenTheDumpMoved) {
 TEST_F(CutAtDump, RefusesALogWithoutTheDumpsMarker) {
   std::vector<std::string> lines = Allocation("4000000000000000", 0);
   lines.push_back(Marker("/elsewhere/other.rsd"));
-  DumpFile cut;
-  std::string error;
-  EXPECT_FALSE(IngestRealmLogAtDump(WriteLog(lines), dump_path_, &cut, &error));
-  EXPECT_NE(error.find("no dump marker names"), std::string::npos) << error;
-  EXPECT_FALSE(IngestRealmLogAtDump(dir_ / "missing.log", dump_path_, &cut,
-                                    &error));
-  EXPECT_NE(error.find("cannot open"), std::string::npos) << error;
-  EXPECT_FALSE(IngestRealmLogAtDump(WriteLog(lines), dir_ / "missing.rsd",
-                                    &cut, &error));
+  const absl::Status unmarked = IngestRealmLogAtDump(WriteLog(lines), dump_path_).status();
+  EXPECT_TRUE(absl::IsNotFound(unmarked)) << unmarked;
+  EXPECT_NE(unmarked.message().find("no dump marker names"), std::string::npos) << unmarked;
+  const absl::Status no_log = IngestRealmLogAtDump(dir_ / "missing.log", dump_path_).status();
+  EXPECT_NE(no_log.message().find("cannot open"), std::string::npos) << no_log;
+  EXPECT_FALSE(IngestRealmLogAtDump(WriteLog(lines), dir_ / "missing.rsd").ok());
 }
 
 TEST_F(CutAtDump, AFailureDumpTakesTheFailureLineLoggedAfterIt) {
@@ -269,9 +258,7 @@ TEST_F(CutAtDump, AFailureDumpTakesTheFailureLineLoggedAfterIt) {
       Line("realm_shadow", DumpMarkerLine(m), 2)};
   for (auto& l : Allocation("4000000000000002", 0)) lines.push_back(l);
   lines.push_back(Line("inst", "allocation failed: inst=4000000000000001", 2));
-  DumpFile cut;
-  ASSERT_TRUE(IngestRealmLogAtDump(WriteLog(lines), dump_path_, &cut, &error))
-      << error;
+  DumpFile cut = CutAt(lines);
   ASSERT_EQ(cut.memories.size(), 1u);
   ASSERT_EQ(cut.memories[0].failures.size(), 1u);
   EXPECT_EQ(cut.memories[0].failures[0].size, 9000u);
@@ -280,7 +267,8 @@ TEST_F(CutAtDump, AFailureDumpTakesTheFailureLineLoggedAfterIt) {
   // A request dump at the same place does not take the later line.
   m.reason = "request";
   lines[3] = Line("realm_shadow", DumpMarkerLine(m), 2);
-  ASSERT_TRUE(IngestRealmLogAtDump(WriteLog(lines), dump_path_, &cut, &error));
+  cut = CutAt(lines);
+  ASSERT_EQ(cut.memories.size(), 1u);
   EXPECT_TRUE(cut.memories[0].failures.empty());
 }
 
@@ -295,9 +283,7 @@ TEST_F(CutAtDump, InstancesLoggedBetweenBeginAndMarkerAreInFlight) {
   for (auto& l : Allocation("4000000000000001", 256)) lines.push_back(l);
   lines.push_back(Marker(dump_path_));
   for (auto& l : Allocation("4000000000000002", 512)) lines.push_back(l);
-  DumpFile cut;
-  std::string error;
-  ASSERT_TRUE(IngestRealmLogAtDump(WriteLog(lines), dump_path_, &cut, &error));
+  DumpFile cut = CutAt(lines);
   std::string note;
   for (const std::string& n : cut.notes)
     if (n.find(kInFlightNote) != std::string::npos) note = n;

@@ -288,11 +288,9 @@ TEST(RealmLog, FragDeferredMatchesTruthAtEveryCheckpoint) {
 }
 
 DumpFile IngestFixture(const std::string& name) {
-  DumpFile dump;
-  std::string error;
-  EXPECT_TRUE(IngestRealmLogs({kFixtures + "/" + name}, &dump, &error))
-      << error;
-  return dump;
+  absl::StatusOr<DumpFile> dump = IngestRealmLogs({kFixtures + "/" + name});
+  EXPECT_TRUE(dump.ok()) << dump.status();
+  return dump.ok() ? *std::move(dump) : DumpFile();
 }
 
 uint64_t AnomalyTotal(const Snapshot& s) {
@@ -358,14 +356,15 @@ TEST(RealmLog, FixtureHistoriesPeakWhereTheHandCountSays) {
     const Snapshot& s = dump.memories[0];
     const MemoryHistory* h = FindHistory(dump, s);
     ASSERT_NE(h, nullptr);
-    std::string error;
-    ASSERT_TRUE(CheckHistory(*h, &error)) << error;
+    const absl::Status checked = CheckHistory(*h);
+    ASSERT_TRUE(checked.ok()) << checked;
     EXPECT_EQ(h->clock, HistoryClock::kLogTime);
     EXPECT_EQ(h->first_sequence(), 0u);
     EXPECT_EQ(h->end_sequence(), s.sequence);
     HistoryReplay replay(*h);
     replay.set_figures(true);
-    ASSERT_TRUE(replay.Start(0, &error)) << error;
+    const absl::Status started = replay.Start(0);
+    ASSERT_TRUE(started.ok()) << started;
     uint64_t peak = 0, peak_event = 0;
     while (replay.Step())
       if (replay.figures().used > peak) {
@@ -376,8 +375,9 @@ TEST(RealmLog, FixtureHistoriesPeakWhereTheHandCountSays) {
     EXPECT_EQ(h->LineOfEvent(peak_event), want.line);
     EXPECT_EQ(h->TimeOfEvent(peak_event), want.time_ns);
     // The end of the history is the dump's picture.
-    Snapshot end;
-    ASSERT_TRUE(StateAt(*h, h->end_sequence(), &end, &error)) << error;
+    const absl::StatusOr<Snapshot> end_or = StateAt(*h, h->end_sequence());
+    ASSERT_TRUE(end_or.ok()) << end_or.status();
+    const Snapshot& end = *end_or;
     ASSERT_EQ(end.allocations.size(), s.allocations.size());
     for (size_t i = 0; i < end.allocations.size(); ++i) {
       EXPECT_EQ(end.allocations[i].instance, s.allocations[i].instance);
@@ -555,24 +555,23 @@ TEST(RealmLog, IngestRefusesNonLogs) {
   const std::string dir = ::testing::TempDir();
   const std::string empty = dir + "/rs_empty.log";
   std::ofstream(empty).close();
-  DumpFile dump;
-  std::string error;
-  EXPECT_FALSE(IngestRealmLogs({empty}, &dump, &error));
-  EXPECT_NE(error.find(empty), std::string::npos);
-  EXPECT_NE(error.find("not a Realm log"), std::string::npos);
-  EXPECT_FALSE(IngestRealmLogs({dir + "/rs_missing.log"}, &dump, &error));
-  EXPECT_NE(error.find("cannot open"), std::string::npos);
+  const absl::Status not_log = IngestRealmLogs({empty}).status();
+  EXPECT_TRUE(absl::IsInvalidArgument(not_log)) << not_log;
+  EXPECT_NE(not_log.message().find(empty), std::string::npos);
+  EXPECT_NE(not_log.message().find("not a Realm log"), std::string::npos);
+  const absl::Status missing = IngestRealmLogs({dir + "/rs_missing.log"}).status();
+  EXPECT_FALSE(missing.ok());
+  EXPECT_NE(missing.message().find("cannot open"), std::string::npos) << missing;
 }
 
 TEST(RealmLog, SecondLogOfANodeIsLeftOutWithANote) {
   SKIP_WITHOUT_FIXTURES();
   const std::string log = kFixtures + "/circuit-oom.log";
-  DumpFile dump;
   IngestSummary summary;
-  std::string error;
-  ASSERT_TRUE(IngestRealmLogs({log, log}, IngestOptions{}, &dump, &summary,
-                              &error))
-      << error;
+  const absl::StatusOr<DumpFile> ingested =
+      IngestRealmLogs({log, log}, IngestOptions{}, &summary);
+  ASSERT_TRUE(ingested.ok()) << ingested.status();
+  const DumpFile& dump = *ingested;
   EXPECT_EQ(summary.duplicate_logs, 1u);
   ASSERT_EQ(summary.warnings.size(), 1u);
   EXPECT_NE(summary.warnings[0].find("a second log of node 0"),

@@ -37,11 +37,11 @@ namespace {
 void CheckMoments(const uint8_t* data, size_t size,
                   const realm_shadow::DumpFile* whole) {
   realm_shadow::DumpMoments moments;
-  std::string error;
-  if (!moments.Parse(data, size, /*verify_checksum=*/false, &error)) {
+  if (const absl::Status parsed = moments.Parse(data, size, /*verify_checksum=*/false);
+      !parsed.ok()) {
     if (whole != nullptr) {
       std::fprintf(stderr, "DumpMoments refuses an accepted dump: %s\n",
-                   error.c_str());
+                   std::string(parsed.message()).c_str());
       std::abort();
     }
     return;
@@ -50,23 +50,25 @@ void CheckMoments(const uint8_t* data, size_t size,
     const auto& o = moments.histories()[i];
     for (uint64_t s : {o.first_sequence, (o.first_sequence + o.end_sequence) / 2,
                        o.end_sequence}) {
-      realm_shadow::MemoryHistory cut;
-      realm_shadow::Snapshot from_cut, from_whole;
-      if (!moments.HistoryFor(i, s, &cut, &error) ||
-          !realm_shadow::StateAt(cut, s, &from_cut, &error)) {
+      const absl::StatusOr<realm_shadow::MemoryHistory> cut = moments.HistoryFor(i, s);
+      const absl::StatusOr<realm_shadow::Snapshot> from_cut =
+          cut.ok() ? realm_shadow::StateAt(*cut, s) : cut.status();
+      if (!from_cut.ok()) {
         if (whole != nullptr) {
           std::fprintf(stderr, "moment %llu of an accepted history, cut: %s\n",
-                       static_cast<unsigned long long>(s), error.c_str());
+                       static_cast<unsigned long long>(s),
+                       std::string(from_cut.status().message()).c_str());
           std::abort();
         }
         continue;
       }
       if (whole == nullptr) continue;
-      if (!realm_shadow::StateAt(whole->histories[i], s, &from_whole, &error))
-        std::abort();
+      const absl::StatusOr<realm_shadow::Snapshot> from_whole =
+          realm_shadow::StateAt(whole->histories[i], s);
+      if (!from_whole.ok()) std::abort();
       const std::string diff =
           realm_shadow::testing::CompareSnapshots(
-          from_cut, from_whole, realm_shadow::testing::SnapshotFields::kAll);
+          *from_cut, *from_whole, realm_shadow::testing::SnapshotFields::kAll);
       if (!diff.empty()) {
         std::fprintf(stderr, "moment %llu from a cut differs: %s\n",
                      static_cast<unsigned long long>(s), diff.c_str());
@@ -93,11 +95,11 @@ void Check(const uint8_t* data, size_t size) {
     for (uint64_t s : {h.first_sequence(),
                        h.first_sequence() + h.events.size() / 2,
                        h.end_sequence()}) {
-      realm_shadow::Snapshot state;
-      std::string error;
-      if (!realm_shadow::StateAt(h, s, &state, &error)) {
+      const absl::StatusOr<realm_shadow::Snapshot> state = realm_shadow::StateAt(h, s);
+      if (!state.ok()) {
         std::fprintf(stderr, "moment %llu of an accepted history: %s\n",
-                     static_cast<unsigned long long>(s), error.c_str());
+                     static_cast<unsigned long long>(s),
+                     std::string(state.status().message()).c_str());
         std::abort();
       }
     }

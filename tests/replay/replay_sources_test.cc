@@ -248,9 +248,10 @@ TEST(ReplayFixtures, RealmReproducesEveryRecordedOffset) {
 TEST(ReplayFixtures, MinCapacityIsVerifiedAtItAndOneUnitBelow) {
   int failing = 0;
   for (const std::string& log : FixtureLogs()) {
-    DumpFile dump;
+    const absl::StatusOr<DumpFile> ingested = IngestRealmLogs({log});
+    ASSERT_TRUE(ingested.ok()) << ingested.status();
+    const DumpFile& dump = *ingested;
     std::string error;
-    ASSERT_TRUE(IngestRealmLogs({log}, &dump, &error)) << error;
     for (const Snapshot& memory : dump.memories) {
       if (memory.failures.empty()) continue;
       ++failing;

@@ -4,7 +4,8 @@
 // faces/CMakeLists.txt gives) are copied into a
 // generated source at build time (embed_template.cmake), so the page
 // written by realm-shadow needs no file beside the binary.  map.html holds
-// three markers: /*@MAP_CSS@*/, /*@MAP_JS@*/ and @MAP_DATA@.
+// four markers: /*@MAP_CSS@*/, /*@MAP_JS@*/, @MAP_DATA@ (before the script)
+// and @MAP_HISTORY@ (after it).
 #ifndef REALM_SHADOW_FACES_HTML_HTML_TEMPLATE_H_
 #define REALM_SHADOW_FACES_HTML_HTML_TEMPLATE_H_
 

@@ -25,15 +25,23 @@
     for (const [k, v] of ident.attributes) if (k === key) return v;
     return null;
   }
+  // The colour of an allocation (identity id, packed bits) under the
+  // current choice; applyColoring sets it, the time strip uses it for the
+  // allocations a moment brings (strip.js).
+  let colorOf = (ident, bits) => bits & 7;
+  let coloring = 0;  // counts the choices: what a kept colour array is of
+  function recolor(m) {
+    if (!m.color || m.color.length !== m.count) m.color = new Uint8Array(m.count);
+    for (let i = 0; i < m.count; i++) m.color[i] = colorOf(m.ident[i], m.bits[i]);
+  }
   function applyColoring() {
     const d = dump(), key = st.colorBy;
+    coloring++;
     if (key === 'kind') {
       st.palette = KIND_COLORS;
       st.groups = null;
-      for (const m of d.memories) {
-        if (!m.color) m.color = new Uint8Array(m.count);
-        for (let i = 0; i < m.count; i++) m.color[i] = m.bits[i] & 7;
-      }
+      colorOf = (ident, bits) => bits & 7;
+      for (const m of d.memories) recolor(m);
       return;
     }
     // identity id -> value, then bytes per value over the whole dump
@@ -63,13 +71,11 @@
     let otherBytes = 0, otherCount = 0;
     for (let r = top; r < order.length; r++) { otherBytes += bytes[order[r]]; otherCount += count[order[r]]; }
     st.groups.other = { groups: order.length - top, bytes: otherBytes, count: otherCount };
-    for (const m of d.memories) {
-      if (!m.color) m.color = new Uint8Array(m.count);
-      for (let i = 0; i < m.count; i++) {
-        const id = m.ident[i], v = id && id <= maxId ? lut[id] : -1;
-        m.color[i] = v >= 0 ? groupOf[v] : UNKNOWN;
-      }
-    }
+    colorOf = (id) => {
+      const v = id && id <= maxId ? lut[id] : -1;
+      return v >= 0 ? groupOf[v] : UNKNOWN;
+    };
+    for (const m of d.memories) recolor(m);
   }
   function colorBy(key) {
     st.colorBy = key === 'kind' || attributeKeys(dump()).includes(key) ? key : 'kind';

@@ -16,6 +16,8 @@
   resize();
   renderSide();
   draw();
+  // The spans of the time strips, read once the document is parsed.
+  if (mems().some((m) => m.history && m.history.buckets)) readHistory();
 
   // Read-only hooks for tests and for measuring.
   window.__realmShadow = {
@@ -70,8 +72,13 @@
     parseBytes,
     showReplay(mi, k) { if (k == null) showDumpMap(mi); else showReplayMap(mi, k); return draw(); },
     // The time strip: move memory mi to shown moment k (null: the dump's
-    // picture); returns the ms it took.  momentOf says where it is.
-    scrub(mi, k) { const ms = scrub(mi, k); draw(); return ms; },
+    // picture), once the spans are read; resolves to the ms the move took
+    // (draw not included).  momentOf says where it is; historyRead resolves
+    // once the spans are read.
+    async scrub(mi, k) { if (k != null) await readHistory(); const ms = scrub(mi, k); draw(); return ms; },
+    // Resolves once the side tables of a scrub (strip.js) are filled.
+    tablesDone() { return new Promise((r) => setTimeout(r, 0)); },
+    historyRead() { return readHistory().then(() => timing.historyReadMs); },
     momentOf(mi) {
       const h = mems()[mi].history;
       if (!h) return null;

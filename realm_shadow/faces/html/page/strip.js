@@ -8,64 +8,211 @@
   // each, the state is the spans alive there, from the replay of every
   // event when the page was written, and the figures Summarize gave then:
   // exact, never interpolated.
-  let spanBlock = null;  // the parsed #rs-history element, once needed
+  //
+  // The spans (a life of an allocation between two changes, alive over
+  // shown moments first..last) wait in #rs-history, after the script, so
+  // that the first frame does not wait for them; they are read once the
+  // document is parsed.  The map then moves from moment to moment by the
+  // spans that begin and end between the two (indexed by moment once, when
+  // read), forward or backward: a step costs the spans it crosses, a
+  // binary search for each change in the shown arrays and a copy of the
+  // runs between the changes (typed-array set, a memmove), plus the prefix
+  // sums from the first change on.  A jump that would cross more than a
+  // quarter of all spans rebuilds the moment from every span instead (one
+  // pass).  Both give the spans alive at the moment, sorted as the dump's
+  // allocations are (offset, instance): exact either way.
+  let spanBlock = null;  // the parsed #rs-history element, while read
+  const FULL_REBUILD = 4;  // rebuild when the crossed spans pass spans / 4
+  // Resolves once every memory's spans are read (the document parsed, then
+  // one pass per memory); a scrub asked for before waits for it.
+  let historyRead = null;
+  function readHistory() {
+    if (historyRead) return historyRead;
+    historyRead = new Promise((resolve) => {
+      const go = () => setTimeout(() => {
+        try {
+          for (const d of data.dumps) for (const m of d.memories) if (m.history && m.history.buckets) spansOf(m);
+        } catch (e) {
+          errors.push(String(e));
+        }
+        spanBlock = null;
+        timing.historyReadMs = performance.now() - T0;
+        resolve();
+      }, 0);
+      if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', go);
+      else go();
+    });
+    return historyRead;
+  }
   function spansOf(m) {
     const h = m.history;
     if (h.sp) return h.sp;
     if (!spanBlock) spanBlock = JSON.parse($('rs-history').textContent);
-    const bytes = b64bytes(spanBlock[h.key]);
+    const n = h.spans, S = h.shown;
+    const c = columns(b64bytes(spanBlock[h.key]), 'memory ' + m.id + ' spans');
     delete spanBlock[h.key];
-    const n = h.spans;
-    if (bytes.length !== 37 * n) throw new Error('memory ' + m.id + ': spans length ' + bytes.length);
-    const buf = bytes.buffer, base = bytes.byteOffset;
-    h.sp = {
-      off: new Float64Array(buf, base, n), size: new Float64Array(buf, base + 8 * n, n),
-      inst: new Uint32Array(buf, base + 16 * n, 2 * n), ident: new Uint32Array(buf, base + 24 * n, n),
-      first: new Uint32Array(buf, base + 28 * n, n), last: new Uint32Array(buf, base + 32 * n, n),
-      bits: new Uint8Array(buf, base + 36 * n, n),
-    };
-    return h.sp;
+    const sp = {};
+    readAllocations(c, sp, n);
+    sp.first = c.unsigned(new Uint32Array(n));
+    sp.last = c.unsigned(new Uint32Array(n));
+    c.done();
+    // Spans by the moment they begin (born) and end (died), in span order:
+    // those of moment k are born[bornAt[k] .. bornAt[k + 1]).
+    const bornAt = new Uint32Array(S + 1), diedAt = new Uint32Array(S + 1);
+    for (let i = 0; i < n; i++) {
+      sp.last[i] += sp.first[i];
+      if (sp.last[i] >= S) throw new Error('memory ' + m.id + ': span ' + i + ' ends past the last moment');
+      bornAt[sp.first[i] + 1]++;
+      diedAt[sp.last[i] + 1]++;
+    }
+    for (let k = 0; k < S; k++) { bornAt[k + 1] += bornAt[k]; diedAt[k + 1] += diedAt[k]; }
+    sp.born = new Uint32Array(n); sp.died = new Uint32Array(n);
+    const b = bornAt.slice(0, S), d = diedAt.slice(0, S);
+    for (let i = 0; i < n; i++) { sp.born[b[sp.first[i]]++] = i; sp.died[d[sp.last[i]]++] = i; }
+    sp.bornAt = bornAt; sp.diedAt = diedAt;
+    // The most alive at any moment: what the shown arrays must hold.
+    let most = 0;
+    for (let k = 0; k < S; k++) most = Math.max(most, bornAt[k + 1] - diedAt[k]);
+    const buffer = () => ({
+      span: new Uint32Array(most), off: new Float64Array(most), size: new Float64Array(most),
+      inst: new Uint32Array(2 * most), ident: new Uint32Array(most), bits: new Uint8Array(most), color: new Uint8Array(most),
+      pre: new Float64Array(most + 1), preRel: new Uint32Array(most + 1), count: 0, moment: null,
+    });
+    // Two buffers: a step writes the one not shown from the one shown.
+    sp.buffers = [buffer(), buffer()];
+    sp.shown = 0;
+    sp.noDiff = new Uint8Array(most);
+    h.sp = sp;
+    return sp;
   }
 
   // What the page shows at the dump's own moment, kept to come back to.
   function keepDumpPicture(m) {
     if (m.dumpPicture) return;
-    m.dumpPicture = { off: m.off, size: m.size, inst: m.inst, ident: m.ident, bits: m.bits, pre: m.pre, preRel: m.preRel,
+    m.dumpPicture = { off: m.off, size: m.size, inst: m.inst, ident: m.ident, bits: m.bits, color: m.color, pre: m.pre, preRel: m.preRel,
       count: m.count, summary: m.summary, top_holes: m.top_holes, top_allocations: m.top_allocations, usage: m.usage,
       pending: m.pending, reservations: m.reservations, failures: m.failures, diffStatus: m.diffStatus };
   }
 
-  // The map of memory m at shown moment k (null: the dump's own picture).
+  // Slot j of buffer B := span i.
+  function putSpan(sp, B, j, i) {
+    B.span[j] = i; B.off[j] = sp.off[i]; B.size[j] = sp.size[i];
+    B.inst[2 * j] = sp.inst[2 * i]; B.inst[2 * j + 1] = sp.inst[2 * i + 1];
+    B.ident[j] = sp.ident[i]; B.bits[j] = sp.bits[i]; B.color[j] = colorOf(sp.ident[i], sp.bits[i]);
+  }
+
+  // Buffer B := the spans alive at moment k, every span looked at.
+  function rebuild(sp, n, B, k) {
+    const first = sp.first, last = sp.last;
+    let j = 0;
+    for (let i = 0; i < n; i++) if (first[i] <= k && k <= last[i]) putSpan(sp, B, j++, i);
+    B.count = j;
+    B.moment = k;
+    B.coloring = coloring;
+    prefixSums(B, 0);
+    B.usage = new Float64Array(16);  // bytes, then count, per kind
+    for (let i = 0; i < j; i++) { const kind = B.bits[i] & 7; B.usage[kind] += B.size[i]; B.usage[8 + kind]++; }
+  }
+
+  // The spans alive at moment `from` but not at `to` (removed) and alive at
+  // `to` but not at `from` (added), each sorted; null when that would cross
+  // more than spans / FULL_REBUILD of them.
+  function crossed(sp, n, from, to) {
+    // Forward, those that die in [from, to) leave and those born in
+    // (from, to] come; backward, those born in (to, from] leave and those
+    // that die in [to, from) come.
+    const fwd = from < to, lo = Math.min(from, to), hi = Math.max(from, to);
+    const leave = fwd ? sp.died : sp.born, leaveAt = fwd ? sp.diedAt : sp.bornAt;
+    const come = fwd ? sp.born : sp.died, comeAt = fwd ? sp.bornAt : sp.diedAt;
+    const l0 = leaveAt[fwd ? lo : lo + 1], l1 = leaveAt[fwd ? hi : hi + 1];
+    const c0 = comeAt[fwd ? lo + 1 : lo], c1 = comeAt[fwd ? hi + 1 : hi];
+    if ((l1 - l0) + (c1 - c0) > n / FULL_REBUILD) return null;
+    const removed = new Uint32Array(l1 - l0), added = new Uint32Array(c1 - c0);
+    let r = 0, a = 0;
+    for (let q = l0; q < l1; q++) {
+      const i = leave[q];
+      if (sp.first[i] <= from && from <= sp.last[i]) removed[r++] = i;
+    }
+    for (let q = c0; q < c1; q++) {
+      const i = come[q];
+      if (sp.first[i] <= to && to <= sp.last[i]) added[a++] = i;
+    }
+    return { removed: removed.subarray(0, r).sort(), added: added.subarray(0, a).sort() };
+  }
+
+  // Buffer B := buffer P less `removed` plus `added` (sorted span indices,
+  // as P.span is), at moment `to`.
+  function applyCrossed(sp, P, B, removed, added, to) {
+    const RUN = ['span', 'off', 'size', 'ident', 'bits', 'color'];
+    const run = (s, e, dst) => {  // P[s, e) to B at dst
+      if (e <= s) return;
+      for (const x of RUN) B[x].set(P[x].subarray(s, e), dst);
+      B.inst.set(P.inst.subarray(2 * s, 2 * e), 2 * dst);
+    };
+    let src = 0, dst = 0, ri = 0, ai = 0, first = -1;
+    while (ri < removed.length || ai < added.length) {
+      const rp = ri < removed.length ? lowerBound(P.span, P.count, removed[ri]) : Infinity;
+      const ap = ai < added.length ? lowerBound(P.span, P.count, added[ai]) : Infinity;
+      const p = Math.min(rp, ap);
+      run(src, p, dst);
+      dst += p - src;
+      src = p;
+      if (first < 0) first = dst;
+      if (ap <= rp) putSpan(sp, B, dst++, added[ai++]);  // sorts before P.span[p]
+      else { src++; ri++; }  // P.span[p] leaves
+    }
+    run(src, P.count, dst);
+    dst += P.count - src;
+    B.count = dst;
+    B.moment = to;
+    B.coloring = P.coloring;  // the runs' colours are P's
+    if (first < 0) first = dst;
+    B.usage = P.usage.slice();
+    for (const i of removed) { B.usage[sp.bits[i] & 7] -= sp.size[i]; B.usage[8 + (sp.bits[i] & 7)]--; }
+    for (const i of added) { B.usage[sp.bits[i] & 7] += sp.size[i]; B.usage[8 + (sp.bits[i] & 7)]++; }
+    B.pre.set(P.pre.subarray(0, first + 1));
+    B.preRel.set(P.preRel.subarray(0, first + 1));
+    prefixSums(B, first);
+  }
+
+  // Memory m shows buffer B: its arrays (views), and its use by kind (kept
+  // per buffer, moved by the spans crossed: exact below 2^53 bytes).
+  function showBuffer(m, sp, B) {
+    const c = B.count;
+    Object.assign(m, {
+      off: B.off.subarray(0, c), size: B.size.subarray(0, c), inst: B.inst.subarray(0, 2 * c),
+      ident: B.ident.subarray(0, c), bits: B.bits.subarray(0, c), color: B.color.subarray(0, c),
+      pre: B.pre.subarray(0, c + 1), preRel: B.preRel.subarray(0, c + 1), count: c, diffStatus: sp.noDiff.subarray(0, c),
+    });
+    m.usage = m.usage.map((u, kind) => ({ kind: u.kind, bytes: B.usage[kind], count: B.usage[8 + kind] }));
+  }
+
+  // The map of memory m at shown moment k (null: the dump's own picture);
+  // the ms it took, or null while the spans are not read yet.
   function showMoment(m, k) {
     const h = m.history;
+    if (k != null && !h.sp) return null;
     const t = performance.now();
     keepDumpPicture(m);
-    m.occ = null;  // what-if's cache of the arrays
+    m.occ = m.maxEnd = null;  // what-if's cache of the arrays
     if (k == null) {
       Object.assign(m, m.dumpPicture);
+      recolor(m);  // the colouring may have changed meanwhile
       h.moment = null;
       return performance.now() - t;
     }
     k = Math.max(0, Math.min(h.shown - 1, k));
-    const sp = spansOf(m), n = h.spans;
-    let c = 0;
-    for (let i = 0; i < n; i++) if (sp.first[i] <= k && k <= sp.last[i]) c++;
-    const off = new Float64Array(c), size = new Float64Array(c), inst = new Uint32Array(2 * c);
-    const ident = new Uint32Array(c), bits = new Uint8Array(c);
-    const pre = new Float64Array(c + 1), preRel = new Uint32Array(c + 1);
-    const usage = m.usage.map((u) => ({ kind: u.kind, bytes: 0, count: 0 }));
-    let j = 0, s = 0, r = 0;
-    for (let i = 0; i < n; i++) {
-      if (sp.first[i] > k || k > sp.last[i]) continue;
-      off[j] = sp.off[i]; size[j] = sp.size[i];
-      inst[2 * j] = sp.inst[2 * i]; inst[2 * j + 1] = sp.inst[2 * i + 1];
-      ident[j] = sp.ident[i]; bits[j] = sp.bits[i];
-      s += size[j]; if ((bits[j] >> 3) & 3) r++;
-      pre[j + 1] = s; preRel[j + 1] = r;
-      const u = usage[bits[j] & 7]; u.bytes += size[j]; u.count++;
-      j++;
+    const sp = h.sp, P = sp.buffers[sp.shown], B = sp.buffers[1 - sp.shown];
+    if (P.moment !== k) {
+      const change = P.moment == null ? null : crossed(sp, h.spans, P.moment, k);
+      if (change) applyCrossed(sp, P, B, change.removed, change.added, k);
+      else rebuild(sp, h.spans, B, k);
+      timing.moves[change ? (k > P.moment ? 'forward' : 'backward') : 'rebuilt']++;
+      sp.shown = 1 - sp.shown;
     }
-    Object.assign(m, { off, size, inst, ident, bits, pre, preRel, count: c, usage, diffStatus: new Uint8Array(c) });
+    const S = sp.buffers[sp.shown];
+    showBuffer(m, sp, S);
+    if (S.coloring !== coloring) { recolor(m); S.coloring = coloring; }
     const seq = h.boundary[h.shownAt[k]];
     m.summary = {
       capacity: m.dumpPicture.summary.capacity, used: h.mUsed[k], total_free: h.mFree[k], largest_hole: h.mLargest[k],
@@ -73,8 +220,19 @@
       fragmentation: h.mFree[k] > 0 ? 1 - h.mLargest[k] / h.mFree[k] : 0,
       peak_used: m.dumpPicture.summary.peak_used, failures_total: m.dumpPicture.summary.failures_total,
     };
-    m.top_holes = topHoles(m, 100);
-    m.top_allocations = topAllocations(m, 100);
+    // The side panel's largest holes and allocations (a pass over every
+    // allocation each) follow in a task of their own, so that a drag over
+    // the strip moves the map at once; timing.tables says what they cost.
+    m.top_holes = []; m.top_allocations = [];
+    clearTimeout(h.tables);
+    h.tables = setTimeout(() => {
+      const t0 = performance.now();
+      m.top_holes = topHoles(m, 100);
+      m.top_allocations = topAllocations(m, 100);
+      timing.tables.push(performance.now() - t0);
+      if (timing.tables.length > 500) timing.tables.shift();
+      if (mems()[st.focus] === m) renderSide();
+    }, 0);
     // Pending requests and reservations are known at the dump's moment only;
     // failures are those before this moment, without the dump's blockers.
     m.pending = []; m.reservations = [];
@@ -83,29 +241,47 @@
     return performance.now() - t;
   }
 
+  // The k items of largest key among those offered, largest first; they
+  // come in increasing offset, so a key equal to one kept goes after it (as
+  // analysis.h's TopHoles breaks ties).  Most offers cost one comparison
+  // with the k-th key, so a pass over a million costs about the pass, where
+  // sorting them all (and an array per hole) took most of a scrub.
+  function topK(k) {
+    const key = [], item = [];
+    let worst = -Infinity;  // the k-th key once k are kept
+    return {
+      item, key,
+      offer(z, x) {
+        if (z <= worst) return;
+        let i = Math.min(key.length, k - 1);
+        while (i > 0 && key[i - 1] < z) { key[i] = key[i - 1]; item[i] = item[i - 1]; i--; }
+        key[i] = z; item[i] = x;
+        if (key.length === k) worst = key[k - 1];
+      },
+    };
+  }
   // The holes of the current arrays, as analysis.h's FindHoles walks them
   // (zero-byte allocations occupy nothing, overlaps cover their union,
   // clipped to the capacity or, unknown, to the highest end), largest first.
   function topHoles(m, k) {
     if (m.addressed) return [];
+    const off = m.off, size = m.size, n = m.count;
     let extent = m.capacity_known ? m.capacity : 0;
-    if (!m.capacity_known) for (let i = 0; i < m.count; i++) if (m.size[i] > 0) extent = Math.max(extent, m.off[i] + m.size[i]);
-    const holes = [];
+    if (!m.capacity_known) for (let i = 0; i < n; i++) if (size[i] > 0) extent = Math.max(extent, off[i] + size[i]);
+    const top = topK(k);
     let cursor = 0;
-    for (let i = 0; i < m.count && cursor < extent; i++) {
-      if (m.size[i] <= 0) continue;
-      if (m.off[i] > cursor) holes.push([cursor, Math.min(m.off[i], extent) - cursor]);
-      cursor = Math.max(cursor, m.off[i] + m.size[i]);
+    for (let i = 0; i < n && cursor < extent; i++) {
+      if (size[i] <= 0) continue;
+      if (off[i] > cursor) top.offer(Math.min(off[i], extent) - cursor, cursor);
+      cursor = Math.max(cursor, off[i] + size[i]);
     }
-    if (cursor < extent) holes.push([cursor, extent - cursor]);
-    holes.sort((a, b) => (b[1] - a[1]) || (a[0] - b[0]));
-    return holes.slice(0, k);
+    if (cursor < extent) top.offer(extent - cursor, cursor);
+    return top.item.map((o, j) => [o, top.key[j]]);
   }
   function topAllocations(m, k) {
-    const idx = [];
-    for (let i = 0; i < m.count; i++) idx.push(i);
-    idx.sort((a, b) => (m.size[b] - m.size[a]) || (m.off[a] - m.off[b]));
-    return idx.slice(0, k);
+    const size = m.size, top = topK(k);
+    for (let i = 0; i < m.count; i++) top.offer(size[i], i);
+    return top.item;
   }
 
   // x of shown moment k, and the shown moment nearest an x.
@@ -178,10 +354,19 @@
     ctx.textAlign = 'left';
   }
 
-  // Moves memory mi to shown moment k (null: back to the dump's picture).
+
+  // Moves memory mi to shown moment k (null: back to the dump's picture);
+  // the ms it took, or null when the spans are not read yet: then the
+  // moment asked for last is shown once they are.
   function scrub(mi, k) {
     const m = mems()[mi];
     if (!m || !m.history || !m.history.buckets) return null;
+    if (k != null && !m.history.sp) {
+      const h = m.history, first = !('waiting' in h);
+      h.waiting = k;
+      if (first) readHistory().then(() => { const w = h.waiting; delete h.waiting; if (h.sp) scrub(mi, w); });
+      return null;
+    }
     const ms = showMoment(m, k);
     timing.scrubs.push(ms);
     if (timing.scrubs.length > 500) timing.scrubs.shift();

@@ -61,7 +61,8 @@
     height: 0,
     multiNode: false,
   };
-  const timing = { scriptStartMs: T0, decodeMs, firstRenderMs: null, frames: [], scrubs: [] };
+  const timing = { scriptStartMs: T0, decodeMs, firstRenderMs: null, historyReadMs: null, frames: [], scrubs: [], tables: [],
+    moves: { forward: 0, backward: 0, rebuilt: 0 } };  // how the time strip moved the map (strip.js)
   function dump() { return data.dumps[st.dump]; }
   function mems() { return dump().memories; }
 
