@@ -374,19 +374,18 @@ absl::StatusOr<std::vector<LoadedMemory>> SelectMemories(
   std::vector<LoadedMemory> all = ListMemories(dumps, files);
   auto it = args.values.find("--memory");
   if (it == args.values.end()) return all;
-  uint64_t id = 0;
-  std::string error;
-  if (!ParseHexId(it->second, &id, &error))
-    return absl::InvalidArgumentError("--memory " + error);
+  const absl::StatusOr<uint64_t> id = ParseHexId(it->second);
+  if (!id.ok())
+    return absl::InvalidArgumentError("--memory " + std::string(id.status().message()));
   std::vector<LoadedMemory> kept;
   for (const LoadedMemory& m : all)
-    if (m.snapshot->memory_id == id) kept.push_back(m);
+    if (m.snapshot->memory_id == *id) kept.push_back(m);
   if (kept.empty()) {
     std::string have;
     for (const LoadedMemory& m : all)
       absl::StrAppend(&have, " ", HexId(m.snapshot->memory_id));
     return absl::NotFoundError(absl::StrCat(
-        "no memory ", HexId(id), " in the given dump(s)",
+        "no memory ", HexId(*id), " in the given dump(s)",
         have.empty() ? " (they hold no memory)" : "; they hold:" + have));
   }
   return kept;
@@ -653,9 +652,9 @@ int RunAt(const Command& c, const Args& args) {
   }
   std::optional<uint64_t> memory;
   if (auto it = args.values.find("--memory"); it != args.values.end()) {
-    uint64_t id = 0;
-    if (!ParseHexId(it->second, &id, &error)) return Usage(c, "--memory " + error);
-    memory = id;
+    const absl::StatusOr<uint64_t> id = ParseHexId(it->second);
+    if (!id.ok()) return Usage(c, "--memory " + std::string(id.status().message()));
+    memory = *id;
   }
   absl::StatusOr<DumpFile> at = ReadDumpAtMoment(args.files[0], memory, moment);
   if (!at.ok()) return BadInput(at.status());

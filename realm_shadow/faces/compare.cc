@@ -56,10 +56,9 @@ std::set<uint64_t> InFlight(const DumpFile& log, uint64_t memory) {
       while (at < note.size() && note[at] == ' ') ++at;
       size_t end = note.find(' ', at);
       if (end == std::string::npos) end = note.size();
-      uint64_t id = 0;
-      std::string ignored;
-      if (end > at && ParseHexId(note.substr(at, end - at), &id, &ignored))
-        out.insert(id);
+      if (end > at)
+        if (const absl::StatusOr<uint64_t> id = ParseHexId(note.substr(at, end - at)); id.ok())
+          out.insert(*id);
       at = end;
     }
   }

@@ -95,17 +95,15 @@ absl::StatusOr<uint64_t> ParseHumanSize(absl::string_view text) {
   return static_cast<uint64_t>(bytes);
 }
 
-bool ParseHexId(std::string_view text, uint64_t* id, std::string* error) {
-  absl::string_view digits(text.data(), text.size());
+absl::StatusOr<uint64_t> ParseHexId(absl::string_view text) {
+  absl::string_view digits = text;
   if (!absl::ConsumePrefix(&digits, "0x")) absl::ConsumePrefix(&digits, "0X");
   uint64_t value = 0;
   const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value, 16);
-  if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size()) {
-    *error = Quote(absl::string_view(text.data(), text.size())) + ": not a 64-bit hex id (such as 0x1e00000000000000)";
-    return false;
-  }
-  *id = value;
-  return true;
+  if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size())
+    return absl::InvalidArgumentError(
+        Quote(text) + ": not a 64-bit hex id (such as 0x1e00000000000000)");
+  return value;
 }
 
 }  // namespace realm_shadow

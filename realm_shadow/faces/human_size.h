@@ -37,8 +37,9 @@ namespace realm_shadow {
 // ("'0.3KiB': not a whole number of bytes; ...").
 absl::StatusOr<uint64_t> ParseHumanSize(absl::string_view text);
 
-// Hex, with or without 0x; false with *error when not a 64-bit hex number.
-bool ParseHexId(std::string_view text, uint64_t* id, std::string* error);
+// Hex, with or without 0x; InvalidArgument, quoting `text`, when it is not
+// a 64-bit hex number.
+absl::StatusOr<uint64_t> ParseHexId(absl::string_view text);
 
 }  // namespace realm_shadow
 

@@ -82,16 +82,14 @@ TEST(HumanSize, RefusesWithAReason) {
 }
 
 TEST(HumanSize, HexIds) {
-  uint64_t id = 0;
-  std::string error;
-  ASSERT_TRUE(ParseHexId("1e00000000000000", &id, &error));
-  EXPECT_EQ(id, 0x1e00000000000000u);
-  ASSERT_TRUE(ParseHexId("0x1E00000000000002", &id, &error));
-  EXPECT_EQ(id, 0x1e00000000000002u);
-  EXPECT_FALSE(ParseHexId("0x", &id, &error));
-  EXPECT_FALSE(ParseHexId("1e0000000000000000", &id, &error));  // 72 bits
-  EXPECT_FALSE(ParseHexId("zz", &id, &error));
-  EXPECT_FALSE(ParseHexId("-1", &id, &error));
+  EXPECT_EQ(ParseHexId("1e00000000000000").value_or(0), 0x1e00000000000000u);
+  EXPECT_EQ(ParseHexId("0x1E00000000000002").value_or(0), 0x1e00000000000002u);
+  EXPECT_FALSE(ParseHexId("0x").ok());
+  EXPECT_FALSE(ParseHexId("1e0000000000000000").ok());  // 72 bits
+  EXPECT_FALSE(ParseHexId("zz").ok());
+  const absl::Status negative = ParseHexId("-1").status();
+  EXPECT_TRUE(absl::IsInvalidArgument(negative));
+  EXPECT_NE(negative.message().find("'-1'"), std::string::npos) << negative;
 }
 
 }  // namespace
