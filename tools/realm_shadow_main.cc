@@ -646,10 +646,9 @@ int RunAt(const Command& c, const Args& args) {
       return Usage(c, "--event '" + event->second + "': expected an event count");
     moment.event = n;
   } else {
-    int64_t ns = 0;
-    if (!ParseHistoryTime(time->second, &ns, &error))
-      return Usage(c, "--time " + error);
-    moment.time_ns = ns;
+    const absl::StatusOr<int64_t> ns = ParseHistoryTime(time->second);
+    if (!ns.ok()) return Usage(c, "--time " + std::string(ns.status().message()));
+    moment.time_ns = *ns;
   }
   std::optional<uint64_t> memory;
   if (auto it = args.values.find("--memory"); it != args.values.end()) {

@@ -197,9 +197,9 @@ std::string FormatTimeline(const Snapshot& memory, const MemoryHistory& h,
                            const TimelineOptions& options) {
   std::string out = MemoryTitle(memory) + "\n";
   TimelineVisitor v(h, std::max<size_t>(options.top, 1));
-  std::string error;
-  if (!WalkHistory(h, h.first_sequence(), &v, &error)) {
-    return out + "  history unreadable: " + error + "\n";
+  if (absl::Status walked = WalkHistory(h, h.first_sequence(), &v);
+      !walked.ok()) {
+    return out + "  history unreadable: " + std::string(walked.message()) + "\n";
   }
   v.Finish();
   const uint64_t events = h.events.size();

@@ -53,9 +53,8 @@ class TraceVisitor : public HistoryVisitor {
                uint64_t pid, uint64_t tid, TraceSummary* summary)
       : out_(out), h_(h), pid_(pid), tid_(tid),
         summary_(summary) {
-    id_prefix_ = "\"" + HexId(h.memory_id) + "/";
-    id_ = id_prefix_;
-    // What every slice event of this memory starts with, rendered once.
+    // What every slice event of this memory starts with, rendered once, up
+    // to its id's own part: ..."tid":1,"id":"<memory>/
     for (const char* ph : {"b", "e", "n"}) {
       std::string text;
       JsonWriter w(&text);
@@ -70,6 +69,8 @@ class TraceVisitor : public HistoryVisitor {
       w.Uint(pid);
       w.Key("tid");
       w.Uint(tid);
+      w.Key("id");
+      text += "\"" + HexId(h.memory_id) + "/";
       heads_.push_back(text.substr(1));  // without the '{'
     }
     // A clock that never steps back (the tracker's drain time) needs no
@@ -90,19 +91,15 @@ class TraceVisitor : public HistoryVisitor {
   }
   void Began(const Allocation& a, uint64_t life, uint64_t sequence,
              bool at_start) override {
-    const int64_t ns = at_start ? start_ns_ : h_.TimeOfMoment(sequence);
+    const int64_t ns = at_start ? start_ns_ : TimeOf(sequence);
     if (!monotonic_) began_ns_[Key(a.instance, life)] = ns;
     JsonWriter& w = Head(kBegin, ns, a.instance, life);
     w.Key("args");  // the instance and life are in the id
     w.BeginObject();
-    w.Key("offset");
-    w.Uint(a.offset);
-    w.Key("size");
-    w.Uint(a.size);
-    w.Key("alignment");
-    w.Uint(a.alignment());
-    w.Key("kind");
-    w.String(AllocationKindName(a.kind));
+    w.Uint("offset", a.offset);
+    w.Uint("size", a.size);
+    w.Uint("alignment", a.alignment());
+    w.String("kind", AllocationKindName(a.kind));
     if (a.pinned()) {
       w.Bool("pinned", true);
     }
@@ -118,7 +115,7 @@ class TraceVisitor : public HistoryVisitor {
   void Ended(const Allocation& a, uint64_t life, uint64_t sequence,
              bool at_end) override {
     const auto key = Key(a.instance, life);
-    int64_t ns = at_end ? end_ns_ : h_.TimeOfMoment(sequence);
+    int64_t ns = at_end ? end_ns_ : TimeOf(sequence);
     auto it = monotonic_ ? began_ns_.end() : began_ns_.find(key);
     if (it != began_ns_.end()) {
       // A log's lines may step back a few microseconds (threads): a slice
@@ -138,7 +135,7 @@ class TraceVisitor : public HistoryVisitor {
   }
   void Changed(const Allocation& before, const Allocation& after,
                uint64_t life, uint64_t sequence) override {
-    JsonWriter& w = Head(kStep, std::max(h_.TimeOfMoment(sequence),
+    JsonWriter& w = Head(kStep, std::max(TimeOf(sequence),
                                        BeganAt(after.instance, life)),
                          after.instance, life);
     w.Key("args");
@@ -158,7 +155,7 @@ class TraceVisitor : public HistoryVisitor {
   }
   void Failed(const Failure& f) override { failures_.push_back(f); }
   void Moment(uint64_t sequence, const Event&, const MemoryFigures& f) override {
-    const int64_t ns = h_.TimeOfMoment(sequence);
+    const int64_t ns = TimeOf(sequence);
     if (ns != pending_ns_) FlushCounters();
     pending_ = f;
     pending_ns_ = ns;
@@ -171,6 +168,18 @@ class TraceVisitor : public HistoryVisitor {
   static std::pair<uint64_t, uint64_t> Key(uint64_t instance, uint64_t life) {
     return {instance, life};
   }
+  // h_.TimeOfMoment(moment): the walk asks for moments in ascending order,
+  // so a cursor over the marks instead of a binary search per event.
+  int64_t TimeOf(uint64_t moment) {
+    const std::vector<HistoryMark>& marks = h_.marks;
+    const uint64_t event =
+        moment > h_.first_sequence() ? moment - 1 : h_.first_sequence();
+    if (h_.events.empty() || marks.empty() || event < marks[mark_].sequence)
+      return h_.TimeOfMoment(moment);
+    while (mark_ + 1 < marks.size() && marks[mark_ + 1].sequence <= event)
+      ++mark_;
+    return marks[mark_].time_ns;
+  }
   int64_t BeganAt(uint64_t instance, uint64_t life) const {
     auto it = began_ns_.find(Key(instance, life));
     return it == began_ns_.end() ? INT64_MIN : it->second;
@@ -182,19 +191,16 @@ class TraceVisitor : public HistoryVisitor {
   JsonWriter& Head(Phase ph, int64_t ns, uint64_t instance, uint64_t life) {
     JsonWriter& w = out_->w();
     w.BeginObject();
-    w.Preformatted(heads_[ph].data(), heads_[ph].size());
-    // "<memory>/<instance>/<life>", formatted in place: one per event.
+    // The head and the id "<memory>/<instance>/<life>", in one piece.
     char digits[48] = {'0', 'x'};
     char* p = std::to_chars(digits + 2, digits + 20, instance, 16).ptr;
     *p++ = '/';
     p = std::to_chars(p, digits + sizeof digits - 1, life).ptr;
     *p++ = '"';
-    id_.resize(id_prefix_.size());  // id_ starts with the prefix
-    id_.append(digits, p);
-    w.Key("id");
-    w.Preformatted(id_.data(), id_.size());
-    w.Key("ts");
-    w.Decimal(ns, 3);
+    head_.assign(heads_[ph]);
+    head_.append(digits, p);
+    w.Preformatted(head_.data(), head_.size());
+    w.Decimal("ts", ns, 3);
     return w;
   }
   // The event's process (node), thread (memory) and time (us, 3 decimals:
@@ -202,8 +208,7 @@ class TraceVisitor : public HistoryVisitor {
   void Where(JsonWriter& w, int64_t ns) {
     w.Uint("pid", pid_);
     w.Uint("tid", tid_);
-    w.Key("ts");
-    w.Decimal(ns, 3);
+    w.Decimal("ts", ns, 3);
   }
   void Identity(JsonWriter& w, uint32_t id) {
     const realm_shadow::Identity* identity = FindIn(h_, id);
@@ -273,8 +278,9 @@ class TraceVisitor : public HistoryVisitor {
 
   TraceOut* out_;
   const MemoryHistory& h_;
-  std::string id_prefix_, id_, key_;
+  std::string head_, key_;
   std::vector<std::string> heads_;  // by Phase
+  size_t mark_ = 0;  // TimeOf's cursor
   bool monotonic_ = false;
   std::vector<std::string> counter_names_;
   uint64_t pid_, tid_;
@@ -368,9 +374,9 @@ absl::StatusOr<TraceSummary> WriteTrace(const std::vector<DumpFile>& dumps,
       Metadata(w, "thread_name", pid, tid, label + " (" + files[di] + ")");
       SortIndex(w, "thread_sort_index", pid, tid, tid);
       TraceVisitor visitor(&out, *h, label, pid, tid, summary);
-      std::string error;
-      if (!WalkHistory(*h, h->first_sequence(), &visitor, &error))
-        return absl::DataLossError(absl::StrCat(files[di], ": ", error));
+      if (absl::Status walked = WalkHistory(*h, h->first_sequence(), &visitor);
+          !walked.ok())
+        return absl::DataLossError(absl::StrCat(files[di], ": ", walked.message()));
       visitor.Finish();
       ++summary->memories;
     }

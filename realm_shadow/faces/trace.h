@@ -31,8 +31,8 @@
 // dump/internal/json_writer.h, cleared between events); about 360 bytes per
 // allocation life (a "b" and an "e": 363 MB for 10^6 lives of one memory).
 // The parts of an event that are the same for a memory (phase, category,
-// name, process, thread) are rendered once; times and ids with
-// std::to_chars.
+// name, process, thread, the id's memory part) are rendered once; times and
+// ids with std::to_chars, and each flat field is one append (json_writer.h).
 #ifndef REALM_SHADOW_FACES_TRACE_H_
 #define REALM_SHADOW_FACES_TRACE_H_
 

@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include "realm_shadow/analysis/snapshots.h"
@@ -127,6 +128,14 @@ TEST_F(HistoryCli, AtGivesTheExactStateAsADumpOtherCommandsRead) {
   EXPECT_EQ(RunCli("at '" + dump_ + "' -o x").status, 2);
   EXPECT_EQ(RunCli("at '" + dump_ + "' --event 1 --time 1 -o x").status, 2);
   EXPECT_EQ(RunCli("at '" + dump_ + "' --time 12x -o x").status, 2);
+  // The last nanosecond the clock holds (2^63 - 1) is a time; one more, or
+  // twelve digits of seconds, is refused rather than wrapped.
+  r = RunCli("at '" + dump_ + "' --time 9223372036.854775807 -o '" + late + "'");
+  EXPECT_EQ(r.status, 0) << r.output;
+  r = RunCli("at '" + dump_ + "' --time 9223372036.854775808 -o x");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_TRUE(Contains(r.output, "past the clock's range")) << r.output;
+  EXPECT_EQ(RunCli("at '" + dump_ + "' --time 999999999999 -o x").status, 2);
   EXPECT_EQ(RunCli("at '" + dump_ + "' --event 3").status, 2);
 }
 
@@ -181,6 +190,41 @@ TEST_F(HistoryCli, TraceFollowsTheTraceEventFormat) {
   }
   EXPECT_NE(std::system((std::string(REALM_SHADOW_PYTHON) + " '" +
                          REALM_SHADOW_CHECK_TRACE + "' '" + dir_ + "/bad.json' >/dev/null")
+                            .c_str()),
+            0);
+}
+
+TEST_F(HistoryCli, TraceKeepsTheLivesOfAReusedInstanceApart) {
+  // One instance id placed three times (Realm reuses ids), another once in
+  // between: four slices, the reused id's numbered 1, 2 and 3.
+  constexpr uint64_t kReused = 0x1e00000000000012ull;
+  constexpr uint64_t kX = 0x4000000000000021ull, kY = 0x4000000000000022ull;
+  realm_shadow_memory* m = RegisterMemory(kReused, MemoryKind::kSystem,
+                                          1024 * kKiB, "reuse", REALM_SHADOW_SERIALIZED);
+  realm_shadow_allocated(m, kX, 0, 4 * kKiB, 64);
+  TakeSnapshot(m);
+  realm_shadow_released(m, kX);
+  realm_shadow_allocated(m, kY, 0, 4 * kKiB, 64);
+  TakeSnapshot(m);
+  realm_shadow_allocated(m, kX, 8 * kKiB, 4 * kKiB, 64);
+  realm_shadow_released(m, kX);
+  TakeSnapshot(m);
+  realm_shadow_allocated(m, kX, 16 * kKiB, 4 * kKiB, 64);
+  std::string error;
+  const std::string dump = dir_ + "/reuse.rsd", trace = dir_ + "/reuse.json";
+  ASSERT_TRUE(testing::DumpMemoryStateTo(kReused, dump, &error)) << error;
+  Result r = RunCli("trace '" + dump + "' -o '" + trace + "'");
+  ASSERT_EQ(r.status, 0) << r.output;
+  std::ifstream in(trace);
+  const std::string text((std::istreambuf_iterator<char>(in)),
+                         std::istreambuf_iterator<char>());
+  for (const char* id : {"/0x4000000000000021/1\"", "/0x4000000000000021/2\"",
+                         "/0x4000000000000021/3\"", "/0x4000000000000022/1\""})
+    EXPECT_TRUE(Contains(text, id)) << id;
+  EXPECT_FALSE(Contains(text, "/0x4000000000000021/4\""));
+  EXPECT_FALSE(Contains(text, "/0x4000000000000022/2\""));
+  EXPECT_EQ(std::system((std::string(REALM_SHADOW_PYTHON) + " '" +
+                         REALM_SHADOW_CHECK_TRACE + "' '" + trace + "' --lives 4")
                             .c_str()),
             0);
 }

@@ -90,9 +90,44 @@ CoverageIndex::Segments::iterator CoverageIndex::Before(uint64_t offset) {
   return std::prev(it);
 }
 
+bool CoverageIndex::AddInGap(uint64_t offset, uint64_t end) {
+  const auto after = segments_.lower_bound(offset);
+  if (after != segments_.end() && after->first < end) return false;
+  uint64_t from = 0;  // where the gap begins
+  if (after != segments_.begin()) {
+    from = std::prev(after)->second.end;
+    if (from > offset) return false;
+  }
+  const uint64_t to = after == segments_.end() ? kEndOfMemory : after->first;
+  RemoveHole(GapSize(from, to));  // to >= end > offset >= from
+  AddHole(offset > from ? GapSize(from, offset) : 0);
+  AddHole(to > end ? GapSize(end, to) : 0);
+  segments_.emplace_hint(after, offset, Segment{end, 1});
+  used_ += end - offset;
+  return true;
+}
+
+bool CoverageIndex::RemoveAlone(uint64_t offset, uint64_t end) {
+  const auto it = segments_.find(offset);
+  if (it == segments_.end() || it->second.end != end || it->second.count != 1)
+    return false;
+  const uint64_t from =
+      it == segments_.begin() ? 0 : std::prev(it)->second.end;
+  const auto next = std::next(it);
+  const uint64_t to = next == segments_.end() ? kEndOfMemory : next->first;
+  RemoveHole(offset > from ? GapSize(from, offset) : 0);
+  RemoveHole(to > end ? GapSize(end, to) : 0);
+  AddHole(GapSize(from, to));  // to >= end > offset >= from
+  segments_.erase(it);
+  used_ -= end - offset;
+  return true;
+}
+
 void CoverageIndex::Change(uint64_t offset, uint64_t size, bool add) {
   if (size == 0) return;  // zero-byte allocations occupy nothing
   const uint64_t end = SaturatingEnd(offset, size);
+  if (end > offset && (add ? AddInGap(offset, end) : RemoveAlone(offset, end)))
+    return;
   auto before = Before(offset);
   auto after = segments_.lower_bound(end);
   CountGaps(before, after, -1);

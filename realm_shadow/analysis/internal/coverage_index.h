@@ -15,7 +15,8 @@
 // never merged back: at most two segments per live range), and the holes'
 // sizes are a B-tree multiset.  A change rewrites only the gaps between the
 // segments just before and after the range: O(log n + k) for a range that
-// meets k segments (k = 1 without overlaps).  Not thread-safe.
+// meets k segments.  Without overlaps (k <= 1) a change is one B-tree
+// search, one insert or erase and three hole updates.  Not thread-safe.
 #ifndef REALM_SHADOW_ANALYSIS_INTERNAL_COVERAGE_INDEX_H_
 #define REALM_SHADOW_ANALYSIS_INTERNAL_COVERAGE_INDEX_H_
 
@@ -57,6 +58,14 @@ class CoverageIndex {
   // the last one ending at or before it (end() if none), and the first one
   // starting at or after `end`.
   Segments::iterator Before(uint64_t offset);
+  // The two changes nearly every event makes, each in one search and at
+  // most three hole updates: a range that meets no live range splits the
+  // gap it lies in (AddInGap), and the only range over one whole segment
+  // goes and the gaps either side merge (RemoveAlone).  False, nothing
+  // changed, when the range is not that case: Change then takes the
+  // general path.
+  bool AddInGap(uint64_t offset, uint64_t end);
+  bool RemoveAlone(uint64_t offset, uint64_t end);
   void Change(uint64_t offset, uint64_t size, bool add);
 
   uint64_t capacity_ = 0;

@@ -1,6 +1,8 @@
 // The JSON writer (json_writer.h): escaping, exact integers, doubles.
 #include "realm_shadow/dump/internal/json_writer.h"
 
+#include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 
@@ -37,20 +39,89 @@ size_t Utf8SequenceLength(std::string_view s) {
 
 }  // namespace
 
+bool JsonWriter::IsShortPlain(std::string_view s) const {
+  if (s.size() > kShortText) return false;
+  for (char c : s)
+    if (!NeedsNoEscape(c)) return false;
+  return true;
+}
+
+char* JsonWriter::QuotedInto(char* at, std::string_view s) {
+  *at++ = '"';
+  at = std::copy(s.begin(), s.end(), at);
+  *at++ = '"';
+  return at;
+}
+
+char* JsonWriter::UintInto(char* at, uint64_t v) {
+  const bool quoted = v > kLargestJsonNumber;
+  if (quoted) *at++ = '"';
+  at = std::to_chars(at, at + 20, v).ptr;
+  if (quoted) *at++ = '"';
+  return at;
+}
+
+char* JsonWriter::DecimalInto(char* at, int64_t value, int digits) {
+  uint64_t scale = 1;
+  for (int i = 0; i < digits; ++i) scale *= 10;
+  const uint64_t magnitude =
+      value < 0 ? ~static_cast<uint64_t>(value) + 1 : static_cast<uint64_t>(value);
+  if (value < 0) *at++ = '-';
+  at = std::to_chars(at, at + 20, magnitude / scale).ptr;
+  if (digits == 0) return at;
+  char fraction[20];
+  char* end = std::to_chars(fraction, fraction + sizeof fraction,
+                            magnitude % scale).ptr;
+  *at++ = '.';
+  at = std::fill_n(at, static_cast<size_t>(digits) - (end - fraction), '0');
+  return std::copy(fraction, end, at);
+}
+
 void JsonWriter::Key(std::string_view key) {
-  Comma();
-  Escape(key);
-  out_ += ':';
+  if (IsShortPlain(key)) {
+    char text[kShortText + 4];
+    char* p = QuotedInto(CommaInto(text), key);
+    *p++ = ':';
+    out_.append(text, static_cast<size_t>(p - text));
+  } else {
+    Comma();
+    Escape(key);
+    out_ += ':';
+  }
   after_key_ = true;
 }
 
 void JsonWriter::Uint(uint64_t v) {
-  Comma();
-  if (v <= kLargestJsonNumber) {
-    absl::StrAppend(&out_, v);
-  } else {
-    absl::StrAppend(&out_, "\"", v, "\"");
-  }
+  char text[kNumberText];
+  char* p = UintInto(CommaInto(text), v);
+  out_.append(text, static_cast<size_t>(p - text));
+}
+
+void JsonWriter::Uint(std::string_view key, uint64_t v) {
+  if (!IsShortPlain(key)) return Key(key), Uint(v);
+  char text[kShortText + 4 + kNumberText];
+  char* p = QuotedInto(CommaInto(text), key);
+  *p++ = ':';
+  p = UintInto(p, v);
+  out_.append(text, static_cast<size_t>(p - text));
+}
+
+void JsonWriter::Decimal(std::string_view key, int64_t v, int digits) {
+  if (!IsShortPlain(key)) return Key(key), Decimal(v, digits);
+  char text[kShortText + 4 + kNumberText];
+  char* p = QuotedInto(CommaInto(text), key);
+  *p++ = ':';
+  p = DecimalInto(p, v, digits);
+  out_.append(text, static_cast<size_t>(p - text));
+}
+
+void JsonWriter::String(std::string_view key, std::string_view v) {
+  if (!IsShortPlain(key) || !IsShortPlain(v)) return Key(key), String(v);
+  char text[2 * kShortText + 6];
+  char* p = QuotedInto(CommaInto(text), key);
+  *p++ = ':';
+  p = QuotedInto(p, v);
+  out_.append(text, static_cast<size_t>(p - text));
 }
 
 void JsonWriter::Int(int64_t v) {
@@ -80,18 +151,9 @@ void JsonWriter::Double(double v) {
 }
 
 void JsonWriter::Decimal(int64_t value, int digits) {
-  Comma();
-  uint64_t scale = 1;
-  for (int i = 0; i < digits; ++i) scale *= 10;
-  const uint64_t magnitude =
-      value < 0 ? ~static_cast<uint64_t>(value) + 1 : static_cast<uint64_t>(value);
-  if (value < 0) out_ += '-';
-  absl::StrAppend(&out_, magnitude / scale);
-  if (digits == 0) return;
-  const std::string fraction = absl::StrCat(magnitude % scale);
-  out_ += '.';
-  out_.append(static_cast<size_t>(digits) - fraction.size(), '0');
-  out_ += fraction;
+  char text[kNumberText];
+  char* p = DecimalInto(CommaInto(text), value, digits);
+  out_.append(text, static_cast<size_t>(p - text));
 }
 
 void JsonWriter::Bool(bool v) {
@@ -105,6 +167,12 @@ void JsonWriter::Null() {
 }
 
 void JsonWriter::String(std::string_view s) {
+  if (IsShortPlain(s)) {
+    char text[kShortText + 3];
+    char* p = QuotedInto(CommaInto(text), s);
+    out_.append(text, static_cast<size_t>(p - text));
+    return;
+  }
   Comma();
   Escape(s);
 }
@@ -121,6 +189,13 @@ void JsonWriter::Escape(std::string_view s) {
   out_ += '"';
   size_t i = 0;
   while (i < s.size()) {
+    // The run of printable ASCII that needs no escape, appended at once:
+    // every key and nearly every value is one run.
+    size_t plain = i;
+    while (plain < s.size() && NeedsNoEscape(s[plain])) ++plain;
+    out_.append(s.data() + i, plain - i);
+    i = plain;
+    if (i == s.size()) break;
     const unsigned char c = static_cast<unsigned char>(s[i]);
     if (c >= 0x80) {
       const size_t len = Utf8SequenceLength(s.substr(i));

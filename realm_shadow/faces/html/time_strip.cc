@@ -129,7 +129,7 @@ TimeStrip BuildTimeStrip(const MemoryHistory& h, size_t buckets,
   std::string error;
   StripWalk first(h, &t, nullptr);
   first.seen_.assign(b, false);
-  if (!WalkHistory(h, h.first_sequence(), &first, &error)) return TimeStrip();
+  if (!WalkHistory(h, h.first_sequence(), &first).ok()) return TimeStrip();
 
   // The thinning: every stride-th boundary, and the last, until the spans
   // alive at them fit.
@@ -155,7 +155,7 @@ TimeStrip BuildTimeStrip(const MemoryHistory& h, size_t buckets,
   first.ranges.clear();
   first.ranges.shrink_to_fit();
   StripWalk second(h, &t, &shown);
-  WalkHistory(h, h.first_sequence(), &second, &error);
+  WalkHistory(h, h.first_sequence(), &second).IgnoreError();  // the first got through
   std::sort(t.spans.begin(), t.spans.end(),
             [](const TimeStrip::Span& x, const TimeStrip::Span& y) {
               const Allocation& a = x.allocation;
