@@ -213,8 +213,9 @@ std::string FormatMemoryAnswer(const MemoryAnswer& a) {
                     FormatFirstFailure(s, p.result), "\n");
   if (mins) {
     out += "  min capacity: the smallest capacity with no failure, checked by a replay\n"
-           "  at it and one at one unit less; placement is not monotone in the\n"
-           "  capacity, so it is the smallest the search met, not a proof:\n";
+           "  at it (realm: or at a larger one that replays the same down to it) and\n"
+           "  one at one unit less; placement is not monotone in the capacity, so it\n"
+           "  is the smallest the search met, not a proof:\n";
     for (const PolicyAnswer& p : a.policies)
       if (p.min_searched)
         absl::StrAppend(&out, "    ", Pad(PlacementPolicyName(p.result.policy), 14),
