@@ -769,8 +769,13 @@ std::vector<uint64_t> ModelMemory::Seed(
                         RangeAllocator::Range{allocations[i].offset,
                                               allocations[i].offset + allocations[i].size});
   if (!current_.Seed(ranges)) return {};
-  future_ = current_;
-  release_ = current_;
+  // The future and release heaps are read only while allocations are
+  // pending, and rebuilt from the current one when the first one is
+  // deferred; an observer reads the future heap's content, so it gets it.
+  if (options_.observe_heaps) {
+    future_ = current_;
+    release_ = current_;
+  }
   records_.reserve(allocations.size() / kRecordChunk + 1);
   std::vector<uint64_t> out;
   out.reserve(allocations.size());

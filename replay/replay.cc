@@ -49,8 +49,6 @@ class Runner {
                                             capacity, "replay", mo);
     const size_t n = script.lives.size();
     lives_.assign(n, LifeRun{});
-    release_event_.assign(n, model::kNoEvent);
-    create_event_.assign(n, model::kNoEvent);
     out_->placed_at.assign(n, kNone64);
     memory_->set_outcome_observer(
         [this](uint64_t instance, AllocationResult result, uint64_t offset) {
@@ -262,34 +260,43 @@ class Runner {
         break;
       case StepKind::kRequestWaits:
         if (lives_[life].state == LifeState::kUntouched) {
-          create_event_[life] = memory_->NewEvent();
-          Request(life, create_event_[life]);
+          *EventOf(&create_event_, life) = memory_->NewEvent();
+          Request(life, *EventOf(&create_event_, life));
         }
         break;
       case StepKind::kRequestEnters:
         if (lives_[life].state == LifeState::kUntouched) {
           Request(life, model::kNoEvent);
-        } else if (Fire(&create_event_[life], /*poison=*/false) &&
+        } else if (Fire(EventOf(&create_event_, life), /*poison=*/false) &&
                    lives_[life].state == LifeState::kWaiting) {
           lives_[life].state = LifeState::kPending;
         }
         break;
       case StepKind::kRequestCancelled:
-        Fire(&create_event_[life], /*poison=*/true);
+        Fire(EventOf(&create_event_, life), /*poison=*/true);
         break;
       case StepKind::kRelease:
         Release(life, step.ready);
         break;
       case StepKind::kReleaseReady:
-        Fire(&release_event_[life], /*poison=*/false);
+        Fire(EventOf(&release_event_, life), /*poison=*/false);
         break;
       case StepKind::kReleaseCancelled:
-        Fire(&release_event_[life], /*poison=*/true);
+        Fire(EventOf(&release_event_, life), /*poison=*/true);
         break;
       case StepKind::kRedistrict:
         Redistrict(step);
         break;
     }
+  }
+
+  // The event a life's request or release waits on (kNoEvent: none).  The
+  // table is made at its first use: a history whose steps are all ready
+  // (the benchmark's) allocates none, which at 1M lives is 8 MB of fresh
+  // pages a replay.
+  model::Event* EventOf(std::vector<model::Event>* events, uint32_t life) {
+    if (events->empty()) events->assign(script_.lives.size(), model::kNoEvent);
+    return &(*events)[life];
   }
 
   // Triggers (or poisons) the event a life waits on, once; false when it
@@ -309,7 +316,7 @@ class Runner {
         script_.lives[life].recorded == RecordedOutcome::kPlaced)
       Fail(life, FailureKind::kStalled);
     model::Event after = model::kNoEvent;
-    if (!ready) after = release_event_[life] = memory_->NewEvent();
+    if (!ready) after = *EventOf(&release_event_, life) = memory_->NewEvent();
     memory_->Destroy(lives_[life].model_id, after);
   }
 
@@ -335,7 +342,7 @@ class Runner {
         Release(old, step.ready);
       return;
     }
-    if (!step.ready) release_event_[old] = after;
+    if (!step.ready) *EventOf(&release_event_, old) = after;
     for (uint32_t i = 0; i < step.piece_count; ++i) {
       const uint32_t life = step.first_piece + i;
       Map(life, r.instances[i]);
@@ -368,8 +375,8 @@ class Runner {
     LifeState state = LifeState::kUntouched;
   };
   std::vector<LifeRun> lives_;
-  std::vector<model::Event> release_event_;
-  std::vector<model::Event> create_event_;
+  std::vector<model::Event> release_event_;  // per life, EventOf
+  std::vector<model::Event> create_event_;   // per life, EventOf
   std::vector<uint32_t> life_of_index_;   // model id index -> life
   std::vector<Outcome> outcomes_;
   uint64_t sequence_ = 0;

@@ -259,6 +259,35 @@ TEST(Replay, TheMapAtAMomentIsTheCurrentHeapThen) {
   EXPECT_EQ(r.map_free_bytes, 260u);
 }
 
+// Deferral from a base snapshot: the model seeds only its current heap and
+// builds the future heap from it when the first request is deferred, so
+// the plans see the base's ranges: the one that stays leaves no room for a
+// third request, which fails at once, as in the run.
+TEST(Replay, DeferralFromTheBaseSnapshot) {
+  Builder b(1000);
+  const uint32_t x = b.Base(400, 0);
+  const uint32_t y = b.Base(300, 400);
+  b.Base(300, 700);  // stays
+  b.Release(x, /*ready=*/false);
+  b.Release(y, /*ready=*/false);
+  const uint32_t c = b.Deferred(350);  // planned at 0, once x and y go
+  const uint32_t d = b.Deferred(250);  // planned at 350
+  const uint32_t e = b.Failed(300);    // 100 B left in the future
+  b.Ready(x);
+  b.Ready(y);
+  b.Completed(c, 0);
+  b.Completed(d, 350);
+  for (PlacementPolicy p : {PlacementPolicy::kRealm, PlacementPolicy::kBestFit}) {
+    const ReplayResult r = Replayed(b.script(), p);
+    EXPECT_EQ(r.placed_at[c], 0u) << PlacementPolicyName(p);
+    EXPECT_EQ(r.placed_at[d], 350u) << PlacementPolicyName(p);
+    EXPECT_EQ(r.placed_at[e], kNone64) << PlacementPolicyName(p);
+    ASSERT_EQ(r.failures.size(), 1u) << PlacementPolicyName(p);
+    EXPECT_EQ(r.failures[0].life, e);
+    EXPECT_EQ(r.failures[0].kind, FailureKind::kInstant);
+  }
+}
+
 TEST(Replay, BadScriptsAreRefused) {
   Builder b(1000);
   b.Placed(10, 0);
