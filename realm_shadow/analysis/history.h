@@ -59,8 +59,10 @@
 //  the default and up to 16384 live allocations: at most 81920 events, 2.5
 //  MiB, and six checkpoints.  Because L grows with the live allocations, a
 //  checkpoint is never larger than about the events of its segment, and its
-//  copy (about 2 ns per live allocation) costs at most about 2 ns per event
-//  applied, amortized.  StateAt replays at most L events after a restore.
+//  copy (the live runs, plus a walk of the map's instance table for the
+//  released ids, left unsorted) costs a few ns per event applied, amortized
+//  (docs/benchmarks.md: BM_DrainWithHistory against BM_Drain).  StateAt
+//  replays at most L events after a restore.
 #ifndef REALM_SHADOW_ANALYSIS_HISTORY_H_
 #define REALM_SHADOW_ANALYSIS_HISTORY_H_
 
@@ -104,7 +106,10 @@ struct HistoryCheckpoint {
   // them for the whole window).
   Snapshot state;
   bool heap_observed = false;
-  std::vector<uint64_t> released;  // ids released and not reused, ascending
+  // Ids released and not reused: in no particular order as the consumer
+  // takes them (a sort per checkpoint cost the drain ~20 ns an event at 1k
+  // live); ascending in a dump file (the writer sorts).
+  std::vector<uint64_t> released;
   std::vector<uint64_t> failed;    // failed or cancelled, not yet destroyed,
                                    //   in the order they failed
   // Heap-observed memories: releases requested before the instance was in

@@ -4,7 +4,10 @@
 // snapshots before a byte is written, the string table is emitted in a
 // fixed traversal order (no deduplication, hence no hash map), and bytes
 // pass through one 64 KiB buffer on the stack into the file and the running
-// CRC.  The only heap use is the caller's snapshots.
+// CRC.  The only heap use besides the caller's snapshots is one sorted copy
+// of a history checkpoint's released ids at a time (8 B an id, at most
+// max(16384, live)), so that the file lists them ascending.
+#include <algorithm>
 #include <cerrno>
 #include <cstddef>
 #include <cstring>
@@ -322,7 +325,11 @@ void WriteHistory(Sink& out, const MemoryHistory& h, uint32_t memory_index,
     out.Put<uint8_t>(c.heap_observed ? 1 : 0);
     out.Zeros(2);
     out.Put<uint32_t>(c.group_left);
-    for (uint64_t id : c.released) out.Put<uint64_t>(id);
+    // Ascending, whatever order the consumer took them in (history.h):
+    // the file does not depend on a hash table's iteration order.
+    std::vector<uint64_t> released = c.released;
+    std::sort(released.begin(), released.end());
+    for (uint64_t id : released) out.Put<uint64_t>(id);
     for (uint64_t id : c.failed) out.Put<uint64_t>(id);
     for (const auto& [instance, ready] : c.early_releases) {
       out.Put<uint64_t>(instance);

@@ -27,6 +27,7 @@
 #ifndef REALM_SHADOW_TESTS_COMMON_SNAPSHOT_COMPARE_H_
 #define REALM_SHADOW_TESTS_COMMON_SNAPSHOT_COMPARE_H_
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -308,7 +309,11 @@ inline void CompareInto(const MemoryHistory& got, const MemoryHistory& want,
     const HistoryCheckpoint& b = want.checkpoints[i];
     CompareInto(a.state, b.state, SnapshotFields::kAll, d);
     d.Field("checkpoint", i, "heap_observed", a.heap_observed, b.heap_observed);
-    d.Field("checkpoint", i, "released", a.released, b.released);
+    // A set: the consumer keeps it in no particular order (history.h).
+    std::vector<uint64_t> released_a = a.released, released_b = b.released;
+    std::sort(released_a.begin(), released_a.end());
+    std::sort(released_b.begin(), released_b.end());
+    d.Field("checkpoint", i, "released", released_a, released_b);
     d.Field("checkpoint", i, "failed", a.failed, b.failed);
     d.Field("checkpoint", i, "early_releases", a.early_releases,
             b.early_releases);
