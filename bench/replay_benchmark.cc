@@ -16,6 +16,11 @@
 // time (one replay of the 1M events, from the base, per iteration: setup
 // of the 100k base included, as a replay pays it); BM_MinCapacity/<policy>
 // the seconds of one FindMinCapacity and the replays it ran.
+// BM_HeapCopy/<live>: one copy of a realm heap holding `live` allocations
+// under the model's keys (what the model pays per event while deferred
+// requests wait, `future = current`); BM_HeapCopyHashMapReference/<live>
+// copies the same entries as a flat_hash_map, the structure the heap's
+// allocated ranges were kept in before.
 #include <benchmark/benchmark.h>
 
 #include <time.h>
@@ -26,6 +31,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
+#include "model/range_allocator.h"
 #include "replay/replay.h"
 
 namespace {
@@ -81,23 +88,14 @@ const ReplayScript& History() {
     uint64_t seq = 1;
     for (uint64_t e = 0; e < kEvents / 2; ++e) {
       const size_t k = rng() % live.size();
-      ReplayStep release;
-      release.kind = StepKind::kRelease;
-      release.ready = true;
-      release.life = live[k];
-      release.sequence = seq++;
-      s.steps.push_back(release);
+      s.steps.push_back(ReplayStep::Of(StepKind::kRelease, live[k], seq++, /*ready=*/true));
       ReplayLife l;
       l.instance = 0x4000000000000000ull | (kLive + e);
       l.size = RandomSize(rng);
       l.alignment = 256;
       s.lives.push_back(l);
       live[k] = static_cast<uint32_t>(s.lives.size() - 1);
-      ReplayStep request;
-      request.kind = StepKind::kRequest;
-      request.life = live[k];
-      request.sequence = seq++;
-      s.steps.push_back(request);
+      s.steps.push_back(ReplayStep::Of(StepKind::kRequest, live[k], seq++));
     }
     s.end_sequence = seq;
     return s;
@@ -138,5 +136,43 @@ void BM_MinCapacity(benchmark::State& state) {
   state.SetLabel(realm_shadow::model::PlacementPolicyName(policy));
 }
 BENCHMARK(BM_MinCapacity)->Arg(0)->Arg(1)->Unit(benchmark::kSecond)->Iterations(1);
+
+// A realm heap with `live` allocations of 256-64 KiB (the history's sizes)
+// packed from 0, every other one freed, under keys as the model makes them
+// (slot, generation 1).
+realm_shadow::model::RangeAllocator HeapOf(uint32_t live) {
+  std::mt19937_64 rng(7);
+  uint64_t capacity = 0;
+  std::vector<uint64_t> sizes;
+  for (uint32_t i = 0; i < 2 * live; ++i) capacity += sizes.emplace_back(RandomSize(rng));
+  realm_shadow::model::RangeAllocator heap(capacity);
+  uint64_t offset;
+  for (uint32_t i = 0; i < 2 * live; ++i)
+    heap.Allocate((uint64_t{1} << 32) | i, sizes[i], 256, &offset);
+  for (uint32_t i = 0; i < 2 * live; i += 2) heap.Deallocate((uint64_t{1} << 32) | i);
+  return heap;
+}
+
+void BM_HeapCopy(benchmark::State& state) {
+  const realm_shadow::model::RangeAllocator heap = HeapOf(static_cast<uint32_t>(state.range(0)));
+  realm_shadow::model::RangeAllocator copy;
+  for (auto _ : state) {
+    copy = heap;
+    benchmark::DoNotOptimize(copy.allocated_count());
+  }
+}
+BENCHMARK(BM_HeapCopy)->Arg(1000)->Arg(100000)->Unit(benchmark::kMicrosecond);
+
+void BM_HeapCopyHashMapReference(benchmark::State& state) {
+  const realm_shadow::model::RangeAllocator heap = HeapOf(static_cast<uint32_t>(state.range(0)));
+  absl::flat_hash_map<uint64_t, realm_shadow::model::AddressRange> map;
+  for (const auto& [tag, range] : heap.allocations()) map.emplace(tag, range);
+  absl::flat_hash_map<uint64_t, realm_shadow::model::AddressRange> copy;
+  for (auto _ : state) {
+    copy = map;
+    benchmark::DoNotOptimize(copy.size());
+  }
+}
+BENCHMARK(BM_HeapCopyHashMapReference)->Arg(1000)->Arg(100000)->Unit(benchmark::kMicrosecond);
 
 }  // namespace

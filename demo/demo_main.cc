@@ -84,16 +84,18 @@ void AttachDescription(const InstanceDescription& d) {
 int ShowReplay(const realm_shadow::DumpFile& dump, const realm_shadow::Snapshot& memory,
                const std::string& path) {
   namespace replay = realm_shadow::replay;
-  replay::ReplayScript script;
   replay::ReplayQuestion question;
   question.min_capacity = true;
-  replay::MemoryAnswer answer;
-  std::string error;
-  if (!replay::ScriptOfDumpMemory(dump, memory, &script, &error) ||
-      !replay::ReplayMemory(std::move(script), question, &answer, &error)) {
-    std::fprintf(stderr, "realm_shadow_demo: replay: %s\n", error.c_str());
+  absl::StatusOr<replay::ReplayScript> script = replay::ScriptOfDumpMemory(dump, memory);
+  absl::StatusOr<replay::MemoryAnswer> replayed =
+      script.ok() ? replay::ReplayMemory(*std::move(script), question)
+                  : absl::StatusOr<replay::MemoryAnswer>(script.status());
+  if (!replayed.ok()) {
+    std::fprintf(stderr, "realm_shadow_demo: replay: %s\n",
+                 std::string(replayed.status().message()).c_str());
     return 1;
   }
+  const replay::MemoryAnswer& answer = *replayed;
   std::printf("\nwould another placement, or more memory, have avoided it "
               "(realm-shadow replay %s --min-capacity):\n%s",
               path.c_str(), replay::FormatMemoryAnswer(answer).c_str());

@@ -59,6 +59,8 @@ ModelMemory::ModelMemory(uint64_t memory_id, realm_shadow_memory_kind kind,
       future_(capacity, options_.placement),
       release_(capacity, options_.placement),
       ids_(memory_id, options_.creator_node) {
+  for (RangeAllocator* heap : {&current_, &future_, &release_})
+    heap->set_highest_end(&highest_end_);
   if (options_.events) {
     events_ = options_.events;
   } else {
@@ -187,8 +189,14 @@ void ModelMemory::PrefetchRecord(uint64_t instance) const {
   if (index >= key_of_index_.size() || key_of_index_[index] == 0) return;
   const uint64_t key = key_of_index_[index];
   const uint32_t slot = static_cast<uint32_t>(key);
-  if (slot < record_slots_)
-    __builtin_prefetch(&records_[slot >> kRecordChunkBits][slot % kRecordChunk]);
+  if (slot < record_slots_) {
+    // A record spans two cache lines more often than not (88 B apart), and
+    // a release reads its flags and resets all of it: both lines.
+    const char* record =
+        reinterpret_cast<const char*>(&records_[slot >> kRecordChunkBits][slot % kRecordChunk]);
+    __builtin_prefetch(record);
+    __builtin_prefetch(record + sizeof(Record) - 1);
+  }
   current_.Prefetch(key);
 }
 
@@ -761,8 +769,13 @@ std::vector<uint64_t> ModelMemory::Seed(
                         RangeAllocator::Range{allocations[i].offset,
                                               allocations[i].offset + allocations[i].size});
   if (!current_.Seed(ranges)) return {};
-  future_ = current_;
-  release_ = current_;
+  // The future and release heaps are read only while allocations are
+  // pending, and rebuilt from the current one when the first one is
+  // deferred; an observer reads the future heap's content, so it gets it.
+  if (options_.observe_heaps) {
+    future_ = current_;
+    release_ = current_;
+  }
   records_.reserve(allocations.size() / kRecordChunk + 1);
   std::vector<uint64_t> out;
   out.reserve(allocations.size());

@@ -255,6 +255,13 @@ class ModelMemory {
   // Where the future heap plans a request that is not placed yet (pending,
   // or a piece of a queued redistrict); nullopt when it has no plan there.
   std::optional<uint64_t> PlannedOffset(uint64_t instance) const;
+  // The highest end any placement of any heap reached (current, future,
+  // release, and the heaps a reordering tries), the seeded ranges
+  // included.  Under first fit by address (PlacementPolicy::kRealm) a
+  // memory of any capacity from it up to this one's, given the same calls,
+  // decides every one of them the same: only the last free range differs,
+  // and every request placed in it ended at or below this.
+  uint64_t highest_end() const { return highest_end_; }
   uint64_t free_bytes() const { return current_.free_bytes(); }
   uint64_t largest_free() const { return current_.largest_free(); }
   size_t live_count() const;  // instances holding a range (incl. zero-byte)
@@ -352,6 +359,7 @@ class ModelMemory {
   OutcomeObserver observer_;
 
   RangeAllocator current_, future_, release_;
+  uint64_t highest_end_ = 0;  // highest_end(); every heap raises it
   std::deque<PendingAlloc> pending_allocs_;
   std::deque<PendingRelease> pending_releases_;
   unsigned cur_release_seqid_ = 0;

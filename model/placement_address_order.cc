@@ -14,6 +14,13 @@ namespace {
 // What the three share: the index and the reads of it.
 class AddressOrdered : public Placement {
  public:
+  // Realm's can_allocate, and next-fit's: is there a range, from the
+  // lowest address, that takes it aligned?
+  bool CanTake(uint64_t size, uint64_t alignment) const override {
+    FreeRangeIndex::Position p;
+    uint64_t start;
+    return free_.FirstFit(size, alignment, 0, &p, &start);
+  }
   void Give(uint64_t first, uint64_t last) override { free_.Give(first, last); }
   void Clear() override { free_.Clear(); }
   uint64_t LargestFree() const override { return free_.largest(); }
@@ -41,11 +48,6 @@ class RealmPlacement final : public AddressOrdered {
     free_.Carve(p, *offset, size);
     return true;
   }
-  bool CanTake(uint64_t size, uint64_t alignment) const override {
-    FreeRangeIndex::Position p;
-    uint64_t start;
-    return free_.FirstFit(size, alignment, 0, &p, &start);
-  }
 };
 
 // First fit from where the last placement ended, wrapping around.
@@ -61,11 +63,6 @@ class NextFitPlacement final : public AddressOrdered {
     free_.Carve(p, *offset, size);
     rover_ = *offset + size;
     return true;
-  }
-  bool CanTake(uint64_t size, uint64_t alignment) const override {
-    FreeRangeIndex::Position p;
-    uint64_t start;
-    return free_.FirstFit(size, alignment, 0, &p, &start);
   }
 
  private:

@@ -32,7 +32,8 @@ RangeAllocator::RangeAllocator(const RangeAllocator& other)
       placement_(other.placement_->Clone()),
       allocated_(other.allocated_),
       instance_of_(other.instance_of_),
-      instance_context_(other.instance_context_) {}
+      instance_context_(other.instance_context_),
+      highest_end_(other.highest_end_) {}
 
 RangeAllocator& RangeAllocator::operator=(const RangeAllocator& other) {
   if (this == &other) return *this;
@@ -69,19 +70,23 @@ bool RangeAllocator::Seed(const std::vector<std::pair<Tag, Range>>& allocations)
   std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
     return a.second.first < b.second.first;
   });
-  absl::flat_hash_map<Tag, Range> placed;
+  internal::AllocatedRanges placed;
+  size_t slots = 0;
+  for (const auto& [tag, r] : sorted)
+    slots = std::max<size_t>(slots, size_t{static_cast<uint32_t>(tag)} + 1);
+  if (slots <= 2 * sorted.size() + internal::AllocatedRanges::kSlack)
+    placed.ReserveSlots(slots);
   uint64_t cursor = 0, used = 0;
   for (const auto& [tag, r] : sorted) {
-    if (r.last < r.first || !placed.emplace(tag, r).second) return false;
-    if (r.size() == 0) {
-      placed[tag] = Range{0, 0};
-      continue;
-    }
+    if (r.last < r.first || !placed.Insert(tag, r.size() == 0 ? Range{0, 0} : r))
+      return false;
+    if (r.size() == 0) continue;
     if (r.first < cursor || r.last > capacity_) return false;
     cursor = r.last;
     used += r.size();
   }
   allocated_ = std::move(placed);
+  if (highest_end_ && cursor > *highest_end_) *highest_end_ = cursor;
   placement_->Clear();
   free_bytes_ = capacity_ - used;
   cursor = 0;
@@ -97,10 +102,10 @@ bool RangeAllocator::Seed(const std::vector<std::pair<Tag, Range>>& allocations)
 
 bool RangeAllocator::Allocate(Tag tag, uint64_t size, uint64_t alignment,
                               uint64_t* offset) {
-  if (allocated_.contains(tag)) return false;
+  if (allocated_.Contains(tag)) return false;
   if (size == 0) {
     // Realm gives empty requests offset 0 and keeps them out of the ranges.
-    allocated_.emplace(tag, Range{0, 0});
+    allocated_.Insert(tag, Range{0, 0});
     *offset = 0;
     shadow_observer.Placed(InstanceOf(tag), 0, 0, alignment);
     return true;
@@ -113,7 +118,8 @@ bool RangeAllocator::Allocate(Tag tag, uint64_t size, uint64_t alignment,
     if (!placement_->Take(size, alignment, &start)) return false;
   }
   free_bytes_ -= size;
-  allocated_.emplace(tag, Range{start, start + size});
+  allocated_.Insert(tag, Range{start, start + size});
+  if (highest_end_ && start + size > *highest_end_) *highest_end_ = start + size;
   *offset = start;
   shadow_observer.Placed(InstanceOf(tag), start, size, alignment);
   return true;
@@ -125,17 +131,18 @@ bool RangeAllocator::CanAllocate(uint64_t size, uint64_t alignment) const {
 }
 
 void RangeAllocator::Compact() {
-  std::vector<std::pair<uint64_t, Tag>> by_offset;
+  std::vector<std::pair<uint64_t, Range*>> by_offset;
   by_offset.reserve(allocated_.size());
-  for (const auto& [tag, r] : allocated_)
-    if (r.size() > 0) by_offset.emplace_back(r.first, tag);
-  std::sort(by_offset.begin(), by_offset.end());
+  allocated_.ForEachMutable([&](Tag, Range& r) {
+    if (r.size() > 0) by_offset.emplace_back(r.first, &r);
+  });
+  std::sort(by_offset.begin(), by_offset.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
   uint64_t cursor = 0;
-  for (const auto& [first, tag] : by_offset) {
+  for (const auto& [first, r] : by_offset) {
     (void)first;
-    Range& r = allocated_[tag];
-    const uint64_t size = r.size();
-    r = Range{cursor, cursor + size};
+    const uint64_t size = r->size();
+    *r = Range{cursor, cursor + size};
     cursor += size;
   }
   placement_->Clear();
@@ -157,10 +164,8 @@ void RangeAllocator::InsertFree(uint64_t first, uint64_t last) {
 }
 
 bool RangeAllocator::Deallocate(Tag tag) {
-  auto it = allocated_.find(tag);
-  if (it == allocated_.end()) return false;
-  const Range r = it->second;
-  allocated_.erase(it);
+  Range r;
+  if (!allocated_.Erase(tag, &r)) return false;
   InsertFree(r.first, r.last);
   shadow_observer.Removed(InstanceOf(tag));
   return true;
@@ -168,19 +173,18 @@ bool RangeAllocator::Deallocate(Tag tag) {
 
 size_t RangeAllocator::SplitRange(Tag old_tag, std::vector<Piece>* pieces,
                                   bool* found) {
-  auto it = allocated_.find(old_tag);
-  if (found) *found = it != allocated_.end();
-  if (it == allocated_.end()) return 0;
-  const Range old = it->second;
-  allocated_.erase(it);
+  Range old;
+  const bool held = allocated_.Erase(old_tag, &old);
+  if (found) *found = held;
+  if (!held) return 0;
   free_bytes_ += old.size();  // the pieces take their bytes back below
 
   uint64_t cursor = old.first;
   size_t placed = 0;
   for (Piece& p : *pieces) {
-    if (allocated_.contains(p.tag)) break;
+    if (allocated_.Contains(p.tag)) break;
     if (p.size == 0) {
-      allocated_.emplace(p.tag, Range{0, 0});
+      allocated_.Insert(p.tag, Range{0, 0});
       p.offset = 0;
       ++placed;
       continue;
@@ -191,7 +195,7 @@ size_t RangeAllocator::SplitRange(Tag old_tag, std::vector<Piece>* pieces,
       free_bytes_ -= start - cursor;  // InsertFree adds it back
       InsertFree(cursor, start);
     }
-    allocated_.emplace(p.tag, Range{start, start + p.size});
+    allocated_.Insert(p.tag, Range{start, start + p.size});
     free_bytes_ -= p.size;
     p.offset = start;
     cursor = start + p.size;
@@ -237,17 +241,17 @@ void RangeAllocator::Swap(RangeAllocator& other) {
   std::swap(capacity_, other.capacity_);
   std::swap(free_bytes_, other.free_bytes_);
   placement_.swap(other.placement_);
-  allocated_.swap(other.allocated_);
+  std::swap(allocated_, other.allocated_);
   std::swap(instance_of_, other.instance_of_);
   std::swap(instance_context_, other.instance_context_);
   HeapSwapped(*this, other);
 }
 
 bool RangeAllocator::Lookup(Tag tag, uint64_t* first, uint64_t* size) const {
-  auto it = allocated_.find(tag);
-  if (it == allocated_.end()) return false;
-  if (first) *first = it->second.first;
-  if (size) *size = it->second.size();
+  const Range* r = allocated_.Find(tag);
+  if (r == nullptr) return false;
+  if (first) *first = r->first;
+  if (size) *size = r->size();
   return true;
 }
 

@@ -32,8 +32,9 @@
 //
 // Observable equivalence, not a transliteration: Realm links every range,
 // free or not, in an address-ordered list and keeps a free list through it.
-// Here the allocated ranges live in a flat_hash_map keyed by tag and the
-// free ones in the placement's own structure.  The free ranges and every
+// Here the allocated ranges live in an array indexed by the tag's low 32
+// bits (internal/allocated_ranges.h: the model's tags are dense slots) and
+// the free ones in the placement's own structure.  The free ranges and every
 // placement are the same; what differs is the cost: Realm's first fit walks
 // its free list (O(free ranges) per request), the realm placement finds the
 // same range in O(log n) (internal/free_range_index.h), so that a replay
@@ -47,19 +48,20 @@
 // (set_instance_of; the tag itself by default).
 //
 // Not thread-safe (Realm holds allocator_mutex around every call).  Copying
-// is O(allocated + free ranges), as Realm's copies of its heaps are.
+// is O(allocated + free ranges), as Realm's copies of its heaps are (the
+// allocated ones: one contiguous array about as long as the most tags
+// held at once, allocated_ranges.h).
 #ifndef REALM_SHADOW_MODEL_RANGE_ALLOCATOR_H_
 #define REALM_SHADOW_MODEL_RANGE_ALLOCATOR_H_
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <utility>
 #include <vector>
 
-#include <memory>
-
-#include "absl/container/flat_hash_map.h"
 #include "absl/functional/function_ref.h"
+#include "model/internal/allocated_ranges.h"
 #include "model/placement.h"
 #include "realm_shadow/heap_observer.h"
 
@@ -120,13 +122,20 @@ class RangeAllocator {
   size_t SplitRange(Tag old_tag, std::vector<Piece>* pieces, bool* found);
 
   bool Lookup(Tag tag, uint64_t* first, uint64_t* size) const;
-  bool Contains(Tag tag) const { return allocated_.contains(tag); }
+  bool Contains(Tag tag) const { return allocated_.Contains(tag); }
   // A hint, no change: brings the tag's entry towards the cache.
-  void Prefetch(Tag tag) const { allocated_.prefetch(tag); }
+  void Prefetch(Tag tag) const { allocated_.Prefetch(tag); }
 
   // Exchanges the contents of two heaps, as Realm's swap does; each keeps its
   // observer, and an observed side reports the difference.
   void Swap(RangeAllocator& other);
+
+  // Where this heap, and every copy made of it, raises the highest end a
+  // placement reached (Allocate and Seed; a split stays inside its old
+  // range, a compaction moves down): the model memory keeps one for its
+  // heaps and their copies (ModelMemory::highest_end()).  An assignment or
+  // a swap keeps each side's own.  Null: none.
+  void set_highest_end(uint64_t* highest_end) { highest_end_ = highest_end; }
 
   // The instance id the observer is told for a tag.
   using InstanceOfFn = uint64_t (*)(const void* context, Tag tag);
@@ -137,9 +146,8 @@ class RangeAllocator {
   uint64_t InstanceOf(Tag tag) const {
     return instance_of_ ? instance_of_(instance_context_, tag) : tag;
   }
-  const absl::flat_hash_map<Tag, Range>& allocations() const {
-    return allocated_;
-  }
+  // (tag, range) entries, in no particular order.
+  const internal::AllocatedRanges& allocations() const { return allocated_; }
 
   // ---- figures (O(1) unless noted) ---------------------------------------
   uint64_t capacity() const { return capacity_; }
@@ -174,9 +182,10 @@ class RangeAllocator {
   uint64_t capacity_ = 0;
   uint64_t free_bytes_ = 0;
   std::unique_ptr<Placement> placement_;           // the free ranges
-  absl::flat_hash_map<Tag, Range> allocated_;     // zero-byte: {0, 0}
+  internal::AllocatedRanges allocated_;           // zero-byte: {0, 0}
   InstanceOfFn instance_of_ = nullptr;
   const void* instance_context_ = nullptr;
+  uint64_t* highest_end_ = nullptr;
 
  public:
   // Last, so that an assignment copies the contents before this member
@@ -192,7 +201,7 @@ template <>
 struct HeapContents<model::RangeAllocator> {
   using Heap = model::RangeAllocator;
   static constexpr bool kOrdered = false;
-  using Iterator = absl::flat_hash_map<Heap::Tag, Heap::Range>::const_iterator;
+  using Iterator = model::internal::AllocatedRanges::Iterator;
   static Iterator Begin(const Heap& heap) { return heap.allocations().begin(); }
   static Iterator End(const Heap& heap) { return heap.allocations().end(); }
   static void Entry(const Heap& heap, Iterator it, uint64_t* id,

@@ -106,30 +106,25 @@ class Compiler {
   }
 
   uint32_t AddStep(StepKind kind, uint32_t life, bool ready = false) {
-    ReplayStep st;
-    st.kind = kind;
-    st.life = life;
-    st.ready = ready;
-    st.sequence = seq_;
-    s_.steps.push_back(st);
+    s_.steps.push_back(ReplayStep::Of(kind, life, seq_, ready));
     dead_.push_back(false);
     return static_cast<uint32_t>(s_.steps.size() - 1);
   }
 
-  void Placement(uint32_t life, uint64_t offset) {
+  // What the run recorded for the life at this event.
+  ReplayLife& Outcome(uint32_t life, RecordedOutcome outcome, Phase phase) {
     ReplayLife& l = s_.lives[life];
-    l.recorded = RecordedOutcome::kPlaced;
-    l.recorded_offset = offset;
+    l.recorded = outcome;
     l.recorded_sequence = seq_;
-    info_[life].phase = Phase::kPlaced;
+    info_[life].phase = phase;
+    return l;
+  }
+  void Placement(uint32_t life, uint64_t offset) {
+    Outcome(life, RecordedOutcome::kPlaced, Phase::kPlaced).recorded_offset = offset;
   }
   void Failure(uint32_t life, bool eventual) {
-    ReplayLife& l = s_.lives[life];
-    l.recorded = RecordedOutcome::kFailed;
-    l.recorded_eventual = eventual;
-    l.recorded_sequence = seq_;
-    info_[life].phase = Phase::kFailed;
     // Realm destroys a failed instance; its release changes nothing.
+    Outcome(life, RecordedOutcome::kFailed, Phase::kFailed).recorded_eventual = eventual;
   }
 
   // A waiting request shows in a heap or fails: it entered now.

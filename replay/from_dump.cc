@@ -1,37 +1,35 @@
 // replay/from_dump.cc - see from_dump.h.
 #include "replay/from_dump.h"
 
+#include <string>
 #include <vector>
 
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "realm_shadow/analysis/history.h"
 #include "replay/compile.h"
 
 namespace realm_shadow {
 namespace replay {
 
-bool ScriptOfDumpMemory(const DumpFile& dump, const Snapshot& memory,
-                        ReplayScript* out, std::string* error) {
+absl::StatusOr<ReplayScript> ScriptOfDumpMemory(const DumpFile& dump,
+                                                const Snapshot& memory) {
   const std::string name = "memory " + HexId(memory.memory_id) + " of node " +
                            std::to_string(memory.node);
   const MemoryHistory* h = FindHistory(dump, memory);
-  if (h == nullptr) {
-    *error = name +
-             ": the dump holds no history of it (no hist section): replay "
-             "needs the run's events (dump with REALM_SHADOW_HISTORY on, the "
-             "default, or ingest-realm-log the run's log)";
-    return false;
-  }
-  if (absl::Status checked = CheckHistory(*h); !checked.ok()) {
-    *error = name + ": " + std::string(checked.message());
-    return false;
-  }
-  if (h->end_sequence() != memory.sequence) {
-    *error = name + ": its history ends at event " +
-             std::to_string(h->end_sequence()) + " but the dump's picture is at " +
-             std::to_string(memory.sequence) +
-             ": the history has a hole in it (events missing)";
-    return false;
-  }
+  if (h == nullptr)
+    return absl::NotFoundError(
+        name +
+        ": the dump holds no history of it (no hist section): replay "
+        "needs the run's events (dump with REALM_SHADOW_HISTORY on, the "
+        "default, or ingest-realm-log the run's log)");
+  if (absl::Status checked = CheckHistory(*h); !checked.ok())
+    return absl::InvalidArgumentError(absl::StrCat(name, ": ", checked.message()));
+  if (h->end_sequence() != memory.sequence)
+    return absl::InvalidArgumentError(absl::StrCat(
+        name, ": its history ends at event ", h->end_sequence(),
+        " but the dump's picture is at ", memory.sequence,
+        ": the history has a hole in it (events missing)"));
   // The base: the window's first checkpoint, or, when the window opens
   // inside an event group (its header before the window), the state once
   // that group is applied.
@@ -42,11 +40,10 @@ bool ScriptOfDumpMemory(const DumpFile& dump, const Snapshot& memory,
     first += checkpoint.group_left;
     absl::StatusOr<Snapshot> after_group =
         first > h->end_sequence() ? absl::OutOfRangeError("") : StateAt(*h, first);
-    if (!after_group.ok()) {
-      *error = name + ": its window opens inside an event group that does not "
-                      "end inside it";
-      return false;
-    }
+    if (!after_group.ok())
+      return absl::InvalidArgumentError(
+          name + ": its window opens inside an event group that does not "
+                 "end inside it");
     base = *std::move(after_group);
   } else {
     base = checkpoint.state;
@@ -63,15 +60,14 @@ bool ScriptOfDumpMemory(const DumpFile& dump, const Snapshot& memory,
   for (uint64_t s = first; s < h->end_sequence(); ++s) events.push_back(h->EventAt(s));
   const bool from_log = h->clock == HistoryClock::kLogTime;
   std::string why;
-  if (!CompileEvents(base, events, h->identities, from_log, out, &why)) {
-    *error = name + ": " + why;
-    return false;
-  }
-  for (const HistoryMark& m : h->marks) out->times.push_back({m.sequence, m.time_ns});
+  ReplayScript script;
+  if (!CompileEvents(base, events, h->identities, from_log, &script, &why))
+    return absl::InvalidArgumentError(name + ": " + why);
+  for (const HistoryMark& m : h->marks) script.times.push_back({m.sequence, m.time_ns});
   if (first != h->first_sequence())
-    out->notes.push_back("the window opens inside an event group: replayed from "
-                         "event " + std::to_string(first) + ", where it ends");
-  return true;
+    script.notes.push_back("the window opens inside an event group: replayed from "
+                           "event " + std::to_string(first) + ", where it ends");
+  return script;
 }
 
 }  // namespace replay

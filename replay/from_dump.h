@@ -16,19 +16,18 @@
 #ifndef REALM_SHADOW_REPLAY_FROM_DUMP_H_
 #define REALM_SHADOW_REPLAY_FROM_DUMP_H_
 
-#include <string>
-
+#include "absl/status/statusor.h"
 #include "realm_shadow/dump/dump.h"
 #include "replay/replay.h"
 
 namespace realm_shadow {
 namespace replay {
 
-// False with *error (naming the memory, saying what is missing and how to
-// get it) when the dump holds no history of `memory`, or one that cannot
-// be replayed.
-bool ScriptOfDumpMemory(const DumpFile& dump, const Snapshot& memory,
-                        ReplayScript* out, std::string* error);
+// The script, or an error naming the memory and saying what is missing
+// and how to get it: NotFound when the dump holds no history of `memory`,
+// InvalidArgument when its history cannot be replayed.
+absl::StatusOr<ReplayScript> ScriptOfDumpMemory(const DumpFile& dump,
+                                                const Snapshot& memory);
 
 }  // namespace replay
 }  // namespace realm_shadow

@@ -48,10 +48,7 @@ class Runner {
     memory_ = std::make_unique<ModelMemory>(0x1e00000000000000ull, REALM_SHADOW_MEM_SYSTEM,
                                             capacity, "replay", mo);
     const size_t n = script.lives.size();
-    model_id_.assign(n, 0);
-    state_.assign(n, LifeState::kUntouched);
-    release_event_.assign(n, model::kNoEvent);
-    create_event_.assign(n, model::kNoEvent);
+    lives_.assign(n, LifeRun{});
     out_->placed_at.assign(n, kNone64);
     memory_->set_outcome_observer(
         [this](uint64_t instance, AllocationResult result, uint64_t offset) {
@@ -83,7 +80,7 @@ class Runner {
     for (size_t i = 0; i < ids.size(); ++i) {
       const uint32_t life = script_.base_lives[i];
       Map(life, ids[i]);
-      state_[life] = LifeState::kPlaced;
+      lives_[life].state = LifeState::kPlaced;
       out_->placed_at[life] = script_.lives[life].recorded_offset;
     }
     Observe();
@@ -109,13 +106,17 @@ class Runner {
     const std::vector<ReplayStep>& steps = script_.steps;
     if (i + 16 < steps.size()) {
       const uint32_t life = steps[i + 16].life;
-      __builtin_prefetch(&model_id_[life]);
-      __builtin_prefetch(&state_[life]);
+      __builtin_prefetch(&lives_[life]);
     }
-    if (i + 8 < steps.size() && steps[i + 8].kind == StepKind::kRelease)
-      memory_->PrefetchInstance(model_id_[steps[i + 8].life]);
+    if (i + 8 < steps.size() && steps[i + 8].kind == StepKind::kRelease) {
+      const uint64_t id = lives_[steps[i + 8].life].model_id;
+      memory_->PrefetchInstance(id);
+      // The model reuses the released index first: the next request's
+      // outcome reads its entry here.
+      if (IndexOf(id) < life_of_index_.size()) __builtin_prefetch(&life_of_index_[IndexOf(id)]);
+    }
     if (i + 4 < steps.size() && steps[i + 4].kind == StepKind::kRelease)
-      memory_->PrefetchRecord(model_id_[steps[i + 4].life]);
+      memory_->PrefetchRecord(lives_[steps[i + 4].life].model_id);
   }
 
   void Run() {
@@ -140,23 +141,25 @@ class Runner {
     // failure has no step of its own): the state then is the end's.
     if (first_failure_sequence_ != kNone64) TakeFragmentation();
     if (options_.map_before_sequence != kNone64 && !out_->map_taken) TakeMap();
-    // Placed or failed in the run, still waiting here at the end: never
-    // served, which is no success (a request the run left pending is not
-    // counted).
-    for (uint32_t life = 0; life < script_.lives.size(); ++life) {
-      if (script_.lives[life].recorded != RecordedOutcome::kPlaced &&
-          script_.lives[life].recorded != RecordedOutcome::kFailed)
-        continue;
-      if (state_[life] == LifeState::kPending || state_[life] == LifeState::kWaiting)
-        Fail(life, FailureKind::kNotPlaced);
-    }
+    reached_end_ = true;
     out_->ready_releases_dropped = memory_->ready_releases_dropped();
   }
 
+  void TakeHighestEnd() { out_->highest_end = memory_->highest_end(); }
+
+  // One pass over the lives (at 1M events they are tens of MB): what is
+  // still waiting at the end, the self-check, the run's failures avoided.
   void Finish() {
     SelfCheck& c = out_->self_check;
     for (uint32_t life = 0; life < script_.lives.size(); ++life) {
       const ReplayLife& l = script_.lives[life];
+      // Placed or failed in the run, still waiting here at the end: never
+      // served, which is no success (a request the run left pending is not
+      // counted).
+      if (reached_end_ &&
+          (l.recorded == RecordedOutcome::kPlaced || l.recorded == RecordedOutcome::kFailed) &&
+          (lives_[life].state == LifeState::kPending || lives_[life].state == LifeState::kWaiting))
+        Fail(life, FailureKind::kNotPlaced);
       if (l.recorded == RecordedOutcome::kFailed && out_->placed_at[life] != kNone64)
         ++out_->recorded_failures_avoided;
       if (l.recorded != RecordedOutcome::kPlaced) continue;
@@ -183,7 +186,7 @@ class Runner {
   };
 
   void Map(uint32_t life, uint64_t instance) {
-    model_id_[life] = instance;
+    lives_[life].model_id = instance;
     const uint32_t index = IndexOf(instance);
     if (index >= life_of_index_.size()) life_of_index_.resize(index + 1, kNoLife);
     life_of_index_[index] = life;
@@ -200,28 +203,28 @@ class Runner {
       const uint32_t index = IndexOf(o.instance);
       if (index >= life_of_index_.size()) continue;
       const uint32_t life = life_of_index_[index];
-      if (life == kNoLife || model_id_[life] != o.instance) continue;
+      if (life == kNoLife || lives_[life].model_id != o.instance) continue;
       switch (o.result) {
         case AllocationResult::kInstantSuccess:
         case AllocationResult::kEventualSuccess:
-          state_[life] = LifeState::kPlaced;
+          lives_[life].state = LifeState::kPlaced;
           out_->placed_at[life] = o.offset;
           break;
         case AllocationResult::kDeferred:
-          state_[life] = LifeState::kPending;
+          lives_[life].state = LifeState::kPending;
           NoteDeficit(life);
           break;
         case AllocationResult::kInstantFailure:
-          state_[life] = LifeState::kFailed;
+          lives_[life].state = LifeState::kFailed;
           NoteDeficit(life);
           Fail(life, FailureKind::kInstant);
           break;
         case AllocationResult::kEventualFailure:
-          state_[life] = LifeState::kFailed;
+          lives_[life].state = LifeState::kFailed;
           Fail(life, FailureKind::kEventual);
           break;
         case AllocationResult::kCancelled:
-          state_[life] = LifeState::kCancelled;
+          lives_[life].state = LifeState::kCancelled;
           break;
       }
     }
@@ -239,13 +242,13 @@ class Runner {
     const ReplayLife& l = script_.lives[life];
     const model::CreateResult r = memory_->Create(l.size, l.alignment, precondition);
     if (r.instance == 0) {  // the model's 2^22 ids are all in use
-      state_[life] = LifeState::kFailed;
+      lives_[life].state = LifeState::kFailed;
       Fail(life, FailureKind::kInstant);
       return;
     }
     Map(life, r.instance);
-    if (state_[life] == LifeState::kUntouched)
-      state_[life] = precondition == model::kNoEvent ? LifeState::kPending
+    if (lives_[life].state == LifeState::kUntouched)
+      lives_[life].state = precondition == model::kNoEvent ? LifeState::kPending
                                                      : LifeState::kWaiting;
   }
 
@@ -253,43 +256,33 @@ class Runner {
     const uint32_t life = step.life;
     switch (step.kind) {
       case StepKind::kRequest:
-        if (state_[life] == LifeState::kUntouched) Request(life, model::kNoEvent);
+        if (lives_[life].state == LifeState::kUntouched) Request(life, model::kNoEvent);
         break;
       case StepKind::kRequestWaits:
-        if (state_[life] == LifeState::kUntouched) {
-          create_event_[life] = memory_->NewEvent();
-          Request(life, create_event_[life]);
+        if (lives_[life].state == LifeState::kUntouched) {
+          *EventOf(&create_event_, life) = memory_->NewEvent();
+          Request(life, *EventOf(&create_event_, life));
         }
         break;
       case StepKind::kRequestEnters:
-        if (state_[life] == LifeState::kUntouched) {
+        if (lives_[life].state == LifeState::kUntouched) {
           Request(life, model::kNoEvent);
-        } else if (create_event_[life] != model::kNoEvent) {
-          memory_->Trigger(create_event_[life]);
-          create_event_[life] = model::kNoEvent;
-          if (state_[life] == LifeState::kWaiting) state_[life] = LifeState::kPending;
+        } else if (Fire(EventOf(&create_event_, life), /*poison=*/false) &&
+                   lives_[life].state == LifeState::kWaiting) {
+          lives_[life].state = LifeState::kPending;
         }
         break;
       case StepKind::kRequestCancelled:
-        if (create_event_[life] != model::kNoEvent) {
-          memory_->Poison(create_event_[life]);
-          create_event_[life] = model::kNoEvent;
-        }
+        Fire(EventOf(&create_event_, life), /*poison=*/true);
         break;
       case StepKind::kRelease:
         Release(life, step.ready);
         break;
       case StepKind::kReleaseReady:
-        if (release_event_[life] != model::kNoEvent) {
-          memory_->Trigger(release_event_[life]);
-          release_event_[life] = model::kNoEvent;
-        }
+        Fire(EventOf(&release_event_, life), /*poison=*/false);
         break;
       case StepKind::kReleaseCancelled:
-        if (release_event_[life] != model::kNoEvent) {
-          memory_->Poison(release_event_[life]);
-          release_event_[life] = model::kNoEvent;
-        }
+        Fire(EventOf(&release_event_, life), /*poison=*/true);
         break;
       case StepKind::kRedistrict:
         Redistrict(step);
@@ -297,15 +290,34 @@ class Runner {
     }
   }
 
+  // The event a life's request or release waits on (kNoEvent: none).  The
+  // table is made at its first use: a history whose steps are all ready
+  // (the benchmark's) allocates none, which at 1M lives is 8 MB of fresh
+  // pages a replay.
+  model::Event* EventOf(std::vector<model::Event>* events, uint32_t life) {
+    if (events->empty()) events->assign(script_.lives.size(), model::kNoEvent);
+    return &(*events)[life];
+  }
+
+  // Triggers (or poisons) the event a life waits on, once; false when it
+  // waits on none.
+  bool Fire(model::Event* event, bool poison) {
+    if (*event == model::kNoEvent) return false;
+    if (poison) memory_->Poison(*event);
+    else memory_->Trigger(*event);
+    *event = model::kNoEvent;
+    return true;
+  }
+
   void Release(uint32_t life, bool ready) {
-    if (state_[life] == LifeState::kUntouched || model_id_[life] == 0) return;
+    if (lives_[life].state == LifeState::kUntouched || lives_[life].model_id == 0) return;
     // The run had it placed and was done with it; here it never got there.
-    if ((state_[life] == LifeState::kPending || state_[life] == LifeState::kWaiting) &&
+    if ((lives_[life].state == LifeState::kPending || lives_[life].state == LifeState::kWaiting) &&
         script_.lives[life].recorded == RecordedOutcome::kPlaced)
       Fail(life, FailureKind::kStalled);
     model::Event after = model::kNoEvent;
-    if (!ready) after = release_event_[life] = memory_->NewEvent();
-    memory_->Destroy(model_id_[life], after);
+    if (!ready) after = *EventOf(&release_event_, life) = memory_->NewEvent();
+    memory_->Destroy(lives_[life].model_id, after);
   }
 
   void Redistrict(const ReplayStep& step) {
@@ -319,22 +331,22 @@ class Runner {
     model::Event after = model::kNoEvent;
     if (!step.ready) after = memory_->NewEvent();
     model::RedistrictResult r;
-    if (state_[old] == LifeState::kPlaced)
-      r = memory_->Redistrict(model_id_[old], pieces, after);
+    if (lives_[old].state == LifeState::kPlaced)
+      r = memory_->Redistrict(lives_[old].model_id, pieces, after);
     if (r.instances.size() != step.piece_count) {
       // The replay does not hold the old range (it failed here, or waits):
       // the pieces are requests of their own.
       for (uint32_t i = 0; i < step.piece_count; ++i)
         Request(step.first_piece + i, model::kNoEvent);
-      if (state_[old] != LifeState::kUntouched && model_id_[old] != 0)
+      if (lives_[old].state != LifeState::kUntouched && lives_[old].model_id != 0)
         Release(old, step.ready);
       return;
     }
-    if (!step.ready) release_event_[old] = after;
+    if (!step.ready) *EventOf(&release_event_, old) = after;
     for (uint32_t i = 0; i < step.piece_count; ++i) {
       const uint32_t life = step.first_piece + i;
       Map(life, r.instances[i]);
-      state_[life] = LifeState::kPending;
+      lives_[life].state = LifeState::kPending;
     }
   }
 
@@ -345,7 +357,7 @@ class Runner {
       const uint32_t index = IndexOf(v.instance);
       uint32_t life = kNoLife;
       if (index < life_of_index_.size() && life_of_index_[index] != kNoLife &&
-          model_id_[life_of_index_[index]] == v.instance)
+          lives_[life_of_index_[index]].model_id == v.instance)
         life = life_of_index_[index];
       out_->map_at.push_back({life, v.offset, v.size});
     }
@@ -357,16 +369,21 @@ class Runner {
   const ReplayOptions& options_;
   ReplayResult* out_;
   std::unique_ptr<ModelMemory> memory_;
-  std::vector<uint64_t> model_id_;        // per life; 0: none yet
-  std::vector<LifeState> state_;
-  std::vector<model::Event> release_event_;
-  std::vector<model::Event> create_event_;
+  // Per life, side by side: a release reads both, at a random life.
+  struct LifeRun {
+    uint64_t model_id = 0;  // 0: none yet
+    LifeState state = LifeState::kUntouched;
+  };
+  std::vector<LifeRun> lives_;
+  std::vector<model::Event> release_event_;  // per life, EventOf
+  std::vector<model::Event> create_event_;   // per life, EventOf
   std::vector<uint32_t> life_of_index_;   // model id index -> life
   std::vector<Outcome> outcomes_;
   uint64_t sequence_ = 0;
   uint64_t first_failure_sequence_ = kNone64;
   bool frag_taken_ = false;
   bool stop_ = false;
+  bool reached_end_ = false;  // Run went through every step
 };
 
 }  // namespace
@@ -411,6 +428,7 @@ bool RunReplay(const ReplayScript& script, const ReplayOptions& options,
   if (!runner.Seed(error)) return false;
   runner.Run();
   runner.Finish();
+  runner.TakeHighestEnd();
   return true;
 }
 
@@ -450,7 +468,12 @@ MinCapacity FindMinCapacityWithLowerBound(const ReplayScript& script,
   }
   const uint64_t u = m.unit;
   auto round_up = [u](uint64_t v) { return (v + u - 1) / u * u; };
-  auto passes = [&](uint64_t capacity) {
+  // Below `least` the base snapshot's ranges do not fit: it fails by
+  // definition and is never replayed.
+  const uint64_t least = round_up(std::max<uint64_t>(floor, 1));
+  // Whether `capacity` has no failure, and the smallest capacity known to
+  // replay exactly as it does (itself, or under realm its highest end).
+  auto passes = [&](uint64_t capacity, uint64_t* same_from) {
     ++m.probes;
     ReplayOptions o;
     o.policy = policy;
@@ -458,15 +481,17 @@ MinCapacity FindMinCapacityWithLowerBound(const ReplayScript& script,
     o.stop_at_first_failure = true;
     ReplayResult r;
     std::string error;
-    return RunReplay(script, o, &r, &error) && !r.failed();
+    const bool passed = RunReplay(script, o, &r, &error) && !r.failed();
+    *same_from = capacity;
+    if (passed && policy == PlacementPolicy::kRealm)
+      *same_from = std::min(capacity, std::max(least, round_up(r.highest_end)));
+    return passed;
   };
-  // Below `least` the base snapshot's ranges do not fit: it fails by
-  // definition and is never replayed.
-  const uint64_t least = round_up(std::max<uint64_t>(floor, 1));
   uint64_t lo = least - u;  // the largest capacity known to fail
   uint64_t hi = round_up(std::max({m.lower_bound, least, script.capacity}));
+  uint64_t same_from = hi;
   // Upward: doubling until a capacity passes.
-  while (!passes(hi)) {
+  while (!passes(hi, &same_from)) {
     lo = hi;
     if (m.probes >= max_probes || hi > (uint64_t{1} << 62)) {
       m.method = "no capacity up to " + std::to_string(hi) +
@@ -476,12 +501,13 @@ MinCapacity FindMinCapacityWithLowerBound(const ReplayScript& script,
     }
     hi = round_up(hi * 2);
   }
+  hi = std::max(same_from, lo + u);
   // The answer is usually at the lower bound or just above: one unit below
   // it, then at it, before bisecting.
   const uint64_t bound = round_up(std::max(m.lower_bound, least));
   for (uint64_t c : {bound - u, bound}) {
     if (c > lo && c < hi) {
-      if (passes(c)) hi = c;
+      if (passes(c, &same_from)) hi = std::max(same_from, lo + u);
       else lo = c;
     }
   }
@@ -493,13 +519,17 @@ MinCapacity FindMinCapacityWithLowerBound(const ReplayScript& script,
       return m;
     }
     const uint64_t mid = lo + (hi - lo) / u / 2 * u;
-    if (passes(mid)) hi = mid;
+    if (passes(mid, &same_from)) hi = std::max(same_from, lo + u);
     else lo = mid;
   }
   m.found = true;
   m.capacity = hi;
   m.method = "doubling from the run's capacity, then bisection to " +
-             std::to_string(u) + " B (the largest alignment requested), " +
+             std::to_string(u) + " B (the largest alignment requested)" +
+             (policy == PlacementPolicy::kRealm
+                  ? ", a passing capacity standing for every one down to the "
+                    "highest end its placements reached, "
+                  : ", ") +
              std::to_string(m.probes) + " replays";
   return m;
 }

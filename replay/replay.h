@@ -28,11 +28,12 @@
 // is no success: a compacting replay below the live bytes leaves a request
 // waiting on a plan that no poisoned release ends).
 //
-// Cost: the model memory's per step (a hash lookup in the heap's allocated
-// ranges, the records by slot index, the placement's O(log n) on the common
-// path; a copy of a heap per step while deferred requests wait, as Realm
-// pays), plus O(1) bookkeeping here; the next releases' lives and records
-// are prefetched a few steps ahead, since at 100k live each is a cache miss.
+// Cost: the model memory's per step (the heap's allocated ranges and the
+// records by slot index, the placement's O(log n) on the common path; a
+// copy of a heap per step while deferred requests wait, as Realm pays),
+// plus O(1) bookkeeping here; the next releases' lives, keys, records and
+// allocated-range entries are prefetched a few steps ahead, since at 100k
+// live each is a cache miss.
 #ifndef REALM_SHADOW_REPLAY_REPLAY_H_
 #define REALM_SHADOW_REPLAY_REPLAY_H_
 
@@ -98,6 +99,17 @@ struct ReplayStep {
   uint32_t first_piece = 0;
   uint32_t piece_count = 0;
   uint64_t sequence = 0;  // the run's event number that gives this step
+
+  // A step about one life (a redistrict's pieces are set after).
+  static ReplayStep Of(StepKind kind, uint32_t life, uint64_t sequence,
+                       bool ready = false) {
+    ReplayStep st;
+    st.kind = kind;
+    st.ready = ready;
+    st.life = life;
+    st.sequence = sequence;
+    return st;
+  }
 };
 
 // The events from `sequence` on have time `time_ns` (the history's marks).
@@ -193,6 +205,10 @@ struct ReplayResult {
   uint64_t recorded_failures = 0;
   uint64_t recorded_failures_avoided = 0;
   uint64_t peak_used = 0;  // bytes in the current heap, high-water mark
+  // The highest end any placement reached, in any of the model's heaps
+  // (ModelMemory::highest_end()): under realm, every capacity from it up to
+  // this one replays the same (to the step where this one stopped).
+  uint64_t highest_end = 0;
   // The most by which a request that could not be placed at once exceeded
   // the current heap's largest hole (0: never).
   uint64_t peak_hole_deficit = 0;
@@ -247,10 +263,14 @@ struct MinCapacity {
 // smallest under which a replay with `policy` has no failure.  Doubling
 // from max(lower bound, the run's capacity) until a capacity has none,
 // then bisection between the largest failing and the smallest passing one
-// found, to one unit.  Placement is not monotone in the capacity in
-// general, so the answer is a capacity with no failure whose next lower
-// unit fails, the smallest the bisection met; not a proof that nothing
-// smaller works.  At most `max_probes` replays (found = false beyond).
+// found, to one unit.  Under realm a capacity that passes passes the same
+// way down to the highest end its placements reached
+// (ReplayResult::highest_end), so the passing side of the bracket drops to
+// that end rounded up to a unit at once: the same answer, fewer replays.
+// Placement is not monotone in the capacity in general, so the answer is a
+// capacity with no failure whose next lower unit fails, the smallest the
+// bisection met; not a proof that nothing smaller works.  At most
+// `max_probes` replays (found = false beyond).
 MinCapacity FindMinCapacity(const ReplayScript& script, PlacementPolicy policy,
                             int max_probes = 96);
 // The same with the script's PeakLiveBytes already known (a report that

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "realm_shadow/analysis/snapshot.h"
 #include "realm_shadow/dump/internal/json_writer.h"
@@ -62,11 +63,12 @@ std::string MinCapacityText(const PolicyAnswer& p) {
 
 }  // namespace
 
-bool ReplayMemory(ReplayScript script, const ReplayQuestion& question,
-                  MemoryAnswer* out, std::string* error) {
-  *out = MemoryAnswer{};
-  out->script = std::move(script);
-  const ReplayScript& s = out->script;
+absl::StatusOr<MemoryAnswer> ReplayMemory(ReplayScript script,
+                                          const ReplayQuestion& question) {
+  MemoryAnswer answer;
+  answer.script = std::move(script);
+  const ReplayScript& s = answer.script;
+  std::string error;
   // Where the run's capacity is unknown (a log without machine=1), the
   // highest end its placements reached stands for it.  Realm's first fit
   // over the address-ordered free list places every request there as at
@@ -80,28 +82,28 @@ bool ReplayMemory(ReplayScript script, const ReplayQuestion& question,
       if (l.recorded_offset != kNone64)
         reached = std::max(reached, l.recorded_offset + l.size);
     if (reached > 0) {
-      out->script.capacity = reached;
-      out->script.notes.push_back(
+      answer.script.capacity = reached;
+      answer.script.notes.push_back(
           "the run's capacity is unknown (a log without machine=1): taken as " +
           FormatSizeExact(reached) +
           ", the highest end its placements reached, where Realm's first fit "
           "places every request as at the real capacity (at least that)");
     }
   }
-  out->capacity = question.capacity ? question.capacity : s.capacity;
-  if (out->capacity == 0) {
-    *error = HexId(s.memory_id) +
-             ": the memory's capacity is unknown (a log without machine=1) and no "
-             "placement shows how much it had: give --capacity";
-    return false;
-  }
-  out->lower_bound = PeakLiveBytes(s);
+  answer.capacity = question.capacity ? question.capacity : s.capacity;
+  if (answer.capacity == 0)
+    return absl::InvalidArgumentError(
+        HexId(s.memory_id) +
+        ": the memory's capacity is unknown (a log without machine=1) and no "
+        "placement shows how much it had: give --capacity");
+  answer.lower_bound = PeakLiveBytes(s);
   if (s.capacity > 0) {
     ReplayOptions o;
     o.policy = PlacementPolicy::kRealm;
     o.capacity = s.capacity;
-    if (!RunReplay(s, o, &out->self_check, error)) return false;
-    out->self_checked = true;
+    if (!RunReplay(s, o, &answer.self_check, &error))
+      return absl::InvalidArgumentError(error);
+    answer.self_checked = true;
   }
   std::vector<PlacementPolicy> policies = question.policies;
   if (policies.empty())
@@ -111,20 +113,20 @@ bool ReplayMemory(ReplayScript script, const ReplayQuestion& question,
     PolicyAnswer a;
     ReplayOptions o;
     o.policy = p;
-    o.capacity = out->capacity;
-    if (!RunReplay(s, o, &a.result, error)) return false;
+    o.capacity = answer.capacity;
+    if (!RunReplay(s, o, &a.result, &error)) return absl::InvalidArgumentError(error);
     if (question.maps) {
       const uint64_t moment = MapMoment(a.result);
       o.map_before_sequence = moment == kNone64 ? s.end_sequence : moment;
-      if (!RunReplay(s, o, &a.result, error)) return false;
+      if (!RunReplay(s, o, &a.result, &error)) return absl::InvalidArgumentError(error);
     }
     if (question.min_capacity) {
       a.min_searched = true;
-      a.min = FindMinCapacityWithLowerBound(s, p, out->lower_bound);
+      a.min = FindMinCapacityWithLowerBound(s, p, answer.lower_bound);
     }
-    out->policies.push_back(std::move(a));
+    answer.policies.push_back(std::move(a));
   }
-  return true;
+  return answer;
 }
 
 std::string FormatSelfCheck(const ReplayScript& s, const SelfCheck& c) {
@@ -211,8 +213,9 @@ std::string FormatMemoryAnswer(const MemoryAnswer& a) {
                     FormatFirstFailure(s, p.result), "\n");
   if (mins) {
     out += "  min capacity: the smallest capacity with no failure, checked by a replay\n"
-           "  at it and one at one unit less; placement is not monotone in the\n"
-           "  capacity, so it is the smallest the search met, not a proof:\n";
+           "  at it (realm: or at a larger one that replays the same down to it) and\n"
+           "  one at one unit less; placement is not monotone in the capacity, so it\n"
+           "  is the smallest the search met, not a proof:\n";
     for (const PolicyAnswer& p : a.policies)
       if (p.min_searched)
         absl::StrAppend(&out, "    ", Pad(PlacementPolicyName(p.result.policy), 14),

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "realm_shadow/faces/html_page.h"
 #include "replay/replay.h"
 
@@ -45,10 +46,10 @@ struct MemoryAnswer {
   std::vector<PolicyAnswer> policies;
 };
 
-// False with *error when the script cannot be replayed at all (no
-// capacity known and none given).
-bool ReplayMemory(ReplayScript script, const ReplayQuestion& question,
-                  MemoryAnswer* out, std::string* error);
+// The answer, or InvalidArgument when the script cannot be replayed at all
+// (no capacity known and none given, a script RunReplay refuses).
+absl::StatusOr<MemoryAnswer> ReplayMemory(ReplayScript script,
+                                          const ReplayQuestion& question);
 
 // "self-check: 48/48 placements as recorded" (+ "; 3 not checkable: sizes
 // unknown", + "; 2 differ: ..." listing the first).

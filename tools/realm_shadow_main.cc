@@ -711,15 +711,15 @@ int RunHtml(const Command& c, const Args& args) {
   if (!args.diff && !args.no_replay) {
     // Memories with a history get the replay table; the others none.
     for (const Snapshot& s : dumps[0].memories) {
-      replay::ReplayScript script;
-      std::string why;
-      if (!replay::ScriptOfDumpMemory(dumps[0], s, &script, &why)) continue;
+      absl::StatusOr<replay::ReplayScript> script = replay::ScriptOfDumpMemory(dumps[0], s);
+      if (!script.ok()) continue;
       replay::ReplayQuestion question;
       question.min_capacity = true;
       question.maps = true;
-      replay::MemoryAnswer answer;
-      if (!replay::ReplayMemory(std::move(script), question, &answer, &why)) continue;
-      replays.push_back(replay::ToPageReplay(answer));
+      const absl::StatusOr<replay::MemoryAnswer> answer =
+          replay::ReplayMemory(*std::move(script), question);
+      if (!answer.ok()) continue;
+      replays.push_back(replay::ToPageReplay(*answer));
     }
   }
   if (absl::Status written = WriteHtmlMap(dumps, out->second, options); !written.ok())
@@ -730,7 +730,6 @@ int RunHtml(const Command& c, const Args& args) {
 int RunReplay(const Command& c, const Args& args) {
   if (args.files.empty()) return Usage(c, "no dump file given");
   replay::ReplayQuestion question;
-  std::string error;
   for (const std::string& name : args.policies) {
     model::PlacementPolicy p;
     if (!model::ParsePlacementPolicy(name, &p))
@@ -757,20 +756,22 @@ int RunReplay(const Command& c, const Args& args) {
   std::string skipped;
   std::vector<replay::MemoryAnswer> answers;
   for (const LoadedMemory& m : *memories) {
-    replay::ReplayScript script;
     const bool has_history = FindHistory(*m.dump, *m.snapshot) != nullptr;
-    if (!replay::ScriptOfDumpMemory(*m.dump, *m.snapshot, &script, &error)) {
-      if (named || has_history) return BadInput(m.file + ": " + error);
+    absl::StatusOr<replay::ReplayScript> script =
+        replay::ScriptOfDumpMemory(*m.dump, *m.snapshot);
+    if (!script.ok()) {
+      const std::string error = absl::StrCat(m.file, ": ", script.status().message());
+      if (named || has_history) return BadInput(error);
       // No history: what the first such memory lacks is the error when no
       // memory has one.
-      if (skipped.empty()) skipped = m.file + ": " + error;
+      if (skipped.empty()) skipped = error;
       continue;
     }
-    if (!named && script.lives.empty()) continue;
-    replay::MemoryAnswer answer;
-    if (!replay::ReplayMemory(std::move(script), question, &answer, &error))
-      return BadInput(m.file + ": " + error);
-    answers.push_back(std::move(answer));
+    if (!named && script->lives.empty()) continue;
+    absl::StatusOr<replay::MemoryAnswer> answer =
+        replay::ReplayMemory(*std::move(script), question);
+    if (!answer.ok()) return BadInput(absl::StrCat(m.file, ": ", answer.status().message()));
+    answers.push_back(*std::move(answer));
   }
   if (answers.empty())
     return BadInput(skipped.empty() ? args.files[0] +

@@ -8,15 +8,6 @@ namespace realm_shadow {
 namespace model {
 namespace internal {
 
-bool FreeRangeIndex::FitsIn(const AddressRange& r, uint64_t size,
-                            uint64_t alignment, uint64_t* start) {
-  if (r.last - r.first < size) return false;
-  const uint64_t s = AlignUp(r.first, alignment);
-  if (s >= r.last || r.last - s < size) return false;
-  *start = s;
-  return true;
-}
-
 void FreeRangeIndex::Clear() {
   pool_.clear();
   spare_.clear();
@@ -66,11 +57,16 @@ void FreeRangeIndex::SetLongest(size_t i, uint64_t longest) {
 }
 
 void FreeRangeIndex::Rescan(size_t i) {
-  const Chunk& c = chunk(i);
+  SetLongest(i, Longest(chunk(i)));
+}
+
+uint64_t FreeRangeIndex::Longest(const Chunk& c) {
   uint64_t longest = 0;
-  for (uint32_t k = 0; k < c.count; ++k)
-    longest = std::max(longest, c.ranges[k].size());
-  SetLongest(i, longest);
+  for (uint32_t k = 0; k < c.count; ++k) {
+    const uint64_t length = c.ranges[k].last - c.ranges[k].first;
+    longest = length > longest ? length : longest;
+  }
+  return longest;
 }
 
 void FreeRangeIndex::Resized(size_t i, uint32_t slot, uint64_t old_length) {
@@ -124,13 +120,8 @@ void FreeRangeIndex::InsertAt(size_t i, uint32_t slot, AddressRange r) {
   c.ranges[slot] = r;
   ++c.count;
   if (rebuild) {
-    for (size_t k : {i, i + 1 < order_.size() ? i + 1 : i, i > 0 ? i - 1 : i}) {
-      Chunk& h = chunk(k);
-      uint64_t longest = 0;
-      for (uint32_t s = 0; s < h.count; ++s)
-        longest = std::max(longest, h.ranges[s].size());
-      h.longest = longest;
-    }
+    for (size_t k : {i, i + 1 < order_.size() ? i + 1 : i, i > 0 ? i - 1 : i})
+      chunk(k).longest = Longest(chunk(k));
     Rebuild();
     return;
   }
@@ -271,7 +262,9 @@ bool FreeRangeIndex::FirstFit(uint64_t size, uint64_t alignment, uint64_t from,
     const Chunk& h = chunk(i);
     if (h.longest >= size) {
       for (uint32_t k = s; k < h.count; ++k) {
-        if (FitsIn(h.ranges[k], size, alignment, start)) {
+        // Most ranges of the chunk are too short: the length alone says so.
+        const AddressRange& r = h.ranges[k];
+        if (r.last - r.first >= size && FitsIn(r, size, alignment, start)) {
           *p = {static_cast<uint32_t>(i), k};
           return true;
         }

@@ -101,8 +101,17 @@ class FreeRangeIndex {
   void Rebuild();
   // The first chunk at or after i holding a range of at least `need` bytes.
   size_t ChunkWithLength(size_t i, uint64_t need) const;
+  // Where a request lands in r, if it fits (inline: the first-fit scan
+  // calls it for every range long enough).
   static bool FitsIn(const AddressRange& r, uint64_t size, uint64_t alignment,
-                     uint64_t* start);
+                     uint64_t* start) {
+    if (r.last - r.first < size) return false;
+    const uint64_t s = AlignUp(r.first, alignment);
+    if (s >= r.last || r.last - s < size) return false;
+    *start = s;
+    return true;
+  }
+  static uint64_t Longest(const Chunk& c);
 
   std::vector<Chunk> pool_;
   std::vector<uint32_t> spare_;     // unused chunks of pool_

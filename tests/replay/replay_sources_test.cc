@@ -172,8 +172,10 @@ TEST(ReplayDemo, TheWorkloadsFailureNeedsMoreThanItsLiveBytes) {
   DumpFile dump;
   ASSERT_TRUE(testing::ReadDumpTo(path, &dump, &error)) << error;
   ASSERT_EQ(dump.memories.size(), 1u);
-  replay::ReplayScript s;
-  ASSERT_TRUE(replay::ScriptOfDumpMemory(dump, dump.memories[0], &s, &error)) << error;
+  absl::StatusOr<replay::ReplayScript> script =
+      replay::ScriptOfDumpMemory(dump, dump.memories[0]);
+  ASSERT_TRUE(script.ok()) << script.status();
+  const replay::ReplayScript& s = *script;
   EXPECT_EQ(s.first_sequence, 0u);
   const uint64_t lower = replay::PeakLiveBytes(s);
   ASSERT_GT(lower, s.capacity);
@@ -255,8 +257,9 @@ TEST(ReplayFixtures, MinCapacityIsVerifiedAtItAndOneUnitBelow) {
     for (const Snapshot& memory : dump.memories) {
       if (memory.failures.empty()) continue;
       ++failing;
-      replay::ReplayScript s;
-      ASSERT_TRUE(replay::ScriptOfDumpMemory(dump, memory, &s, &error)) << log << ": " << error;
+      absl::StatusOr<replay::ReplayScript> script = replay::ScriptOfDumpMemory(dump, memory);
+      ASSERT_TRUE(script.ok()) << log << ": " << script.status();
+      const replay::ReplayScript& s = *script;
       for (model::PlacementPolicy p : model::kAllPlacementPolicies) {
         const replay::MinCapacity m = replay::FindMinCapacity(s, p);
         ASSERT_TRUE(m.found) << log << " " << model::PlacementPolicyName(p) << ": " << m.method;

@@ -51,12 +51,7 @@ class Builder {
     s_.lives[life].recorded_sequence = seq_;
   }
   void Release(uint32_t life, bool ready = true) {
-    ReplayStep st;
-    st.kind = StepKind::kRelease;
-    st.life = life;
-    st.ready = ready;
-    st.sequence = seq_++;
-    s_.steps.push_back(st);
+    s_.steps.push_back(ReplayStep::Of(StepKind::kRelease, life, seq_++, ready));
   }
   void Ready(uint32_t life) { Step(StepKind::kReleaseReady, life); }
   void Cancel(uint32_t life) { Step(StepKind::kReleaseCancelled, life); }
@@ -83,11 +78,7 @@ class Builder {
     return static_cast<uint32_t>(s_.lives.size() - 1);
   }
   void Step(StepKind kind, uint32_t life) {
-    ReplayStep st;
-    st.kind = kind;
-    st.life = life;
-    st.sequence = seq_++;
-    s_.steps.push_back(st);
+    s_.steps.push_back(ReplayStep::Of(kind, life, seq_++));
   }
   ReplayScript s_;
   uint64_t seq_ = 0;
@@ -268,6 +259,35 @@ TEST(Replay, TheMapAtAMomentIsTheCurrentHeapThen) {
   EXPECT_EQ(r.map_free_bytes, 260u);
 }
 
+// Deferral from a base snapshot: the model seeds only its current heap and
+// builds the future heap from it when the first request is deferred, so
+// the plans see the base's ranges: the one that stays leaves no room for a
+// third request, which fails at once, as in the run.
+TEST(Replay, DeferralFromTheBaseSnapshot) {
+  Builder b(1000);
+  const uint32_t x = b.Base(400, 0);
+  const uint32_t y = b.Base(300, 400);
+  b.Base(300, 700);  // stays
+  b.Release(x, /*ready=*/false);
+  b.Release(y, /*ready=*/false);
+  const uint32_t c = b.Deferred(350);  // planned at 0, once x and y go
+  const uint32_t d = b.Deferred(250);  // planned at 350
+  const uint32_t e = b.Failed(300);    // 100 B left in the future
+  b.Ready(x);
+  b.Ready(y);
+  b.Completed(c, 0);
+  b.Completed(d, 350);
+  for (PlacementPolicy p : {PlacementPolicy::kRealm, PlacementPolicy::kBestFit}) {
+    const ReplayResult r = Replayed(b.script(), p);
+    EXPECT_EQ(r.placed_at[c], 0u) << PlacementPolicyName(p);
+    EXPECT_EQ(r.placed_at[d], 350u) << PlacementPolicyName(p);
+    EXPECT_EQ(r.placed_at[e], kNone64) << PlacementPolicyName(p);
+    ASSERT_EQ(r.failures.size(), 1u) << PlacementPolicyName(p);
+    EXPECT_EQ(r.failures[0].life, e);
+    EXPECT_EQ(r.failures[0].kind, FailureKind::kInstant);
+  }
+}
+
 TEST(Replay, BadScriptsAreRefused) {
   Builder b(1000);
   b.Placed(10, 0);
@@ -326,12 +346,7 @@ ReplayScript RecordRandomRun(uint64_t seed, uint64_t capacity, int ops) {
     }
   });
   auto step = [&](StepKind k, uint32_t life, bool ready = false) {
-    ReplayStep st;
-    st.kind = k;
-    st.life = life;
-    st.ready = ready;
-    st.sequence = seq;
-    s.steps.push_back(st);
+    s.steps.push_back(ReplayStep::Of(k, life, seq, ready));
   };
   for (int i = 0; i < ops; ++i, ++seq) {
     const uint64_t r = rng() % 100;
@@ -413,6 +428,35 @@ TEST(Replay, RandomModelRunsReplayExactlyUnderRealm) {
   EXPECT_GT(failed, 20u);
   EXPECT_GT(deferred, 20u);
   EXPECT_GT(waited, 20u);
+}
+
+// What the capacity search counts on under realm: a replay at any capacity
+// from the highest end its placements reached up to its own decides every
+// step the same (placements, failures and their events), deferrals and
+// reorderings included.
+TEST(Replay, RealmReplaysTheSameDownToItsHighestEnd) {
+  uint64_t below_capacity = 0;
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    const ReplayScript s = RecordRandomRun(seed, 1 << 16, 600);
+    for (uint64_t capacity : {s.capacity, 2 * s.capacity}) {
+      const ReplayResult r = Replayed(s, PlacementPolicy::kRealm, capacity);
+      ASSERT_GT(r.highest_end, 0u);
+      ASSERT_LE(r.highest_end, capacity);
+      below_capacity += r.highest_end < capacity;
+      for (uint64_t same : {r.highest_end, (r.highest_end + capacity) / 2}) {
+        const ReplayResult q = Replayed(s, PlacementPolicy::kRealm, same);
+        EXPECT_EQ(q.placed_at, r.placed_at) << "seed " << seed << " at " << same;
+        ASSERT_EQ(q.failures.size(), r.failures.size()) << "seed " << seed << " at " << same;
+        for (size_t i = 0; i < q.failures.size(); ++i) {
+          EXPECT_EQ(q.failures[i].life, r.failures[i].life);
+          EXPECT_EQ(q.failures[i].kind, r.failures[i].kind);
+          EXPECT_EQ(q.failures[i].sequence, r.failures[i].sequence);
+        }
+        EXPECT_EQ(q.highest_end, r.highest_end);
+      }
+    }
+  }
+  EXPECT_GT(below_capacity, 20u);  // the bracket does drop
 }
 
 TEST(Replay, RandomRunsMinCapacityIsVerifiedAtItAndOneUnitBelow) {
