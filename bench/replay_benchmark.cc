@@ -111,12 +111,14 @@ void BM_Replay(benchmark::State& state) {
   uint64_t failures = 0;
   double seconds = 0;
   for (auto _ : state) {
-    ReplayResult r;
-    std::string error;
     const double t0 = ThreadCpuSeconds();
-    if (!realm_shadow::replay::RunReplay(s, o, &r, &error)) state.SkipWithError(error.c_str());
+    const absl::StatusOr<ReplayResult> r = realm_shadow::replay::RunReplay(s, o);
     seconds += ThreadCpuSeconds() - t0;
-    failures = r.failures.size();
+    if (!r.ok()) {
+      state.SkipWithError(std::string(r.status().message()).c_str());
+      return;
+    }
+    failures = r->failures.size();
   }
   const double events = static_cast<double>(s.steps.size()) * state.iterations();
   state.counters["events_per_s"] = events / seconds;

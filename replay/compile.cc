@@ -606,12 +606,15 @@ class Compiler {
 
 }  // namespace
 
-bool CompileEvents(const Snapshot& base, const std::vector<Event>& events,
-                   const std::vector<Identity>& identities, bool from_log,
-                   ReplayScript* out, std::string* error) {
-  *out = ReplayScript{};
-  Compiler c(base, events, identities, from_log, out);
-  return c.Run(error);
+absl::StatusOr<ReplayScript> CompileEvents(const Snapshot& base,
+                                           const std::vector<Event>& events,
+                                           const std::vector<Identity>& identities,
+                                           bool from_log) {
+  ReplayScript script;
+  Compiler c(base, events, identities, from_log, &script);
+  std::string error;
+  if (!c.Run(&error)) return absl::InvalidArgumentError(error);
+  return script;
 }
 
 }  // namespace replay

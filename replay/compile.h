@@ -43,6 +43,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "realm_shadow/analysis/snapshot.h"
 #include "realm_shadow/recorder/event.h"
 #include "realm_shadow/recorder/identity.h"
@@ -53,13 +54,14 @@ namespace replay {
 
 // The steps of `events`, the events that follow `base` (base.sequence is
 // the first one's number), with the identities they refer to.  from_log:
-// the events were rebuilt from a Realm log (ingest-realm-log).  False with
-// *error when the events cannot be read as one run (a request completed or
-// released that no earlier event made, and the base does not hold either:
-// a history with a hole in it).
-bool CompileEvents(const Snapshot& base, const std::vector<Event>& events,
-                   const std::vector<Identity>& identities, bool from_log,
-                   ReplayScript* out, std::string* error);
+// the events were rebuilt from a Realm log (ingest-realm-log).
+// InvalidArgument when the events cannot be read as one run (a request
+// completed or released that no earlier event made, and the base does not
+// hold either: a history with a hole in it).
+absl::StatusOr<ReplayScript> CompileEvents(const Snapshot& base,
+                                           const std::vector<Event>& events,
+                                           const std::vector<Identity>& identities,
+                                           bool from_log);
 
 }  // namespace replay
 }  // namespace realm_shadow

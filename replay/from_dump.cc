@@ -59,10 +59,10 @@ absl::StatusOr<ReplayScript> ScriptOfDumpMemory(const DumpFile& dump,
   events.reserve(h->end_sequence() - first);
   for (uint64_t s = first; s < h->end_sequence(); ++s) events.push_back(h->EventAt(s));
   const bool from_log = h->clock == HistoryClock::kLogTime;
-  std::string why;
-  ReplayScript script;
-  if (!CompileEvents(base, events, h->identities, from_log, &script, &why))
-    return absl::InvalidArgumentError(name + ": " + why);
+  absl::StatusOr<ReplayScript> compiled = CompileEvents(base, events, h->identities, from_log);
+  if (!compiled.ok())
+    return absl::InvalidArgumentError(name + ": " + std::string(compiled.status().message()));
+  ReplayScript script = *std::move(compiled);
   for (const HistoryMark& m : h->marks) script.times.push_back({m.sequence, m.time_ns});
   if (first != h->first_sequence())
     script.notes.push_back("the window opens inside an event group: replayed from "

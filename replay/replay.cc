@@ -405,31 +405,29 @@ int64_t ReplayScript::TimeOf(uint64_t sequence) const {
   return it == times.begin() ? times.front().time_ns : std::prev(it)->time_ns;
 }
 
-bool RunReplay(const ReplayScript& script, const ReplayOptions& options,
-               ReplayResult* out, std::string* error) {
-  *out = ReplayResult{};
+absl::StatusOr<ReplayResult> RunReplay(const ReplayScript& script,
+                                       const ReplayOptions& options) {
   const uint64_t capacity = options.capacity ? options.capacity : script.capacity;
-  if (capacity == 0 && !script.capacity_known) {
-    *error = "the memory's capacity is unknown (give --capacity)";
-    return false;
-  }
+  if (capacity == 0 && !script.capacity_known)
+    return absl::InvalidArgumentError("the memory's capacity is unknown (give --capacity)");
   for (const ReplayStep& step : script.steps) {
     if (step.life >= script.lives.size() ||
         (step.kind == StepKind::kRedistrict &&
-         uint64_t{step.first_piece} + step.piece_count > script.lives.size())) {
-      *error = "replay script: step at event " + std::to_string(step.sequence) +
-               " names a request that is not in the script";
-      return false;
-    }
+         uint64_t{step.first_piece} + step.piece_count > script.lives.size()))
+      return absl::InvalidArgumentError(
+          "replay script: step at event " + std::to_string(step.sequence) +
+          " names a request that is not in the script");
   }
-  out->policy = options.policy;
-  out->capacity = capacity;
-  Runner runner(script, options, capacity, out);
-  if (!runner.Seed(error)) return false;
+  ReplayResult out;
+  out.policy = options.policy;
+  out.capacity = capacity;
+  Runner runner(script, options, capacity, &out);
+  std::string error;
+  if (!runner.Seed(&error)) return absl::InvalidArgumentError(error);
   runner.Run();
   runner.Finish();
   runner.TakeHighestEnd();
-  return true;
+  return out;
 }
 
 uint64_t PeakLiveBytes(const ReplayScript& script) {
@@ -438,10 +436,8 @@ uint64_t PeakLiveBytes(const ReplayScript& script) {
   ReplayOptions o;
   o.policy = PlacementPolicy::kCompacting;
   o.capacity = uint64_t{1} << 62;
-  ReplayResult r;
-  std::string error;
-  if (!RunReplay(script, o, &r, &error)) return 0;
-  return r.peak_used;
+  const absl::StatusOr<ReplayResult> r = RunReplay(script, o);
+  return r.ok() ? r->peak_used : 0;
 }
 
 uint64_t AlignmentUnit(const ReplayScript& script) {
@@ -479,12 +475,11 @@ MinCapacity FindMinCapacityWithLowerBound(const ReplayScript& script,
     o.policy = policy;
     o.capacity = capacity;
     o.stop_at_first_failure = true;
-    ReplayResult r;
-    std::string error;
-    const bool passed = RunReplay(script, o, &r, &error) && !r.failed();
+    const absl::StatusOr<ReplayResult> r = RunReplay(script, o);
+    const bool passed = r.ok() && !r->failed();
     *same_from = capacity;
     if (passed && policy == PlacementPolicy::kRealm)
-      *same_from = std::min(capacity, std::max(least, round_up(r.highest_end)));
+      *same_from = std::min(capacity, std::max(least, round_up(r->highest_end)));
     return passed;
   };
   uint64_t lo = least - u;  // the largest capacity known to fail

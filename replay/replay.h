@@ -41,6 +41,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "model/placement.h"
 #include "realm_shadow/recorder/event.h"
 #include "realm_shadow/recorder/identity.h"
@@ -231,11 +232,11 @@ struct ReplayResult {
   bool failed() const { return !failures.empty(); }
 };
 
-// Replays the script under options.policy at the capacity.  False with
-// *error when the script cannot be replayed (no capacity, base ranges that
-// do not fit the capacity, a step naming an unknown life).
-bool RunReplay(const ReplayScript& script, const ReplayOptions& options,
-               ReplayResult* out, std::string* error);
+// Replays the script under options.policy at the capacity.
+// InvalidArgument when the script cannot be replayed (no capacity, base
+// ranges that do not fit the capacity, a step naming an unknown life).
+absl::StatusOr<ReplayResult> RunReplay(const ReplayScript& script,
+                                       const ReplayOptions& options);
 
 // The most bytes the run asked to hold at once: every request counted from
 // when it was made (placed or not) until its release was ready, by a

@@ -68,7 +68,6 @@ absl::StatusOr<MemoryAnswer> ReplayMemory(ReplayScript script,
   MemoryAnswer answer;
   answer.script = std::move(script);
   const ReplayScript& s = answer.script;
-  std::string error;
   // Where the run's capacity is unknown (a log without machine=1), the
   // highest end its placements reached stands for it.  Realm's first fit
   // over the address-ordered free list places every request there as at
@@ -101,8 +100,9 @@ absl::StatusOr<MemoryAnswer> ReplayMemory(ReplayScript script,
     ReplayOptions o;
     o.policy = PlacementPolicy::kRealm;
     o.capacity = s.capacity;
-    if (!RunReplay(s, o, &answer.self_check, &error))
-      return absl::InvalidArgumentError(error);
+    absl::StatusOr<ReplayResult> checked = RunReplay(s, o);
+    if (!checked.ok()) return checked.status();
+    answer.self_check = *std::move(checked);
     answer.self_checked = true;
   }
   std::vector<PlacementPolicy> policies = question.policies;
@@ -114,12 +114,15 @@ absl::StatusOr<MemoryAnswer> ReplayMemory(ReplayScript script,
     ReplayOptions o;
     o.policy = p;
     o.capacity = answer.capacity;
-    if (!RunReplay(s, o, &a.result, &error)) return absl::InvalidArgumentError(error);
+    absl::StatusOr<ReplayResult> result = RunReplay(s, o);
+    if (!result.ok()) return result.status();
     if (question.maps) {
-      const uint64_t moment = MapMoment(a.result);
+      const uint64_t moment = MapMoment(*result);
       o.map_before_sequence = moment == kNone64 ? s.end_sequence : moment;
-      if (!RunReplay(s, o, &a.result, &error)) return absl::InvalidArgumentError(error);
+      result = RunReplay(s, o);
+      if (!result.ok()) return result.status();
     }
+    a.result = *std::move(result);
     if (question.min_capacity) {
       a.min_searched = true;
       a.min = FindMinCapacityWithLowerBound(s, p, answer.lower_bound);

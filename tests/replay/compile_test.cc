@@ -33,19 +33,17 @@ Snapshot Base(uint64_t capacity) {
 
 ReplayScript Compile(const Snapshot& base, const std::vector<Event>& events,
                      bool from_log = false, std::vector<Identity> identities = {}) {
-  ReplayScript s;
-  std::string error;
-  EXPECT_TRUE(CompileEvents(base, events, identities, from_log, &s, &error)) << error;
-  return s;
+  absl::StatusOr<ReplayScript> s = CompileEvents(base, events, identities, from_log);
+  EXPECT_TRUE(s.ok()) << s.status();
+  return s.ok() ? *std::move(s) : ReplayScript{};
 }
 
 ReplayResult Replayed(const ReplayScript& s, PlacementPolicy p) {
   ReplayOptions o;
   o.policy = p;
-  ReplayResult r;
-  std::string error;
-  EXPECT_TRUE(RunReplay(s, o, &r, &error)) << error;
-  return r;
+  absl::StatusOr<ReplayResult> r = RunReplay(s, o);
+  EXPECT_TRUE(r.ok()) << r.status();
+  return r.ok() ? *std::move(r) : ReplayResult{};
 }
 
 TEST(Compile, DecisionHooksInstantPlacementsReleasesAndAFailure) {
@@ -204,13 +202,12 @@ TEST(Compile, StartsFromTheBaseAndSaysSo) {
 
 TEST(Compile, AHoleInTheHistoryIsAnError) {
   const std::vector<Event> ev = {Allocated(1, 0, 100), E(EventType::kDeferredCompleted, 9, 100)};
-  ReplayScript s;
-  std::string error;
-  EXPECT_FALSE(CompileEvents(Base(1000), ev, {}, false, &s, &error));
-  EXPECT_NE(error.find("hole"), std::string::npos) << error;
-  EXPECT_NE(error.find("event 1"), std::string::npos) << error;
+  const absl::Status hole = CompileEvents(Base(1000), ev, {}, false).status();
+  EXPECT_TRUE(absl::IsInvalidArgument(hole)) << hole;
+  EXPECT_NE(hole.message().find("hole"), std::string::npos) << hole;
+  EXPECT_NE(hole.message().find("event 1"), std::string::npos) << hole;
   const std::vector<Event> release = {Released(4)};
-  EXPECT_FALSE(CompileEvents(Base(1000), release, {}, false, &s, &error));
+  EXPECT_FALSE(CompileEvents(Base(1000), release, {}, false).ok());
 }
 
 }  // namespace

@@ -182,8 +182,9 @@ TEST(ReplayDemo, TheWorkloadsFailureNeedsMoreThanItsLiveBytes) {
   for (model::PlacementPolicy p : model::kAllPlacementPolicies) {
     replay::ReplayOptions o;
     o.policy = p;
-    replay::ReplayResult r;
-    ASSERT_TRUE(replay::RunReplay(s, o, &r, &error)) << error;
+    const absl::StatusOr<replay::ReplayResult> replayed = replay::RunReplay(s, o);
+    ASSERT_TRUE(replayed.ok()) << replayed.status();
+    const replay::ReplayResult& r = *replayed;
     EXPECT_TRUE(r.failed()) << model::PlacementPolicyName(p);
     if (p == model::PlacementPolicy::kRealm) {
       EXPECT_GT(r.self_check.checked, 0u);
@@ -267,9 +268,9 @@ TEST(ReplayFixtures, MinCapacityIsVerifiedAtItAndOneUnitBelow) {
           replay::ReplayOptions o;
           o.policy = p;
           o.capacity = capacity;
-          replay::ReplayResult r;
-          ASSERT_TRUE(replay::RunReplay(s, o, &r, &error)) << error;
-          EXPECT_EQ(r.failed(), capacity < m.capacity)
+          const absl::StatusOr<replay::ReplayResult> r = replay::RunReplay(s, o);
+          ASSERT_TRUE(r.ok()) << r.status();
+          EXPECT_EQ(r->failed(), capacity < m.capacity)
               << log << " " << model::PlacementPolicyName(p) << " at " << capacity;
         }
       }

@@ -88,10 +88,9 @@ ReplayResult Replayed(const ReplayScript& s, PlacementPolicy policy, uint64_t ca
   ReplayOptions o;
   o.policy = policy;
   o.capacity = capacity;
-  ReplayResult r;
-  std::string error;
-  EXPECT_TRUE(RunReplay(s, o, &r, &error)) << error;
-  return r;
+  absl::StatusOr<ReplayResult> r = RunReplay(s, o);
+  EXPECT_TRUE(r.ok()) << r.status();
+  return r.ok() ? *std::move(r) : ReplayResult{};
 }
 
 // Holes of 250 B (first) and 150 B: first fit puts 140 B in the first and
@@ -236,12 +235,11 @@ TEST(Replay, StartsFromTheBaseSnapshot) {
   const ReplayResult r = Replayed(b.script(), PlacementPolicy::kRealm);
   EXPECT_EQ(r.self_check.checked, 2u);
   EXPECT_EQ(r.self_check.as_recorded, 2u);
-  std::string error;
   ReplayOptions o;
   o.capacity = 700;  // the base range [600, 800) does not fit
-  ReplayResult small;
-  EXPECT_FALSE(RunReplay(b.script(), o, &small, &error));
-  EXPECT_NE(error.find("base snapshot"), std::string::npos) << error;
+  const absl::Status small = RunReplay(b.script(), o).status();
+  EXPECT_TRUE(absl::IsInvalidArgument(small)) << small;
+  EXPECT_NE(small.message().find("base snapshot"), std::string::npos) << small;
 }
 
 TEST(Replay, TheMapAtAMomentIsTheCurrentHeapThen) {
@@ -249,9 +247,9 @@ TEST(Replay, TheMapAtAMomentIsTheCurrentHeapThen) {
   ReplayOptions o;
   o.policy = PlacementPolicy::kBestFit;
   o.map_before_sequence = 9;  // the failed request's event
-  ReplayResult r;
-  std::string error;
-  ASSERT_TRUE(RunReplay(b.script(), o, &r, &error)) << error;
+  const absl::StatusOr<ReplayResult> replayed = RunReplay(b.script(), o);
+  ASSERT_TRUE(replayed.ok()) << replayed.status();
+  const ReplayResult& r = *replayed;
   ASSERT_TRUE(r.map_taken);
   ASSERT_EQ(r.map_at.size(), 5u);
   EXPECT_EQ(r.map_at[2].offset, 500u);  // the 140 B in the small hole
@@ -293,15 +291,13 @@ TEST(Replay, BadScriptsAreRefused) {
   b.Placed(10, 0);
   ReplayScript s = b.script();
   s.steps.push_back({StepKind::kRelease, true, 5, 0, 0, 1});
-  ReplayResult r;
-  std::string error;
-  EXPECT_FALSE(RunReplay(s, ReplayOptions{}, &r, &error));
-  EXPECT_NE(error.find("not in the script"), std::string::npos) << error;
+  const absl::Status stray = RunReplay(s, ReplayOptions{}).status();
+  EXPECT_NE(stray.message().find("not in the script"), std::string::npos) << stray;
   ReplayScript unknown = b.script();
   unknown.capacity = 0;
   unknown.capacity_known = false;
-  EXPECT_FALSE(RunReplay(unknown, ReplayOptions{}, &r, &error));
-  EXPECT_NE(error.find("capacity"), std::string::npos) << error;
+  const absl::Status no_capacity = RunReplay(unknown, ReplayOptions{}).status();
+  EXPECT_NE(no_capacity.message().find("capacity"), std::string::npos) << no_capacity;
 }
 
 // ---- scripts recorded from random model runs ---------------------------------
