@@ -164,7 +164,9 @@ void AppendAllocations(Columns& c, size_t n, At at) {
   for (size_t i = 0; i < n; ++i) c.Byte(PackBits(at(i)));
 }
 
+// The allocations as the page decodes them: their count, then the columns.
 void WriteAllocationArrays(JsonWriter& w, const std::vector<Allocation>& allocations) {
+  w.Uint("count", allocations.size());
   w.Key("allocations");
   {
     Columns c(w.BeginRawString());
@@ -375,7 +377,6 @@ void WriteReplay(JsonWriter& w, const PageReplay& r) {
     w.String("first_failure", row.first_failure);
     w.String("min_capacity", row.min_capacity);
     w.String("moment", row.moment);
-    w.Uint("count", row.map.size());
     WriteAllocationArrays(w, row.map);
   });
   w.EndObject();
@@ -469,7 +470,6 @@ void WriteMemory(JsonWriter& w, const Snapshot& s, const Snapshot* before,
   w.Uint("node", s.node);
   w.Uint("sequence", s.sequence);
   w.Bool("exact", s.exact);
-  w.Uint("count", s.allocations.size());
   WriteAllocationArrays(w, s.allocations);
   WriteSummary(w, s, SummarizeHoles(s, holes));
   WriteHoles(w, holes);
