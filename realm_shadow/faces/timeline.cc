@@ -336,13 +336,20 @@ class DumpRead : public MomentSource {
                                                 uint64_t sequence) override {
     absl::StatusOr<MemoryHistory> cut =
         in_.HistoryFor(static_cast<size_t>(Find(s)), sequence);
-    if (!cut.ok()) return cut.status();
+    if (!cut.ok()) {
+      outside_window = outside_window || absl::IsOutOfRange(cut.status());
+      return cut.status();
+    }
     cuts_.push_back(*std::move(cut));
     return &cuts_.back();
   }
   uint64_t End(const Snapshot& s) const override {
     return in_.histories()[Find(s)].end_sequence;
   }
+
+  // A moment asked for was outside a window (not: before a window's first
+  // event, which the whole history cannot place either).
+  bool outside_window = false;
 
  private:
   ptrdiff_t Find(const Snapshot& s) const {
@@ -435,7 +442,7 @@ absl::StatusOr<DumpFile> ReadDumpAtMoment(const std::string& file,
     DumpRead source(in);
     absl::StatusOr<DumpFile> at = AtMoment(in.dump(), source, file, memory_id, moment);
     // Outside a window: the whole history says which moments it holds.
-    if (!absl::IsOutOfRange(at.status())) return at;
+    if (!source.outside_window) return at;
   }
   // The whole history: kept up to the moment, or to say which moments the
   // window holds.
