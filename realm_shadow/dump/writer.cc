@@ -313,6 +313,7 @@ void WriteHistory(Sink& out, const MemoryHistory& h, uint32_t memory_index,
   if (!h.marks.empty())
     out.Bytes(h.marks.data(), kHistoryMarkBytes * h.marks.size());
   for (uint64_t line : h.lines) out.Put<uint64_t>(line);
+  std::vector<uint64_t> released;  // one buffer for every checkpoint's sorted copy
   for (const HistoryCheckpoint& c : h.checkpoints) {
     out.Put<uint64_t>(MemoryPayloadBytes(c.state));
     WriteMemoryPayload(out, c.state, next_string);
@@ -327,7 +328,7 @@ void WriteHistory(Sink& out, const MemoryHistory& h, uint32_t memory_index,
     out.Put<uint32_t>(c.group_left);
     // Ascending, whatever order the consumer took them in (history.h):
     // the file does not depend on a hash table's iteration order.
-    std::vector<uint64_t> released = c.released;
+    released.assign(c.released.begin(), c.released.end());
     std::sort(released.begin(), released.end());
     for (uint64_t id : released) out.Put<uint64_t>(id);
     for (uint64_t id : c.failed) out.Put<uint64_t>(id);
