@@ -114,6 +114,37 @@ try {
   }
   const moved = await moves();
   check(moved.forward > 0 && moved.backward > 0 && moved.rebuilt > 0, 'moves forward, backward and rebuilt were all taken', moved);
+  // A step changes the shown arrays in place; each must equal the moment
+  // rebuilt from every span (which the comparisons above hold against
+  // realm-shadow at): every moment one at a time forward (the fill: spans
+  // added at the end) and back, strides of several sizes (runs of slots
+  // moved down and up, short and long), and steps right after far jumps.
+  const walk = (moments) => page.evaluate(async (ks) => {
+    const rs = window.__realmShadow, was = { ...rs.timing.moves };
+    for (const k of ks) {
+      try {
+        await rs.scrub(0, k);
+      } catch (e) {
+        return { at: k, error: String(e) };
+      }
+      const bad = rs.shownMismatch(0);
+      if (bad) return { at: k, bad };
+    }
+    const m = rs.timing.moves;
+    return { moves: { forward: m.forward - was.forward, backward: m.backward - was.backward, rebuilt: m.rebuilt - was.rebuilt } };
+  }, moments);
+  const span = (from, to, by) => { const out = []; for (let k = from; by > 0 ? k <= to : k >= to; k += by) out.push(k); return out; };
+  await rs('scrub', 0, 0);
+  let w = await walk(span(1, info.shown - 1, 1));
+  check(w.moves && w.moves.forward === info.shown - 1, 'every moment one step forward equals it rebuilt', w);
+  w = await walk(span(info.shown - 2, 0, -1));
+  check(w.moves && w.moves.backward === info.shown - 1, 'every moment one step back equals it rebuilt', w);
+  w = await walk([...span(0, info.shown - 1, 7), ...span(info.shown - 1, 0, -13), ...span(3, info.shown - 1, 50), ...span(info.shown - 1, 0, -120)]);
+  check(w.moves && w.moves.forward > 0 && w.moves.backward > 0, 'strides of 7, 13, 50 and 120 moments equal them rebuilt', w);
+  w = await walk([2048, 0, 1, 2, 1, 0, 2048, 2047, 2046, 2047, 2048, 10, 1900, 1901, 1899, 1902, 5, 6, 2000, 1999]);
+  check(w.moves && w.moves.rebuilt >= 4 && w.moves.forward > 0 && w.moves.backward > 0, 'steps right after far jumps equal them rebuilt', w);
+  await compare('after the walks');
+
   await rs('scrub', 0, 0);
   const empty = (await rs('state')).memories[0];
   check(empty.count === 0 && empty.summary.used === 0, 'the window\'s first moment is the empty memory', empty.count);

@@ -79,6 +79,8 @@
     // Resolves once the side tables of a scrub (strip.js) are filled.
     tablesDone() { return new Promise((r) => setTimeout(r, 0)); },
     historyRead() { return readHistory().then(() => timing.historyReadMs); },
+    // null, or how the moment shown differs from it rebuilt from every span.
+    shownMismatch(mi) { return shownMismatch(mems()[mi]); },
     momentOf(mi) {
       const h = mems()[mi].history;
       if (!h) return null;

@@ -14,13 +14,22 @@
   // that the first frame does not wait for them; they are read once the
   // document is parsed.  The map then moves from moment to moment by the
   // spans that begin and end between the two (indexed by moment once, when
-  // read), forward or backward: a step costs the spans it crosses, a
-  // binary search for each change in the shown arrays and a copy of the
-  // runs between the changes (typed-array set, a memmove), plus the prefix
-  // sums from the first change on.  A jump that would cross more than a
-  // quarter of all spans rebuilds the moment from every span instead (one
-  // pass).  Both give the spans alive at the moment, sorted as the dump's
-  // allocations are (offset, instance): exact either way.
+  // read), forward or backward, in place in the one buffer shown: a step
+  // costs a look at each span it crosses (a bit set per span that changes,
+  // read back in index order, which is the allocations' order: no sort),
+  // a galloping search per change from the one before, a move of the slots
+  // between the changes (a copyWithin per column for a long run, a loop
+  // for a short one; none for the tail when as many come as leave), the
+  // added spans' columns gathered, and the prefix sums from the first
+  // change on.  No object per run or per span.  A jump that would cross
+  // more than a quarter of all spans rebuilds the moment from every span
+  // instead (one pass; stepping costs as much there).  Both give the spans
+  // alive at the moment, sorted as the dump's allocations are (offset,
+  // instance): exact either way (history_test.mjs holds every step against
+  // the moment rebuilt, and the rebuilt moments against `realm-shadow at`).
+  // At 10M events and 1M live (docs/benchmarks.md) a step takes a median
+  // 12-15 ms of the renderer's CPU with its draw (p95 18-20 ms), a far
+  // jump (rebuilt) 26-38 ms.
   let spanBlock = null;  // the parsed #rs-history element, while read
   const FULL_REBUILD = 4;  // rebuild when the crossed spans pass spans / 4
   // Resolves once every memory's spans are read (the document parsed, then
@@ -73,17 +82,23 @@
     // The most alive at any moment: what the shown arrays must hold.
     let most = 0;
     for (let k = 0; k < S; k++) most = Math.max(most, bornAt[k + 1] - diedAt[k]);
-    const buffer = () => ({
-      span: new Uint32Array(most), off: new Float64Array(most), size: new Float64Array(most),
-      inst: new Uint32Array(2 * most), ident: new Uint32Array(most), bits: new Uint8Array(most), color: new Uint8Array(most),
-      pre: new Float64Array(most + 1), preRel: new Uint32Array(most + 1), count: 0, moment: null,
-    });
-    // Two buffers: a step writes the one not shown from the one shown.
-    sp.buffers = [buffer(), buffer()];
-    sp.shown = 0;
+    // One buffer: a step changes it in place.
+    sp.buffer = shownBuffer(most);
+    sp.most = most;
     sp.noDiff = new Uint8Array(most);
     h.sp = sp;
     return sp;
+  }
+
+  // The arrays a moment is shown from, for at most `most` spans alive (span
+  // has a slot more: aliveAt writes each span into the slot after the last
+  // alive one).
+  function shownBuffer(most) {
+    return {
+      span: new Uint32Array(most + 1), off: new Float64Array(most), size: new Float64Array(most),
+      inst: new Uint32Array(2 * most), ident: new Uint32Array(most), bits: new Uint8Array(most), color: new Uint8Array(most),
+      pre: new Float64Array(most + 1), preRel: new Uint32Array(most + 1), usage: new Float64Array(16), count: 0, moment: null, coloring: -1,
+    };
   }
 
   // What the page shows at the dump's own moment, kept to come back to.
@@ -94,30 +109,89 @@
       pending: m.pending, reservations: m.reservations, failures: m.failures, diffStatus: m.diffStatus };
   }
 
-  // Slot j of buffer B := span i.
-  function putSpan(sp, B, j, i) {
-    B.span[j] = i; B.off[j] = sp.off[i]; B.size[j] = sp.size[i];
-    B.inst[2 * j] = sp.inst[2 * i]; B.inst[2 * j + 1] = sp.inst[2 * i + 1];
-    B.ident[j] = sp.ident[i]; B.bits[j] = sp.bits[i]; B.color[j] = colorOf(sp.ident[i], sp.bits[i]);
+  // Slots [lo, hi) of buffer B := the spans their B.span names (one loop
+  // over the columns: a loop per column would leave the later loops
+  // without type feedback when the first one is optimized on the stack,
+  // and deoptimize).
+  function gatherSlots(sp, B, lo, hi) {
+    const span = B.span, off = B.off, size = B.size, inst = B.inst, ident = B.ident, bits = B.bits, color = B.color;
+    const sOff = sp.off, sSize = sp.size, sInst = sp.inst, sIdent = sp.ident, sBits = sp.bits;
+    for (let x = lo; x < hi; x++) {
+      const i = span[x];
+      off[x] = sOff[i]; size[x] = sSize[i]; inst[2 * x] = sInst[2 * i]; inst[2 * x + 1] = sInst[2 * i + 1];
+      const id = sIdent[i], b = sBits[i];
+      ident[x] = id; bits[x] = b; color[x] = colorOf(id, b);
+    }
+  }
+  // Use by kind (bytes, then count, per kind) of spans of[0..count) added
+  // (sign 1) or removed (-1).
+  function addUsage(sp, usage, of, count, sign) {
+    const size = sp.size, bits = sp.bits;
+    for (let q = 0; q < count; q++) { const i = of[q], kind = bits[i] & 7; usage[kind] += sign * size[i]; usage[8 + kind] += sign; }
+  }
+
+  // B.usage += the use by kind of B's slots [0, count).
+  function shownUsage(B, count) {
+    const usage = B.usage, size = B.size, bits = B.bits;
+    for (let x = 0; x < count; x++) { const kind = bits[x] & 7; usage[kind] += size[x]; usage[8 + kind]++; }
   }
 
   // Buffer B := the spans alive at moment k, every span looked at.
   function rebuild(sp, n, B, k) {
-    const first = sp.first, last = sp.last;
-    let j = 0;
-    for (let i = 0; i < n; i++) if (first[i] <= k && k <= last[i]) putSpan(sp, B, j++, i);
+    const span = B.span, j = aliveAt(sp.first, sp.last, n, k, span);
+    gatherSlots(sp, B, 0, j);
     B.count = j;
     B.moment = k;
     B.coloring = coloring;
     prefixSums(B, 0);
-    B.usage = new Float64Array(16);  // bytes, then count, per kind
-    for (let i = 0; i < j; i++) { const kind = B.bits[i] & 7; B.usage[kind] += B.size[i]; B.usage[8 + kind]++; }
+    B.usage.fill(0);
+    shownUsage(B, j);
+  }
+
+  // out := the spans of [0, n) alive at moment k, in index order; their count.
+  function aliveAt(first, last, n, k, out) {
+    let j = 0;
+    for (let i = 0; i < n; i++) { out[j] = i; j += (first[i] <= k) & (k <= last[i]); }  // no branch to mispredict
+    return j;
+  }
+
+  // What a step needs besides the shown arrays, made at the first step: a
+  // bit per span (the crossed spans sorted by setting their bits and
+  // reading them back in index order, which is the allocations' order),
+  // the spans found, and the edits they make (grown as needed: at most as
+  // many as the spans found, mostly far fewer, since neighbours merge).
+  function stepScratch(sp, n, most) {
+    if (!sp.step) {
+      sp.step = { marks: new Uint32Array((n + 31) >>> 5),
+        removed: new Uint32Array(most), added: new Uint32Array(most), editAt: new Uint32Array(1024), editBy: new Int32Array(1024) };
+    }
+    return sp.step;
+  }
+  // The bit of each span list[q0..q1) alive at moment `at`, set in `bits`.
+  function markAlive(list, q0, q1, at, first, last, bits) {
+    for (let q = q0; q < q1; q++) {
+      const i = list[q];
+      if (first[i] <= at && at <= last[i]) bits[i >>> 5] |= 1 << (i & 31);
+    }
+  }
+  // The set bits of `bits` (cleared on the way) into out, in increasing
+  // order (a pass over n / 32 words: 0.1 ms for 2.6M spans); their count.
+  function takeBits(bits, out) {
+    let r = 0;
+    for (let w = 0; w < bits.length; w++) {
+      let x = bits[w];
+      if (x === 0) continue;
+      bits[w] = 0;
+      while (x !== 0) { const t = x & -x; out[r++] = (w << 5) + 31 - Math.clz32(t); x ^= t; }
+    }
+    return r;
   }
 
   // The spans alive at moment `from` but not at `to` (removed) and alive at
-  // `to` but not at `from` (added), each sorted; null when that would cross
-  // more than spans / FULL_REBUILD of them.
-  function crossed(sp, n, from, to) {
+  // `to` but not at `from` (added), each sorted (views of sp.step, valid
+  // until the next call); null when that would look at more than
+  // spans / FULL_REBUILD of them.
+  function crossed(sp, n, most, from, to) {
     // Forward, those that die in [from, to) leave and those born in
     // (from, to] come; backward, those born in (to, from] leave and those
     // that die in [to, from) come.
@@ -127,52 +201,160 @@
     const l0 = leaveAt[fwd ? lo : lo + 1], l1 = leaveAt[fwd ? hi : hi + 1];
     const c0 = comeAt[fwd ? lo + 1 : lo], c1 = comeAt[fwd ? hi + 1 : hi];
     if ((l1 - l0) + (c1 - c0) > n / FULL_REBUILD) return null;
-    const removed = new Uint32Array(l1 - l0), added = new Uint32Array(c1 - c0);
-    let r = 0, a = 0;
-    for (let q = l0; q < l1; q++) {
-      const i = leave[q];
-      if (sp.first[i] <= from && from <= sp.last[i]) removed[r++] = i;
-    }
-    for (let q = c0; q < c1; q++) {
-      const i = come[q];
-      if (sp.first[i] <= to && to <= sp.last[i]) added[a++] = i;
-    }
-    return { removed: removed.subarray(0, r).sort(), added: added.subarray(0, a).sort() };
+    const s = stepScratch(sp, n, most), first = sp.first, last = sp.last;
+    markAlive(leave, l0, l1, from, first, last, s.marks);
+    const r = takeBits(s.marks, s.removed);
+    markAlive(come, c0, c1, to, first, last, s.marks);
+    const a = takeBits(s.marks, s.added);
+    return { removed: s.removed.subarray(0, r), added: s.added.subarray(0, a) };
   }
 
-  // Buffer B := buffer P less `removed` plus `added` (sorted span indices,
-  // as P.span is), at moment `to`.
-  function applyCrossed(sp, P, B, removed, added, to) {
-    const RUN = ['span', 'off', 'size', 'ident', 'bits', 'color'];
-    const run = (s, e, dst) => {  // P[s, e) to B at dst
-      if (e <= s) return;
-      for (const x of RUN) B[x].set(P[x].subarray(s, e), dst);
-      B.inst.set(P.inst.subarray(2 * s, 2 * e), 2 * dst);
-    };
-    let src = 0, dst = 0, ri = 0, ai = 0, first = -1;
-    while (ri < removed.length || ai < added.length) {
-      const rp = ri < removed.length ? lowerBound(P.span, P.count, removed[ri]) : Infinity;
-      const ap = ai < added.length ? lowerBound(P.span, P.count, added[ai]) : Infinity;
-      const p = Math.min(rp, ap);
-      run(src, p, dst);
-      dst += p - src;
-      src = p;
-      if (first < 0) first = dst;
-      if (ap <= rp) putSpan(sp, B, dst++, added[ai++]);  // sorts before P.span[p]
-      else { src++; ri++; }  // P.span[p] leaves
+  // The first index in [lo, hi) of sorted `arr` whose value is >= x, given
+  // that none before lo is: a galloping search from lo, so that finding
+  // each of a sorted list of values costs the log of the distance from the
+  // one before.
+  function gallop(arr, lo, hi, x) {
+    if (lo >= hi || arr[lo] >= x) return lo;
+    let below = lo, step = 1;  // arr[below] < x
+    while (below + step < hi && arr[below + step] < x) { below += step; step *= 2; }
+    let a = below + 1, b = Math.min(below + step, hi);
+    while (a < b) { const mid = (a + b) >>> 1; if (arr[mid] < x) a = mid + 1; else b = mid; }
+    return a;
+  }
+
+  // Slots [s, e) of buffer B moved by `by` slots (into slots that hold
+  // nothing still to be read: applyCrossed's order): a copyWithin per column,
+  // or for a few slots one loop over them, in the direction that reads each
+  // slot before it is written.
+  const FEW = 16;
+  function moveSlots(B, s, e, by) {
+    if (e <= s || by === 0) return;
+    const span = B.span, off = B.off, size = B.size, inst = B.inst, ident = B.ident, bits = B.bits, color = B.color;
+    if (e - s > FEW) {
+      const t = s + by;
+      span.copyWithin(t, s, e); off.copyWithin(t, s, e); size.copyWithin(t, s, e); inst.copyWithin(2 * t, 2 * s, 2 * e);
+      ident.copyWithin(t, s, e); bits.copyWithin(t, s, e); color.copyWithin(t, s, e);
+      return;
     }
-    run(src, P.count, dst);
-    dst += P.count - src;
-    B.count = dst;
+    const one = (x) => {
+      const y = x + by;
+      span[y] = span[x]; off[y] = off[x]; size[y] = size[x]; inst[2 * y] = inst[2 * x]; inst[2 * y + 1] = inst[2 * x + 1];
+      ident[y] = ident[x]; bits[y] = bits[x]; color[y] = color[x];
+    };
+    if (by < 0) for (let x = s; x < e; x++) one(x);
+    else for (let x = e - 1; x >= s; x--) one(x);
+  }
+
+  // Buffer B, in place, := B less `removed` plus `added` (sorted span
+  // indices, as B.span is), at moment `to`: the changes become edits in
+  // slot order (findEdits), the slots between edits move (moveRuns), the
+  // added spans go into their slots (placeAdded), then the prefix sums
+  // from the first edit on.  (Each long loop is a function of its own that
+  // ends in its return: code after a loop optimized on the stack has no
+  // type feedback yet, and deoptimized on every step when it was there.)
+  function applyCrossed(sp, B, removed, added, to) {
+    const s = sp.step, nr = removed.length, na = added.length, c = B.count;
+    B.moment = null;  // until done: a throw leaves it to be rebuilt
+    if (s.editAt.length < nr + na) {
+      const room = Math.max(nr + na, 2 * s.editAt.length);
+      s.editAt = new Uint32Array(room); s.editBy = new Int32Array(room);
+    }
+    const edits = findEdits(B.span, c, removed, added, s.editAt, s.editBy);
+    const net = moveRuns(B, c, s.editAt, s.editBy, edits);
+    placeAdded(sp, B, added, s.editAt, s.editBy, edits);
+    B.count = c + net;
     B.moment = to;
-    B.coloring = P.coloring;  // the runs' colours are P's
-    if (first < 0) first = dst;
-    B.usage = P.usage.slice();
-    for (const i of removed) { B.usage[sp.bits[i] & 7] -= sp.size[i]; B.usage[8 + (sp.bits[i] & 7)]--; }
-    for (const i of added) { B.usage[sp.bits[i] & 7] += sp.size[i]; B.usage[8 + (sp.bits[i] & 7)]++; }
-    B.pre.set(P.pre.subarray(0, first + 1));
-    B.preRel.set(P.preRel.subarray(0, first + 1));
-    prefixSums(B, first);
+    // B.coloring stays: the slots kept have the colours they had
+    addUsage(sp, B.usage, removed, nr, -1);
+    addUsage(sp, B.usage, added, na, 1);
+    prefixSums(B, edits > 0 ? s.editAt[0] : B.count);
+  }
+  // The edits that take the c shown spans span[0..c) to those less
+  // `removed` plus `added`, in slot order: by[e] > 0, that many added
+  // before slot at[e] (before the shown span whose slot an added one
+  // takes); by[e] < 0, the -by[e] shown from slot at[e] on leave.  Each
+  // change is found by a search from the one before, and joins the last
+  // edit when next to it.  Their count.
+  function findEdits(span, c, removed, added, at, by) {
+    const nr = removed.length, na = added.length;
+    let ne = 0, ri = 0, ai = 0, rp = -1, ap = -1, rFrom = 0, aFrom = 0;
+    while (ri < nr || ai < na) {
+      if (ri < nr && rp < 0) {
+        const x = removed[ri];
+        rp = rFrom < c && span[rFrom] < x ? gallop(span, rFrom, c, x) : rFrom;
+        if (rp >= c || span[rp] !== x) throw new Error('the time strip: span ' + x + ' leaves but is not shown');
+      }
+      if (ai < na && ap < 0) { const x = added[ai]; ap = aFrom < c && span[aFrom] < x ? gallop(span, aFrom, c, x) : aFrom; }
+      if (ai < na && (ri >= nr || ap <= rp)) {
+        if (ne > 0 && by[ne - 1] > 0 && at[ne - 1] === ap) by[ne - 1]++;
+        else { at[ne] = ap; by[ne++] = 1; }
+        aFrom = ap; ap = -1; ai++;
+      } else {
+        if (ne > 0 && by[ne - 1] < 0 && at[ne - 1] - by[ne - 1] === rp) by[ne - 1]--;
+        else { at[ne] = rp; by[ne++] = -1; }
+        rFrom = rp + 1; rp = -1; ri++;
+      }
+    }
+    return ne;
+  }
+  // The runs of slots between two edits moved by the edits before them:
+  // those moving down in a pass from the front, those moving up in a pass
+  // from the back (a run's new slots overlap only the old slots of runs
+  // that move the same way and sit on the side the pass comes from, so
+  // every slot is read before it is written), a run that stays (the tail,
+  // when as many come as leave before it) not at all.  The net shift.
+  function moveRuns(B, c, at, by, ne) {
+    let src = 0, shift = 0;
+    for (let e = 0; e < ne; e++) {
+      const p = at[e], d = by[e];
+      if (shift < 0) moveSlots(B, src, p, shift);
+      src = p + (d < 0 ? -d : 0);
+      shift += d;
+    }
+    if (shift < 0) moveSlots(B, src, c, shift);
+    const net = shift;
+    let end = c;
+    for (let e = ne - 1; e >= 0; e--) {
+      const p = at[e], d = by[e];
+      if (shift > 0) moveSlots(B, p + (d < 0 ? -d : 0), end, shift);
+      shift -= d;
+      end = p;
+    }
+    return net;
+  }
+  // The added spans into the slots their edits leave free, their columns
+  // gathered over stretches of slots (one for edits a few slots apart: the
+  // slots kept between them get what they hold already).
+  function placeAdded(sp, B, added, at, by, ne) {
+    const span = B.span;
+    let lo = 0, hi = 0, shift = 0;
+    for (let e = 0, q = 0; e < ne; e++) {
+      const d = by[e];
+      if (d > 0) {
+        const x = at[e] + shift;
+        for (let t = 0; t < d; t++) span[x + t] = added[q++];
+        if (x > hi + FEW) { gatherSlots(sp, B, lo, hi); lo = x; }
+        hi = x + d;
+      }
+      shift += d;
+    }
+    gatherSlots(sp, B, lo, hi);
+  }
+
+  // For the tests: how the arrays memory m shows differ from its moment
+  // rebuilt from every span (the first slot of the first column that
+  // differs), or null (the same, or no moment shown).
+  function shownMismatch(m) {
+    const h = m.history, sp = h && h.sp;
+    if (!sp || h.moment == null) return null;
+    const B = sp.buffer, R = shownBuffer(sp.most);
+    rebuild(sp, h.spans, R, h.moment);
+    if (B.count !== R.count) return { column: 'count', shown: B.count, rebuilt: R.count };
+    const c = B.count, slots = { span: c, off: c, size: c, inst: 2 * c, ident: c, bits: c, color: c, pre: c + 1, preRel: c + 1, usage: 16 };
+    for (const [column, n] of Object.entries(slots)) {
+      for (let x = 0; x < n; x++) if (B[column][x] !== R[column][x]) return { column, slot: x, shown: B[column][x], rebuilt: R[column][x] };
+    }
+    return null;
   }
 
   // Memory m shows buffer B: its arrays (views), and its use by kind (kept
@@ -202,17 +384,15 @@
       return performance.now() - t;
     }
     k = Math.max(0, Math.min(h.shown - 1, k));
-    const sp = h.sp, P = sp.buffers[sp.shown], B = sp.buffers[1 - sp.shown];
-    if (P.moment !== k) {
-      const change = P.moment == null ? null : crossed(sp, h.spans, P.moment, k);
-      if (change) applyCrossed(sp, P, B, change.removed, change.added, k);
+    const sp = h.sp, B = sp.buffer;
+    if (B.moment !== k) {
+      const from = B.moment, change = from == null ? null : crossed(sp, h.spans, sp.most, from, k);
+      if (change) applyCrossed(sp, B, change.removed, change.added, k);
       else rebuild(sp, h.spans, B, k);
-      timing.moves[change ? (k > P.moment ? 'forward' : 'backward') : 'rebuilt']++;
-      sp.shown = 1 - sp.shown;
+      timing.moves[change ? (k > from ? 'forward' : 'backward') : 'rebuilt']++;
     }
-    const S = sp.buffers[sp.shown];
-    showBuffer(m, sp, S);
-    if (S.coloring !== coloring) { recolor(m); S.coloring = coloring; }
+    showBuffer(m, sp, B);
+    if (B.coloring !== coloring) { recolor(m); B.coloring = coloring; }
     const seq = h.boundary[h.shownAt[k]];
     m.summary = {
       capacity: m.dumpPicture.summary.capacity, used: h.mUsed[k], total_free: h.mFree[k], largest_hole: h.mLargest[k],
@@ -379,3 +559,4 @@
     requestDraw();
     return ms;
   }
+
