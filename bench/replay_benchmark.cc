@@ -179,7 +179,8 @@ void BM_ReplaySetup(benchmark::State& state) {
 BENCHMARK(BM_ReplaySetup)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 // The same history on one heap alone (range_allocator.h), no model memory
-// around it: what placement costs, of what a replay pays per event.  The
+// around it, with the replay's prefetches: what placement costs, of what a
+// replay pays per event.  The
 // tags are the model's kind (slot, generation), one slot per base life.
 void BM_ReplayHeap(benchmark::State& state) {
   const auto policy = static_cast<PlacementPolicy>(state.range(0));
@@ -198,9 +199,17 @@ void BM_ReplayHeap(benchmark::State& state) {
     }
     heap.Seed(seeds);
     // A request takes the slot its step's release freed (both name it).
+    // The releases ahead are fetched in stages, as the replay does.
     uint64_t freed = 0, offset;
     failures = 0;
-    for (const ReplayStep& step : s.steps) {
+    const std::vector<ReplayStep>& steps = s.steps;
+    for (size_t i = 0; i < steps.size(); ++i) {
+      const ReplayStep& step = steps[i];
+      if (i + 16 < steps.size()) __builtin_prefetch(&tag_of_life[steps[i + 16].life]);
+      if (i + 4 < steps.size() && steps[i + 4].kind == StepKind::kRelease)
+        heap.Prefetch(tag_of_life[steps[i + 4].life]);
+      if (i + 2 < steps.size() && steps[i + 2].kind == StepKind::kRelease)
+        heap.PrefetchDeallocate(tag_of_life[steps[i + 2].life]);
       if (step.kind == StepKind::kRelease) {
         freed = tag_of_life[step.life];
         heap.Deallocate(freed);
