@@ -14,8 +14,12 @@
 //
 // Figures: BM_Replay/<policy> reports events_per_s in this thread's CPU
 // time (one replay of the 1M events, from the base, per iteration: setup
-// of the 100k base included, as a replay pays it); BM_MinCapacity/<policy>
-// the seconds of one FindMinCapacity and the replays it ran.
+// of the 100k base included, as a replay pays it, and the minor page
+// faults it took); BM_ReplaySetup/<policy> that setup alone (no step);
+// BM_ReplayHeap/<policy> the same releases and requests on one heap, no
+// model memory around it (what placement alone costs);
+// BM_MinCapacity/<policy> the seconds of one FindMinCapacity and the
+// replays it ran.
 // BM_HeapCopy/<live>: one copy of a realm heap holding `live` allocations
 // under the model's keys (what the model pays per event while deferred
 // requests wait, `future = current`); BM_HeapCopyHashMapReference/<live>
@@ -23,6 +27,7 @@
 // allocated ranges were kept in before.
 #include <benchmark/benchmark.h>
 
+#include <sys/resource.h>
 #include <time.h>
 
 #include <cmath>
@@ -50,6 +55,14 @@ using realm_shadow::model::PlacementPolicy;
 
 constexpr uint32_t kLive = 100000;
 constexpr uint64_t kEvents = 1000000;
+
+// Minor page faults of the process so far (a replay's fresh pages are
+// part of its CPU time: the kernel clears each one).
+double MinorFaults() {
+  rusage u;
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_minflt);
+}
 
 // CPU time of this thread: the shared machine's load does not count.
 double ThreadCpuSeconds() {
@@ -109,11 +122,12 @@ void BM_Replay(benchmark::State& state) {
   ReplayOptions o;
   o.policy = policy;
   uint64_t failures = 0;
-  double seconds = 0;
+  double seconds = 0, faults = 0;
   for (auto _ : state) {
-    const double t0 = ThreadCpuSeconds();
+    const double f0 = MinorFaults(), t0 = ThreadCpuSeconds();
     const absl::StatusOr<ReplayResult> r = realm_shadow::replay::RunReplay(s, o);
     seconds += ThreadCpuSeconds() - t0;
+    faults += MinorFaults() - f0;
     if (!r.ok()) {
       state.SkipWithError(std::string(r.status().message()).c_str());
       return;
@@ -123,6 +137,7 @@ void BM_Replay(benchmark::State& state) {
   const double events = static_cast<double>(s.steps.size()) * state.iterations();
   state.counters["events_per_s"] = events / seconds;
   state.counters["failures"] = static_cast<double>(failures);
+  state.counters["page_faults"] = faults / static_cast<double>(state.iterations());
   state.SetLabel(realm_shadow::model::PlacementPolicyName(policy));
 }
 BENCHMARK(BM_Replay)->DenseRange(0, 5)->Unit(benchmark::kMillisecond)->Iterations(1);
@@ -138,6 +153,82 @@ void BM_MinCapacity(benchmark::State& state) {
   state.SetLabel(realm_shadow::model::PlacementPolicyName(policy));
 }
 BENCHMARK(BM_MinCapacity)->Arg(0)->Arg(1)->Unit(benchmark::kSecond)->Iterations(1);
+
+// What BM_Replay's figure holds besides the steps: the same script with no
+// step (the 100k base seeded, the per-life arrays made, the final pass
+// over the lives).  The first replay in a process also pays the fresh
+// pages of those arrays (BM_Replay's page_faults).
+void BM_ReplaySetup(benchmark::State& state) {
+  static const ReplayScript s = [] {
+    ReplayScript c = History();
+    c.steps.clear();
+    return c;
+  }();
+  ReplayOptions o;
+  o.policy = static_cast<PlacementPolicy>(state.range(0));
+  double seconds = 0;
+  for (auto _ : state) {
+    const double t0 = ThreadCpuSeconds();
+    const absl::StatusOr<ReplayResult> r = realm_shadow::replay::RunReplay(s, o);
+    seconds += ThreadCpuSeconds() - t0;
+    benchmark::DoNotOptimize(r.ok());
+  }
+  state.counters["cpu_ms"] = 1e3 * seconds / static_cast<double>(state.iterations());
+  state.SetLabel(realm_shadow::model::PlacementPolicyName(o.policy));
+}
+BENCHMARK(BM_ReplaySetup)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->Iterations(1);
+
+// The same history on one heap alone (range_allocator.h), no model memory
+// around it, with the replay's prefetches: what placement costs, of what a
+// replay pays per event.  The
+// tags are the model's kind (slot, generation), one slot per base life.
+void BM_ReplayHeap(benchmark::State& state) {
+  const auto policy = static_cast<PlacementPolicy>(state.range(0));
+  const ReplayScript& s = History();
+  double seconds = 0;
+  uint64_t failures = 0, free_ranges = 0;
+  for (auto _ : state) {
+    const double t0 = ThreadCpuSeconds();
+    realm_shadow::model::RangeAllocator heap(s.capacity, policy);
+    std::vector<std::pair<uint64_t, realm_shadow::model::AddressRange>> seeds;
+    std::vector<uint64_t> tag_of_life(s.lives.size());
+    for (uint32_t life : s.base_lives) {
+      const ReplayLife& l = s.lives[life];
+      tag_of_life[life] = (uint64_t{1} << 32) | life;
+      seeds.push_back({tag_of_life[life], {l.recorded_offset, l.recorded_offset + l.size}});
+    }
+    heap.Seed(seeds);
+    // A request takes the slot its step's release freed (both name it).
+    // The releases ahead are fetched in stages, as the replay does.
+    uint64_t freed = 0, offset;
+    failures = 0;
+    const std::vector<ReplayStep>& steps = s.steps;
+    for (size_t i = 0; i < steps.size(); ++i) {
+      const ReplayStep& step = steps[i];
+      if (i + 16 < steps.size()) __builtin_prefetch(&tag_of_life[steps[i + 16].life]);
+      if (i + 4 < steps.size() && steps[i + 4].kind == StepKind::kRelease)
+        heap.Prefetch(tag_of_life[steps[i + 4].life]);
+      if (i + 2 < steps.size() && steps[i + 2].kind == StepKind::kRelease)
+        heap.PrefetchDeallocate(tag_of_life[steps[i + 2].life]);
+      if (step.kind == StepKind::kRelease) {
+        freed = tag_of_life[step.life];
+        heap.Deallocate(freed);
+      } else {
+        const ReplayLife& l = s.lives[step.life];
+        tag_of_life[step.life] = freed + (uint64_t{1} << 32);
+        if (!heap.Allocate(tag_of_life[step.life], l.size, l.alignment, &offset)) ++failures;
+      }
+    }
+    seconds += ThreadCpuSeconds() - t0;
+    free_ranges = 0;
+    heap.ForEachFreeRange([&](const realm_shadow::model::AddressRange&) { ++free_ranges; });
+  }
+  state.counters["events_per_s"] = static_cast<double>(s.steps.size()) * state.iterations() / seconds;
+  state.counters["failures"] = static_cast<double>(failures);
+  state.counters["free_ranges"] = static_cast<double>(free_ranges);
+  state.SetLabel(realm_shadow::model::PlacementPolicyName(policy));
+}
+BENCHMARK(BM_ReplayHeap)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 // A realm heap with `live` allocations of 256-64 KiB (the history's sizes)
 // packed from 0, every other one freed, under keys as the model makes them

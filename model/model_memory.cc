@@ -200,6 +200,12 @@ void ModelMemory::PrefetchRecord(uint64_t instance) const {
   current_.Prefetch(key);
 }
 
+void ModelMemory::PrefetchRelease(uint64_t instance) const {
+  const uint32_t index = static_cast<uint32_t>(instance & 0x3fffff);
+  if (index < key_of_index_.size() && key_of_index_[index] != 0)
+    current_.PrefetchDeallocate(key_of_index_[index]);
+}
+
 ModelMemory::Record* ModelMemory::FindByKey(uint64_t key) {
   return const_cast<Record*>(std::as_const(*this).FindByKey(key));
 }

@@ -272,12 +272,15 @@ class ModelMemory {
   // destroy a few calls ahead (a replay) fetches what Destroy reads, which
   // at 100k live instances is a cache miss each.  PrefetchInstance first
   // (the instance's key), PrefetchRecord some calls later (its record and
-  // its entry in the current heap, found through that key).
+  // its entry in the current heap, found through that key), then
+  // PrefetchRelease (the free ranges about the range the release gives
+  // back, found through that entry).
   void PrefetchInstance(uint64_t instance) const {
     const uint32_t index = static_cast<uint32_t>(instance & 0x3fffff);
     if (index < key_of_index_.size()) __builtin_prefetch(&key_of_index_[index]);
   }
   void PrefetchRecord(uint64_t instance) const;
+  void PrefetchRelease(uint64_t instance) const;
 
   // Instance id of index `index` in this memory, with Realm's layout.
   uint64_t MakeInstanceId(uint32_t index) const;

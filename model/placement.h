@@ -123,6 +123,14 @@ class Placement {
   // one range left after the live data).
   virtual void Clear() = 0;
 
+  // A hint, no change: a Give of [first, last) comes soon (a replay knows
+  // its releases ahead); what that Give will read is fetched towards the
+  // cache.
+  virtual void PrefetchGive(uint64_t first, uint64_t last) const {
+    (void)first;
+    (void)last;
+  }
+
   // Whether the heap compacts when Take fails but the free bytes hold the
   // request (compacting only).
   virtual bool MovesLiveData() const { return false; }

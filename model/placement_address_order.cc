@@ -22,6 +22,7 @@ class AddressOrdered : public Placement {
     return free_.FirstFit(size, alignment, 0, &p, &start);
   }
   void Give(uint64_t first, uint64_t last) override { free_.Give(first, last); }
+  void PrefetchGive(uint64_t first, uint64_t) const override { free_.Prefetch(first); }
   void Clear() override { free_.Clear(); }
   uint64_t LargestFree() const override { return free_.largest(); }
   size_t FreeRangeCount() const override { return free_.size(); }

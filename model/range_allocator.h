@@ -123,8 +123,13 @@ class RangeAllocator {
 
   bool Lookup(Tag tag, uint64_t* first, uint64_t* size) const;
   bool Contains(Tag tag) const { return allocated_.Contains(tag); }
-  // A hint, no change: brings the tag's entry towards the cache.
+  // Hints, no change: brings the tag's entry towards the cache; then,
+  // once that has arrived, the free ranges its Deallocate will read.
   void Prefetch(Tag tag) const { allocated_.Prefetch(tag); }
+  void PrefetchDeallocate(Tag tag) const {
+    if (const Range* r = allocated_.Find(tag); r && r->size() > 0)
+      placement_->PrefetchGive(r->first, r->last);
+  }
 
   // Exchanges the contents of two heaps, as Realm's swap does; each keeps its
   // observer, and an observed side reports the difference.

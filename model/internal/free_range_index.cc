@@ -8,6 +8,38 @@ namespace realm_shadow {
 namespace model {
 namespace internal {
 
+namespace {
+
+// Branch-free binary searches (a conditional move per step): the ranges a
+// release looks for are spread over the address space, so a branch per
+// step is a coin flip, and mispredicted steps were a third of Give's cost.
+
+// How many of ranges[0, n) start at or before `address` (n > 0), given
+// that they are sorted by start: the slot of the first that starts after.
+inline uint32_t StartingAtOrBefore(const AddressRange* ranges, uint32_t n,
+                                   uint64_t address) {
+  const AddressRange* base = ranges;
+  while (n > 1) {
+    const uint32_t half = n / 2;
+    base = base[half].first <= address ? base + half : base;
+    n -= half;
+  }
+  return static_cast<uint32_t>(base - ranges) + (base->first <= address ? 1 : 0);
+}
+// How many of them start before `address`.
+inline uint32_t StartingBefore(const AddressRange* ranges, uint32_t n,
+                               uint64_t address) {
+  const AddressRange* base = ranges;
+  while (n > 1) {
+    const uint32_t half = n / 2;
+    base = base[half].first < address ? base + half : base;
+    n -= half;
+  }
+  return static_cast<uint32_t>(base - ranges) + (base->first < address ? 1 : 0);
+}
+
+}  // namespace
+
 void FreeRangeIndex::Clear() {
   pool_.clear();
   spare_.clear();
@@ -24,6 +56,7 @@ uint32_t FreeRangeIndex::NewChunk() {
     spare_.pop_back();
     pool_[id].count = 0;
     pool_[id].longest = 0;
+    std::fill(std::begin(pool_[id].group), std::end(pool_[id].group), 0);
     return id;
   }
   pool_.emplace_back();
@@ -56,33 +89,97 @@ void FreeRangeIndex::SetLongest(size_t i, uint64_t longest) {
   }
 }
 
-void FreeRangeIndex::Rescan(size_t i) {
-  SetLongest(i, Longest(chunk(i)));
+uint64_t FreeRangeIndex::Rescan(Chunk& c, uint32_t g) {
+  const uint32_t lo = g * kGroupRanges, hi = std::min(c.count, lo + kGroupRanges);
+  uint64_t longest = 0;
+  for (uint32_t k = lo; k < hi; ++k) {
+    const uint64_t length = c.ranges[k].last - c.ranges[k].first;
+    longest = length > longest ? length : longest;
+  }
+  c.group[g] = longest;
+  return longest;
 }
 
 uint64_t FreeRangeIndex::Longest(const Chunk& c) {
   uint64_t longest = 0;
-  for (uint32_t k = 0; k < c.count; ++k) {
-    const uint64_t length = c.ranges[k].last - c.ranges[k].first;
-    longest = length > longest ? length : longest;
-  }
+  for (uint64_t g : c.group) longest = g > longest ? g : longest;
   return longest;
 }
 
+void FreeRangeIndex::Rescanned(size_t i) {
+  const uint64_t longest = Longest(chunk(i));
+  if (longest != chunk(i).longest) SetLongest(i, longest);
+}
+
 void FreeRangeIndex::Resized(size_t i, uint32_t slot, uint64_t old_length) {
-  const Chunk& c = chunk(i);
+  Chunk& c = chunk(i);
   const uint64_t length = c.ranges[slot].size();
-  if (length >= c.longest) {
+  const uint32_t g = slot / kGroupRanges;
+  if (length >= c.group[g]) {
+    c.group[g] = length;
     if (length > c.longest) SetLongest(i, length);
-  } else if (old_length == c.longest) {
-    Rescan(i);  // the longest shrank: another may be longest now
+  } else if (old_length == c.group[g]) {
+    // The group's longest shrank: another may be longest now, in the
+    // group (16 ranges) and in the chunk (4 groups).
+    Rescan(c, g);
+    if (old_length == c.longest) Rescanned(i);
+  }
+}
+
+void FreeRangeIndex::RescanFrom(size_t i, uint32_t slot) {
+  Chunk& c = chunk(i);
+  for (uint32_t g = slot / kGroupRanges; g < kGroups; ++g) Rescan(c, g);
+}
+
+// After an insertion at `slot` (the ranges after it moved up one), each
+// group from slot's on took one range and gave its last to the next: its
+// longest is the larger of the old and the one taken, unless the one given
+// away was the longest (one time in 16 or so), which rescans the group.
+void FreeRangeIndex::MovedUp(size_t i, uint32_t slot) {
+  Chunk& c = chunk(i);
+  for (uint32_t g = slot / kGroupRanges; g * kGroupRanges < c.count; ++g) {
+    const uint32_t next = (g + 1) * kGroupRanges;  // now holds what g gave
+    const uint64_t taken = c.ranges[g == slot / kGroupRanges ? slot : g * kGroupRanges].size();
+    if (next < c.count && c.ranges[next].size() == c.group[g]) Rescan(c, g);
+    else if (taken > c.group[g]) c.group[g] = taken;
+  }
+}
+
+// After the range of length `erased` left `slot` (the ranges after it
+// moved down one), each group from slot's on gave up one range and took
+// the first of the next group.
+void FreeRangeIndex::MovedDown(size_t i, uint32_t slot, uint64_t erased) {
+  Chunk& c = chunk(i);
+  for (uint32_t g = slot / kGroupRanges; g < kGroups; ++g) {
+    const uint32_t lo = g * kGroupRanges, last = lo + kGroupRanges - 1;
+    const uint64_t given = g == slot / kGroupRanges ? erased : c.ranges[lo - 1].size();
+    if (lo >= c.count) {  // empty now
+      c.group[g] = 0;
+      if (lo > c.count) break;
+      continue;
+    }
+    if (given == c.group[g]) Rescan(c, g);
+    else if (last < c.count && c.ranges[last].size() > c.group[g]) c.group[g] = c.ranges[last].size();
   }
 }
 
 size_t FreeRangeIndex::ChunkFor(uint64_t address) const {
-  if (lead_.size() <= 1) return 0;  // the common small heap: one chunk
-  const auto it = std::upper_bound(lead_.begin(), lead_.end(), address);
-  return it == lead_.begin() ? 0 : static_cast<size_t>(it - lead_.begin()) - 1;
+  const size_t n = lead_.size();
+  if (n <= 1) return 0;  // the common small heap: one chunk
+  // The last chunk whose first range starts at or before `address`.
+  const uint64_t* base = lead_.data();
+  for (size_t len = n; len > 1;) {
+    const size_t half = len / 2;
+    base = base[half] <= address ? base + half : base;
+    len -= half;
+  }
+  return static_cast<size_t>(base - lead_.data());
+}
+
+void FreeRangeIndex::Prefetch(uint64_t address) const {
+  if (order_.empty()) return;
+  const char* c = reinterpret_cast<const char*>(&chunk(ChunkFor(address)));
+  for (size_t line = 0; line < sizeof(Chunk); line += 64) __builtin_prefetch(c + line);
 }
 
 void FreeRangeIndex::InsertAt(size_t i, uint32_t slot, AddressRange r) {
@@ -92,6 +189,7 @@ void FreeRangeIndex::InsertAt(size_t i, uint32_t slot, AddressRange r) {
     pool_[id].ranges[0] = r;
     pool_[id].count = 1;
     pool_[id].longest = r.size();
+    pool_[id].group[0] = r.size();
     order_.push_back(id);
     Rebuild();
     return;
@@ -120,12 +218,15 @@ void FreeRangeIndex::InsertAt(size_t i, uint32_t slot, AddressRange r) {
   c.ranges[slot] = r;
   ++c.count;
   if (rebuild) {
-    for (size_t k : {i, i + 1 < order_.size() ? i + 1 : i, i > 0 ? i - 1 : i})
+    for (size_t k : {i, i + 1 < order_.size() ? i + 1 : i, i > 0 ? i - 1 : i}) {
+      RescanFrom(k, 0);
       chunk(k).longest = Longest(chunk(k));
+    }
     Rebuild();
     return;
   }
   if (slot == 0) lead_[i] = r.first;
+  MovedUp(i, slot);
   if (r.size() > c.longest) SetLongest(i, r.size());
 }
 
@@ -148,7 +249,8 @@ void FreeRangeIndex::EraseAt(size_t i, uint32_t slot) {
     return;
   }
   if (slot == 0) lead_[i] = c.ranges[0].first;
-  if (length == c.longest) Rescan(i);
+  MovedDown(i, slot, length);
+  if (length == c.longest) Rescanned(i);
 }
 
 void FreeRangeIndex::Give(uint64_t first, uint64_t last) {
@@ -160,10 +262,7 @@ void FreeRangeIndex::Give(uint64_t first, uint64_t last) {
   // The successor: the first range starting after `first`.
   size_t i = ChunkFor(first);
   const Chunk& c = chunk(i);
-  uint32_t s = static_cast<uint32_t>(
-      std::upper_bound(c.ranges, c.ranges + c.count, first,
-                       [](uint64_t a, const AddressRange& r) { return a < r.first; }) -
-      c.ranges);
+  const uint32_t s = StartingAtOrBefore(c.ranges, c.count, first);
   Position pred{}, succ{};
   bool has_pred = false, has_succ = false;
   if (s > 0) {
@@ -227,7 +326,15 @@ void FreeRangeIndex::Carve(Position p, uint64_t start, uint64_t size) {
 size_t FreeRangeIndex::ChunkWithLength(size_t i, uint64_t need) const {
   if (i >= order_.size()) return kNone;
   size_t node = leaves_ + i;
-  if (tree_[node] < need) {
+  if (i == 0) {
+    // From the root: the leftmost leaf that holds `need` (a request from
+    // address 0, realm's every search), a step per level without a branch
+    // on the keys, which a climb from leaf 0 and back took twice over and
+    // mispredicted half the time.
+    if (tree_[1] < need) return kNone;
+    node = 1;
+    while (node < leaves_) node = 2 * node + (tree_[2 * node] < need ? 1 : 0);
+  } else if (tree_[node] < need) {
     for (;;) {
       while (node & 1) {  // a right child: climb
         node >>= 1;
@@ -236,10 +343,7 @@ size_t FreeRangeIndex::ChunkWithLength(size_t i, uint64_t need) const {
       ++node;  // the right sibling: every chunk in it lies after i
       if (tree_[node] >= need) break;
     }
-    while (node < leaves_) {
-      node <<= 1;
-      if (tree_[node] < need) ++node;
-    }
+    while (node < leaves_) node = 2 * node + (tree_[2 * node] < need ? 1 : 0);
   }
   const size_t j = node - leaves_;
   return j < order_.size() ? j : kNone;
@@ -248,25 +352,28 @@ size_t FreeRangeIndex::ChunkWithLength(size_t i, uint64_t need) const {
 bool FreeRangeIndex::FirstFit(uint64_t size, uint64_t alignment, uint64_t from,
                               Position* p, uint64_t* start) const {
   if (order_.empty() || tree_[1] < size) return false;
-  size_t i = 0;
+  size_t i;
   uint32_t s = 0;
-  if (from > 0) {  // realm's search starts at 0: no lookup
+  if (from == 0) {
+    i = ChunkWithLength(0, size);  // realm's every search: from the root
+  } else {
     i = ChunkFor(from);
     const Chunk& c = chunk(i);
-    s = static_cast<uint32_t>(
-        std::lower_bound(c.ranges, c.ranges + c.count, from,
-                         [](const AddressRange& r, uint64_t a) { return r.first < a; }) -
-        c.ranges);
+    s = StartingBefore(c.ranges, c.count, from);
   }
   for (;;) {
     const Chunk& h = chunk(i);
     if (h.longest >= size) {
-      for (uint32_t k = s; k < h.count; ++k) {
-        // Most ranges of the chunk are too short: the length alone says so.
-        const AddressRange& r = h.ranges[k];
-        if (r.last - r.first >= size && FitsIn(r, size, alignment, start)) {
-          *p = {static_cast<uint32_t>(i), k};
-          return true;
+      for (uint32_t g = s / kGroupRanges; g < kGroups; ++g) {
+        if (h.group[g] < size) continue;  // 16 ranges, none long enough
+        const uint32_t hi = std::min(h.count, (g + 1) * kGroupRanges);
+        for (uint32_t k = std::max(s, g * kGroupRanges); k < hi; ++k) {
+          // Most ranges of the group are too short: the length alone says so.
+          const AddressRange& r = h.ranges[k];
+          if (r.last - r.first >= size && FitsIn(r, size, alignment, start)) {
+            *p = {static_cast<uint32_t>(i), k};
+            return true;
+          }
         }
       }
     }
@@ -280,10 +387,7 @@ bool FreeRangeIndex::Containing(uint64_t address, Position* p) const {
   if (order_.empty() || address < lead_[0]) return false;
   const size_t i = ChunkFor(address);
   const Chunk& c = chunk(i);
-  const uint32_t s = static_cast<uint32_t>(
-      std::upper_bound(c.ranges, c.ranges + c.count, address,
-                       [](uint64_t a, const AddressRange& r) { return a < r.first; }) -
-      c.ranges);
+  const uint32_t s = StartingAtOrBefore(c.ranges, c.count, address);
   if (s == 0 || c.ranges[s - 1].last <= address) return false;
   *p = {static_cast<uint32_t>(i), s - 1};
   return true;
@@ -298,7 +402,7 @@ bool FreeRangeIndex::CheckInvariants() const {
     const Chunk& c = chunk(i);
     if (c.count == 0 || c.count > kChunkRanges) return false;
     if (lead_[i] != c.ranges[0].first) return false;
-    uint64_t longest = 0;
+    uint64_t longest = 0, group[kGroups] = {};
     for (uint32_t k = 0; k < c.count; ++k) {
       const AddressRange& r = c.ranges[k];
       if (r.first >= r.last) return false;
@@ -306,9 +410,11 @@ bool FreeRangeIndex::CheckInvariants() const {
       any = true;
       prev_last = r.last;
       longest = std::max(longest, r.size());
+      group[k / kGroupRanges] = std::max(group[k / kGroupRanges], r.size());
       ++n;
     }
     if (longest != c.longest || tree_[leaves_ + i] != longest) return false;
+    if (!std::equal(std::begin(group), std::end(group), std::begin(c.group))) return false;
   }
   for (size_t node = 1; node < leaves_; ++node)
     if (tree_[node] != std::max(tree_[2 * node], tree_[2 * node + 1])) return false;

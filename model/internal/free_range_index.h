@@ -9,9 +9,13 @@
 // answer is the same range Realm's walk stops at, found in O(log n).
 //
 // Layout: the ranges sit in address order in chunks of up to 64 (1 KiB,
-// contiguous, scanned linearly), each chunk with the longest length it
-// holds; a max-tree over the chunks (in address order) finds the first
-// chunk with a range at least as long as a request in O(log chunks).  A
+// contiguous), each chunk with the longest length it holds and the longest
+// of each group of 16 slots; a max-tree over the chunks (in address order)
+// finds the first chunk with a range at least as long as a request in
+// O(log chunks), and in it only the groups long enough are scanned.  A
+// placement shrinks the range it takes: only when that was its group's
+// longest is the group rescanned (16 ranges, where a rescan of the whole
+// chunk was a tenth of a replay's instructions).  A
 // range longer than the request may still miss it by its alignment pad;
 // the search then goes on to the next candidate, as Realm's walk does.
 // Numbers: 100k ranges make about 2-3k chunks, a 12-level tree.  A chunk
@@ -62,6 +66,10 @@ class FreeRangeIndex {
   // The free range with first <= address < last, if any.
   bool Containing(uint64_t address, Position* p) const;
   void Clear();
+  // A hint, no change: brings the chunk that a Give of a range starting at
+  // `address` reads towards the cache (its 17 lines, fetched side by side
+  // instead of one by one as Give's binary search would).
+  void Prefetch(uint64_t address) const;
 
   // In address order.
   template <typename Fn>
@@ -78,11 +86,14 @@ class FreeRangeIndex {
 
  private:
   static constexpr uint32_t kChunkRanges = 64;
+  static constexpr uint32_t kGroupRanges = 16;
+  static constexpr uint32_t kGroups = kChunkRanges / kGroupRanges;
   static constexpr size_t kNone = SIZE_MAX;
 
   struct Chunk {
     uint32_t count = 0;
     uint64_t longest = 0;
+    uint64_t group[kGroups] = {};  // longest of slots [16 g, 16 g + 16)
     AddressRange ranges[kChunkRanges];
   };
 
@@ -96,7 +107,16 @@ class FreeRangeIndex {
   // After ranges[slot] of chunk i grew or shrank from `old_length`.
   void Resized(size_t i, uint32_t slot, uint64_t old_length);
   void SetLongest(size_t i, uint64_t longest);
-  void Rescan(size_t i);
+  // Group g's longest, set from its ranges.
+  static uint64_t Rescan(Chunk& c, uint32_t g);
+  // Every group from slot's on, set from its ranges (after a split).
+  void RescanFrom(size_t i, uint32_t slot);
+  // The groups' longest after an insertion at `slot` of chunk i, and after
+  // the range of length `erased` left it.
+  void MovedUp(size_t i, uint32_t slot);
+  void MovedDown(size_t i, uint32_t slot, uint64_t erased);
+  // Chunk i's longest, set from its groups'.
+  void Rescanned(size_t i);
   uint32_t NewChunk();
   void Rebuild();
   // The first chunk at or after i holding a range of at least `need` bytes.
