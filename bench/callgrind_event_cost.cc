@@ -2,9 +2,14 @@
 // scripts/check-instructions.
 //
 // Usage: realm_shadow_event_cost [hooks|heap] [serialized|concurrent]
+//                                [LIVE [BATCHES]]
 // Registers one memory and makes about 100k events (release + allocation
-// pairs, plus the fill), draining the journal between batches of 8192
-// events, outside the counted code.  `hooks`: the event hooks
+// pairs, plus the fill of LIVE allocations, 1024 by default), draining the
+// journal between BATCHES (12) batches of 8192 events, outside the counted
+// code.  The same run counted in the consumer instead
+// (--toggle-collect='realm_shadow::DrainAll()') gives the consumer's
+// instructions per event, with REALM_SHADOW_HISTORY=0 and without: what
+// history adds to it (docs/benchmarks.md).  `hooks`: the event hooks
 // (realm_shadow_released / realm_shadow_allocated), as a decision-point
 // integration calls them.  `heap`: a HeapObserver in a heap, as Realm's
 // BasicRangeAllocator carries it (Removed / Placed, with their inline test
@@ -33,8 +38,8 @@ namespace {
 
 constexpr uint64_t kSlotBytes = 256;
 constexpr int kPairsPerBatch = 4096;  // 8192 events: half a journal
-constexpr int kBatches = 12;          // 98304 events
-constexpr int kFill = 1024;
+int batches = 12;  // 98304 events
+uint64_t fill = 1024;
 
 uint64_t hook_calls = 0;
 
@@ -64,7 +69,7 @@ bool observe_heap = false;
 
 __attribute__((noinline)) void Batch(realm_shadow_memory* m, uint64_t first) {
   for (int i = 0; i < kPairsPerBatch; ++i) {
-    const uint64_t slot = (first + i) % kFill;
+    const uint64_t slot = (first + i) % fill;
     if (observe_heap) {
       HeapRemoved(slot + 1);
       HeapPlaced(slot + 1, slot * kSlotBytes, kSlotBytes);
@@ -81,21 +86,29 @@ __attribute__((noinline)) void Batch(realm_shadow_memory* m, uint64_t first) {
 int main(int argc, char** argv) {
   observe_heap = argc > 1 && std::strcmp(argv[1], "heap") == 0;
   const bool concurrent = argc > 2 && std::strcmp(argv[2], "concurrent") == 0;
+  if (argc > 3) fill = std::strtoull(argv[3], nullptr, 10);
+  if (argc > 4) batches = std::atoi(argv[4]);
+  if (fill == 0 || batches <= 0) {
+    std::fprintf(stderr, "usage: %s [hooks|heap] [serialized|concurrent] [LIVE > 0 [BATCHES > 0]]\n", argv[0]);
+    return 2;
+  }
   unsigned flags = concurrent ? REALM_SHADOW_CONCURRENT : REALM_SHADOW_SERIALIZED;
   if (observe_heap) flags |= REALM_SHADOW_HEAP_OBSERVED;
   realm_shadow_memory* m = realm_shadow::RegisterMemory(
       0x1e00000000000001ull, realm_shadow::MemoryKind::kSystem,
-      1024 * kSlotBytes, "event-cost", flags);
+      fill * kSlotBytes, "event-cost", flags);
   if (m == nullptr) {
     std::fprintf(stderr, "tracking is off (REALM_SHADOW=0?)\n");
     return 2;
   }
   heap.shadow_observer.Attach(m, REALM_SHADOW_HEAP_CURRENT, heap);
-  for (uint64_t slot = 0; slot < kFill; ++slot)
+  for (uint64_t slot = 0; slot < fill; ++slot) {
     realm_shadow_allocated(m, slot + 1, slot * kSlotBytes, kSlotBytes, 256);
-  hook_calls += kFill;
+    if ((slot + 1) % kPairsPerBatch == 0) realm_shadow::DrainAll();  // a journal holds 16384
+  }
+  hook_calls += fill;
   realm_shadow::DrainAll();
-  for (int b = 0; b < kBatches; ++b) {
+  for (int b = 0; b < batches; ++b) {
     Batch(m, static_cast<uint64_t>(b) * kPairsPerBatch);
     realm_shadow::DrainAll();
   }
