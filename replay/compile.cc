@@ -136,7 +136,7 @@ class Compiler {
   }
 
   bool Unknown(const Event& e, std::string* error) {
-    *error = "event " + std::to_string(seq_) + " (" + EventTypeName(e.type) + " of " +
+    *error = "event " + std::to_string(EventNumber(seq_)) + " (" + EventTypeName(e.type) + " of " +
              Hex(e.instance) +
              ") concerns a request no earlier event made and the base does not "
              "hold: the history has a hole in it";
@@ -147,7 +147,7 @@ class Compiler {
 
   void FromBase() {
     if (base_.sequence > 0)
-      s_.notes.push_back("the history starts at event " + std::to_string(base_.sequence) +
+      s_.notes.push_back("the history starts after event " + std::to_string(base_.sequence) +
                          ", not at the start of the run: replayed from the snapshot "
                          "there (its allocations where it shows them, under every "
                          "policy; its pending requests enter first, then its queued "
@@ -505,7 +505,7 @@ class Compiler {
         as_placed.type = EventType::kHeapPlaced;
         if (!Placed(as_placed, error)) return false;
       }
-      s_.notes.push_back("event " + std::to_string(seq_) + ": a split of " + Hex(group_old_) +
+      s_.notes.push_back("event " + std::to_string(EventNumber(seq_)) + ": a split of " + Hex(group_old_) +
                          ", which the replay does not hold; its pieces replay as requests");
       return true;
     }

@@ -27,8 +27,8 @@ absl::StatusOr<ReplayScript> ScriptOfDumpMemory(const DumpFile& dump,
     return absl::InvalidArgumentError(absl::StrCat(name, ": ", checked.message()));
   if (h->end_sequence() != memory.sequence)
     return absl::InvalidArgumentError(absl::StrCat(
-        name, ": its history ends at event ", h->end_sequence(),
-        " but the dump's picture is at ", memory.sequence,
+        name, ": its history ends after event ", h->end_sequence(),
+        " but the dump's picture is after event ", memory.sequence,
         ": the history has a hole in it (events missing)"));
   // The base: the window's first checkpoint, or, when the window opens
   // inside an event group (its header before the window), the state once
@@ -66,7 +66,7 @@ absl::StatusOr<ReplayScript> ScriptOfDumpMemory(const DumpFile& dump,
   for (const HistoryMark& m : h->marks) script.times.push_back({m.sequence, m.time_ns});
   if (first != h->first_sequence())
     script.notes.push_back("the window opens inside an event group: replayed from "
-                           "event " + std::to_string(first) + ", where it ends");
+                           "event " + std::to_string(EventNumber(first)) + ", where it ends");
   return script;
 }
 

@@ -427,7 +427,7 @@ absl::StatusOr<ReplayResult> RunReplay(const ReplayScript& script,
         (step.kind == StepKind::kRedistrict &&
          uint64_t{step.first_piece} + step.piece_count > script.lives.size()))
       return absl::InvalidArgumentError(
-          "replay script: step at event " + std::to_string(step.sequence) +
+          "replay script: step at event " + std::to_string(EventNumber(step.sequence)) +
           " names a request that is not in the script");
   }
   ReplayResult out;

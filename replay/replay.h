@@ -57,6 +57,13 @@ using model::PlacementPolicy;
 inline constexpr uint64_t kNone64 = UINT64_MAX;
 inline constexpr uint32_t kNoLife = UINT32_MAX;
 
+// A step's `sequence` is the moment before its event (history.h: the
+// event at index s takes moment s to s + 1).  What the replay prints
+// numbers events as the timeline, the page and `at --event N` do: event n
+// is the one after which the memory is at moment n, so the event at
+// moment s is event s + 1.
+inline constexpr uint64_t EventNumber(uint64_t sequence) { return sequence + 1; }
+
 // What the run recorded for one request.
 enum class RecordedOutcome : uint8_t {
   kPlaced,    // at recorded_offset (instantly or once deferred)

@@ -157,7 +157,7 @@ std::string FormatFirstFailure(const ReplayScript& s, const ReplayResult& r) {
   if (r.failures.empty()) return "none";
   const ReplayFailure& f = r.failures.front();
   const ReplayLife& l = s.lives[f.life];
-  std::string text = absl::StrCat("event ", f.sequence);
+  std::string text = absl::StrCat("event ", EventNumber(f.sequence));
   if (!s.times.empty()) absl::StrAppend(&text, " (", Seconds(s.TimeOf(f.sequence)), ")");
   absl::StrAppend(&text, ": ", FormatSizeExact(l.size), " align ", l.alignment, " for ",
                   HexId(l.instance), ", ", FailureKindName(f.kind));
@@ -172,7 +172,7 @@ std::string FormatMemoryAnswer(const MemoryAnswer& a) {
   size_t requests = 0;
   for (const ReplayLife& l : s.lives)
     requests += l.recorded != RecordedOutcome::kLiveAtBase;
-  absl::StrAppend(&out, "  replayed: events ", s.first_sequence, " to ", s.end_sequence,
+  absl::StrAppend(&out, "  replayed: events ", EventNumber(s.first_sequence), " to ", s.end_sequence,
                   s.first_sequence == 0 ? " (the whole run)"
                                         : " (from the base snapshot: the history does "
                                           "not reach back to the start of the run)",
@@ -258,7 +258,7 @@ std::string MemoryAnswerJson(const MemoryAnswer& a) {
   w.Key("run_capacity");
   if (s.capacity_known) w.Uint(s.capacity);
   else w.Null();
-  w.Uint("first_event", s.first_sequence);
+  w.Uint("first_event", EventNumber(s.first_sequence));
   w.Uint("end_event", s.end_sequence);
   w.Bool("from_base_snapshot", s.first_sequence > 0);
   w.Uint("lower_bound", a.lower_bound);
@@ -300,7 +300,7 @@ std::string MemoryAnswerJson(const MemoryAnswer& a) {
       const ReplayFailure& f = r.failures.front();
       const ReplayLife& l = s.lives[f.life];
       w.BeginObject();
-      w.Uint("event", f.sequence);
+      w.Uint("event", EventNumber(f.sequence));
       w.Key("time_ns");
       if (s.times.empty()) w.Null();
       else w.Uint(static_cast<uint64_t>(std::max<int64_t>(0, s.TimeOf(f.sequence))));
@@ -359,7 +359,7 @@ PageReplay ToPageReplay(const MemoryAnswer& a) {
     row.min_capacity = MinCapacityText(p);
     const uint64_t at = MapMoment(r);
     row.moment = at == kNone64 ? std::string("the end of the history")
-                               : absl::StrCat("just before event ", at);
+                               : absl::StrCat("just before event ", EventNumber(at));
     for (const ReplayRange& range : r.map_at) {
       Allocation al;
       al.offset = range.offset;
@@ -378,8 +378,8 @@ PageReplay ToPageReplay(const MemoryAnswer& a) {
       a.policies.empty() ? kNone64 : MapMoment(a.policies.front().result);
   page.moment = moment == kNone64 ? "the end of the history"
                 : a.policies.front().result.recorded_failure_sequence != kNone64
-                    ? absl::StrCat("just before event ", moment, ", the run's first failure")
-                    : absl::StrCat("just before event ", moment, ", the first failure");
+                    ? absl::StrCat("just before event ", EventNumber(moment), ", the run's first failure")
+                    : absl::StrCat("just before event ", EventNumber(moment), ", the first failure");
   return page;
 }
 
