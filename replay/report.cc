@@ -157,7 +157,11 @@ std::string FormatFirstFailure(const ReplayScript& s, const ReplayResult& r) {
   if (r.failures.empty()) return "none";
   const ReplayFailure& f = r.failures.front();
   const ReplayLife& l = s.lives[f.life];
-  std::string text = absl::StrCat("event ", EventNumber(f.sequence));
+  // A request still waiting when the history ends failed after its last
+  // event, not at one.
+  std::string text = f.sequence >= s.end_sequence
+                         ? absl::StrCat("the end, after event ", s.end_sequence)
+                         : absl::StrCat("event ", EventNumber(f.sequence));
   if (!s.times.empty()) absl::StrAppend(&text, " (", Seconds(s.TimeOf(f.sequence)), ")");
   absl::StrAppend(&text, ": ", FormatSizeExact(l.size), " align ", l.alignment, " for ",
                   HexId(l.instance), ", ", FailureKindName(f.kind));
@@ -300,7 +304,7 @@ std::string MemoryAnswerJson(const MemoryAnswer& a) {
       const ReplayFailure& f = r.failures.front();
       const ReplayLife& l = s.lives[f.life];
       w.BeginObject();
-      w.Uint("event", EventNumber(f.sequence));
+      w.Uint("event", std::min(EventNumber(f.sequence), s.end_sequence));
       w.Key("time_ns");
       if (s.times.empty()) w.Null();
       else w.Uint(static_cast<uint64_t>(std::max<int64_t>(0, s.TimeOf(f.sequence))));
