@@ -10,6 +10,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "model/model_memory.h"
 #include "replay/replay.h"
+#include "replay/report.h"
 
 namespace realm_shadow::replay {
 namespace {
@@ -221,6 +222,10 @@ TEST(Replay, ARequestTheRunFailedStillWaitingAtTheEndIsNotPlaced) {
     EXPECT_EQ(r.failures[0].kind, FailureKind::kNotPlaced) << PlacementPolicyName(p);
     EXPECT_EQ(r.failures[0].life, c);
     EXPECT_EQ(r.recorded_failures_avoided, 0u);
+    // Named by the end, not by an event past the last.
+    const std::string first = FormatFirstFailure(b.script(), r);
+    EXPECT_EQ(first.rfind("the end, after event " + std::to_string(b.script().end_sequence) + ":", 0), 0u)
+        << first;
   }
 }
 
