@@ -464,6 +464,13 @@
     return top.item;
   }
 
+  // The window's events, numbered as the timeline and `at --event` number
+  // them: event n takes the memory to moment n, so a window of moments
+  // first..end holds events first + 1 to end.
+  function eventsText(h) {
+    return h.end > h.first ? 'events ' + (h.first + 1) + ' to ' + h.end : 'no event';
+  }
+
   // x of shown moment k, and the shown moment nearest an x.
   function stripX(m, g, k) {
     const h = m.history;
@@ -481,7 +488,7 @@
   }
   function momentText(m, k) {
     const h = m.history;
-    if (k == null) return 'the dump\'s own moment (' + m.dumpPicture.count + ' allocations, event ' + m.sequence + ')';
+    if (k == null) return 'the dump\'s own moment (' + m.dumpPicture.count + ' allocations, after event ' + m.sequence + ')';
     const j = h.shownAt[k], seq = h.boundary[j];
     return 'after event ' + seq + ' of ' + h.end + ' (' + (h.timeNs[j] / 1e9).toFixed(6) + ' s, ' + h.clock + ')' +
       (h.stride > 1 ? '; moments every ' + h.stride + ' buckets' : '');
@@ -518,7 +525,7 @@
       ctx.fillRect(x, yOf(hMax), 1, Math.max(1.5, yOf(hMin) - yOf(hMax) + 1));
       if (fails) { ctx.fillStyle = C.fail; ctx.fillRect(x - 1, y0 - 2, 3, sh + 4); }
     }
-    const legend = 'used (blue) and largest hole (green), 0 to ' + human(cap) + ', events ' + h.first + ' to ' + h.end +
+    const legend = 'used (blue) and largest hole (green), 0 to ' + human(cap) + ', ' + eventsText(h) +
       (h.failures.some((f) => f) ? '; failures in red' : '');
     ctx.fillStyle = 'rgba(245,247,250,0.85)';
     ctx.fillRect(g.left + 2, y0 - 1, ctx.measureText(legend).width + 6, 12);

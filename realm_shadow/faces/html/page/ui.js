@@ -267,7 +267,7 @@
       const slider = $('timeSlider');
       slider.max = String(h.shown - 1);
       slider.value = String(h.moment == null ? h.shown - 1 : h.moment);
-      $('timeInfo').textContent = 'showing ' + momentText(m, h.moment) + '; history: events ' + h.first + ' to ' + h.end +
+      $('timeInfo').textContent = 'showing ' + momentText(m, h.moment) + '; history: ' + eventsText(h) +
         (h.first > 0 ? ' (older ones dropped)' : ' (the whole run)') + '; ' + h.clock_text +
         (h.moment != null ? '. Pending requests and reservations are known at the dump\'s moment only.' : '');
     }
