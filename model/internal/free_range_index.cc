@@ -10,32 +10,33 @@ namespace internal {
 
 namespace {
 
-// Branch-free binary searches (a conditional move per step): the ranges a
-// release looks for are spread over the address space, so a branch per
-// step is a coin flip, and mispredicted steps were a third of Give's cost.
-
-// How many of ranges[0, n) start at or before `address` (n > 0), given
-// that they are sorted by start: the slot of the first that starts after.
-inline uint32_t StartingAtOrBefore(const AddressRange* ranges, uint32_t n,
-                                   uint64_t address) {
-  const AddressRange* base = ranges;
+// One branch-free binary search (a conditional move per step) for the
+// chunks' first addresses and a chunk's ranges: the ranges a release looks
+// for are spread over the address space, so a branch per step is a coin
+// flip, and mispredicted steps were a third of Give's cost.
+// Of items[0, n) (n > 0), sorted by address_of: the last at or before
+// `address`, or the first when none is.
+template <typename T, typename AddressOf>
+inline const T* LastAtOrBefore(const T* items, size_t n, uint64_t address, AddressOf address_of) {
+  const T* base = items;
   while (n > 1) {
-    const uint32_t half = n / 2;
-    base = base[half].first <= address ? base + half : base;
+    const size_t half = n / 2;
+    base = address_of(base[half]) <= address ? base + half : base;
     n -= half;
   }
-  return static_cast<uint32_t>(base - ranges) + (base->first <= address ? 1 : 0);
+  return base;
+}
+
+// How many of a chunk's ranges (n > 0) start at or before `address`: the
+// slot of the first that starts after.
+inline uint32_t StartingAtOrBefore(const AddressRange* ranges, uint32_t n, uint64_t address) {
+  const AddressRange* last =
+      LastAtOrBefore(ranges, n, address, [](const AddressRange& r) { return r.first; });
+  return static_cast<uint32_t>(last - ranges) + (last->first <= address ? 1 : 0);
 }
 // How many of them start before `address`.
-inline uint32_t StartingBefore(const AddressRange* ranges, uint32_t n,
-                               uint64_t address) {
-  const AddressRange* base = ranges;
-  while (n > 1) {
-    const uint32_t half = n / 2;
-    base = base[half].first < address ? base + half : base;
-    n -= half;
-  }
-  return static_cast<uint32_t>(base - ranges) + (base->first < address ? 1 : 0);
+inline uint32_t StartingBefore(const AddressRange* ranges, uint32_t n, uint64_t address) {
+  return address == 0 ? 0 : StartingAtOrBefore(ranges, n, address - 1);
 }
 
 }  // namespace
@@ -126,9 +127,10 @@ void FreeRangeIndex::Resized(size_t i, uint32_t slot, uint64_t old_length) {
   }
 }
 
-void FreeRangeIndex::RescanFrom(size_t i, uint32_t slot) {
+void FreeRangeIndex::RescanAll(size_t i) {
   Chunk& c = chunk(i);
-  for (uint32_t g = slot / kGroupRanges; g < kGroups; ++g) Rescan(c, g);
+  for (uint32_t g = 0; g < kGroups; ++g) Rescan(c, g);
+  c.longest = Longest(c);
 }
 
 // After an insertion at `slot` (the ranges after it moved up one), each
@@ -164,16 +166,11 @@ void FreeRangeIndex::MovedDown(size_t i, uint32_t slot, uint64_t erased) {
 }
 
 size_t FreeRangeIndex::ChunkFor(uint64_t address) const {
-  const size_t n = lead_.size();
-  if (n <= 1) return 0;  // the common small heap: one chunk
+  if (lead_.size() <= 1) return 0;  // the common small heap: one chunk
   // The last chunk whose first range starts at or before `address`.
-  const uint64_t* base = lead_.data();
-  for (size_t len = n; len > 1;) {
-    const size_t half = len / 2;
-    base = base[half] <= address ? base + half : base;
-    len -= half;
-  }
-  return static_cast<size_t>(base - lead_.data());
+  return static_cast<size_t>(
+      LastAtOrBefore(lead_.data(), lead_.size(), address, [](uint64_t a) { return a; }) -
+      lead_.data());
 }
 
 void FreeRangeIndex::Prefetch(uint64_t address) const {
@@ -218,10 +215,7 @@ void FreeRangeIndex::InsertAt(size_t i, uint32_t slot, AddressRange r) {
   c.ranges[slot] = r;
   ++c.count;
   if (rebuild) {
-    for (size_t k : {i, i + 1 < order_.size() ? i + 1 : i, i > 0 ? i - 1 : i}) {
-      RescanFrom(k, 0);
-      chunk(k).longest = Longest(chunk(k));
-    }
+    for (size_t k : {i, i + 1 < order_.size() ? i + 1 : i, i > 0 ? i - 1 : i}) RescanAll(k);
     Rebuild();
     return;
   }

@@ -109,8 +109,9 @@ class FreeRangeIndex {
   void SetLongest(size_t i, uint64_t longest);
   // Group g's longest, set from its ranges.
   static uint64_t Rescan(Chunk& c, uint32_t g);
-  // Every group from slot's on, set from its ranges (after a split).
-  void RescanFrom(size_t i, uint32_t slot);
+  // Every group's longest and the chunk's, set from its ranges (after a
+  // split; the tree is rebuilt after).
+  void RescanAll(size_t i);
   // The groups' longest after an insertion at `slot` of chunk i, and after
   // the range of length `erased` left it.
   void MovedUp(size_t i, uint32_t slot);
