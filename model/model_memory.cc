@@ -177,17 +177,15 @@ ModelMemory::Record* ModelMemory::FindByInstance(uint64_t instance) {
 }
 
 const ModelMemory::Record* ModelMemory::FindByInstance(uint64_t instance) const {
-  const uint32_t index = static_cast<uint32_t>(instance & 0x3fffff);
-  if (index >= key_of_index_.size() || key_of_index_[index] == 0 ||
-      ids_.Make(index) != instance)
+  const uint64_t key = KeyOfInstanceIndex(instance);
+  if (key == 0 || ids_.Make(static_cast<uint32_t>(instance & 0x3fffff)) != instance)
     return nullptr;
-  return FindByKey(key_of_index_[index]);
+  return FindByKey(key);
 }
 
 void ModelMemory::PrefetchRecord(uint64_t instance) const {
-  const uint32_t index = static_cast<uint32_t>(instance & 0x3fffff);
-  if (index >= key_of_index_.size() || key_of_index_[index] == 0) return;
-  const uint64_t key = key_of_index_[index];
+  const uint64_t key = KeyOfInstanceIndex(instance);
+  if (key == 0) return;
   const uint32_t slot = static_cast<uint32_t>(key);
   if (slot < record_slots_) {
     // A record spans two cache lines more often than not (88 B apart), and
@@ -201,9 +199,8 @@ void ModelMemory::PrefetchRecord(uint64_t instance) const {
 }
 
 void ModelMemory::PrefetchRelease(uint64_t instance) const {
-  const uint32_t index = static_cast<uint32_t>(instance & 0x3fffff);
-  if (index < key_of_index_.size() && key_of_index_[index] != 0)
-    current_.PrefetchDeallocate(key_of_index_[index]);
+  if (const uint64_t key = KeyOfInstanceIndex(instance); key != 0)
+    current_.PrefetchDeallocate(key);
 }
 
 ModelMemory::Record* ModelMemory::FindByKey(uint64_t key) {

@@ -330,6 +330,12 @@ class ModelMemory {
   // instance index map then names.
   Record& NewRecord(uint32_t index, uint64_t size, uint64_t alignment,
                     InstanceState state);
+  // The key the index of `instance` (its low 22 bits) maps to, 0: none;
+  // the id itself is not checked (FindByInstance does).
+  uint64_t KeyOfInstanceIndex(uint64_t instance) const {
+    const uint32_t index = static_cast<uint32_t>(instance & 0x3fffff);
+    return index < key_of_index_.size() ? key_of_index_[index] : 0;
+  }
   // Where the index of `instance` maps (0: nowhere); makes room for it.
   uint64_t& KeyOfIndex(uint32_t index);
   Record* FindByInstance(uint64_t instance);
