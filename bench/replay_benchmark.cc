@@ -116,29 +116,40 @@ const ReplayScript& History() {
   return script;
 }
 
-void BM_Replay(benchmark::State& state) {
-  const auto policy = static_cast<PlacementPolicy>(state.range(0));
-  const ReplayScript& s = History();
+// One RunReplay of `s` per iteration under the benchmark's policy (its
+// argument), timed in this thread's CPU time; false (the benchmark skipped
+// with the error) when a replay fails.
+struct TimedReplays {
+  double seconds = 0;
+  double faults = 0;      // minor page faults, over all iterations
+  uint64_t failures = 0;  // of the last replay
+};
+bool TimeReplays(benchmark::State& state, const ReplayScript& s, TimedReplays* out) {
   ReplayOptions o;
-  o.policy = policy;
-  uint64_t failures = 0;
-  double seconds = 0, faults = 0;
+  o.policy = static_cast<PlacementPolicy>(state.range(0));
+  state.SetLabel(realm_shadow::model::PlacementPolicyName(o.policy));
   for (auto _ : state) {
     const double f0 = MinorFaults(), t0 = ThreadCpuSeconds();
     const absl::StatusOr<ReplayResult> r = realm_shadow::replay::RunReplay(s, o);
-    seconds += ThreadCpuSeconds() - t0;
-    faults += MinorFaults() - f0;
+    out->seconds += ThreadCpuSeconds() - t0;
+    out->faults += MinorFaults() - f0;
     if (!r.ok()) {
       state.SkipWithError(std::string(r.status().message()).c_str());
-      return;
+      return false;
     }
-    failures = r->failures.size();
+    out->failures = r->failures.size();
   }
+  return true;
+}
+
+void BM_Replay(benchmark::State& state) {
+  const ReplayScript& s = History();
+  TimedReplays t;
+  if (!TimeReplays(state, s, &t)) return;
   const double events = static_cast<double>(s.steps.size()) * state.iterations();
-  state.counters["events_per_s"] = events / seconds;
-  state.counters["failures"] = static_cast<double>(failures);
-  state.counters["page_faults"] = faults / static_cast<double>(state.iterations());
-  state.SetLabel(realm_shadow::model::PlacementPolicyName(policy));
+  state.counters["events_per_s"] = events / t.seconds;
+  state.counters["failures"] = static_cast<double>(t.failures);
+  state.counters["page_faults"] = t.faults / static_cast<double>(state.iterations());
 }
 BENCHMARK(BM_Replay)->DenseRange(0, 5)->Unit(benchmark::kMillisecond)->Iterations(1);
 
@@ -164,24 +175,16 @@ void BM_ReplaySetup(benchmark::State& state) {
     c.steps.clear();
     return c;
   }();
-  ReplayOptions o;
-  o.policy = static_cast<PlacementPolicy>(state.range(0));
-  double seconds = 0;
-  for (auto _ : state) {
-    const double t0 = ThreadCpuSeconds();
-    const absl::StatusOr<ReplayResult> r = realm_shadow::replay::RunReplay(s, o);
-    seconds += ThreadCpuSeconds() - t0;
-    benchmark::DoNotOptimize(r.ok());
-  }
-  state.counters["cpu_ms"] = 1e3 * seconds / static_cast<double>(state.iterations());
-  state.SetLabel(realm_shadow::model::PlacementPolicyName(o.policy));
+  TimedReplays t;
+  if (!TimeReplays(state, s, &t)) return;
+  state.counters["cpu_ms"] = 1e3 * t.seconds / static_cast<double>(state.iterations());
 }
 BENCHMARK(BM_ReplaySetup)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 // The same history on one heap alone (range_allocator.h), no model memory
 // around it, with the replay's prefetches: what placement costs, of what a
-// replay pays per event.  The
-// tags are the model's kind (slot, generation), one slot per base life.
+// replay pays per event.  The tags are the model's kind (slot,
+// generation), one slot per base life.
 void BM_ReplayHeap(benchmark::State& state) {
   const auto policy = static_cast<PlacementPolicy>(state.range(0));
   const ReplayScript& s = History();

@@ -82,7 +82,7 @@ struct ReplayLife {
   bool size_known = true;  // false: an upper bound from a log (a piece)
   RecordedOutcome recorded = RecordedOutcome::kPending;
   uint64_t recorded_offset = kNone64;  // kPlaced, kLiveAtBase
-  uint64_t recorded_sequence = kNone64;  // event of the outcome
+  uint64_t recorded_sequence = kNone64;  // moment before the outcome's event
   bool recorded_eventual = false;        // kFailed: an eventual failure
 };
 
@@ -106,7 +106,7 @@ struct ReplayStep {
   uint32_t life = kNoLife;
   uint32_t first_piece = 0;
   uint32_t piece_count = 0;
-  uint64_t sequence = 0;  // the run's event number that gives this step
+  uint64_t sequence = 0;  // moment before the run's event that gives this step
 
   // A step about one life (a redistrict's pieces are set after).
   static ReplayStep Of(StepKind kind, uint32_t life, uint64_t sequence,
@@ -149,7 +149,7 @@ struct ReplayScript {
   // The identities the lives refer to (ReplayLife::identity), by id.
   std::vector<Identity> identities;
 
-  // The time of event number `sequence` (0 when the history has none).
+  // The time of the event at moment `sequence` (0 when the history has none).
   int64_t TimeOf(uint64_t sequence) const;
 };
 
@@ -166,7 +166,7 @@ const char* FailureKindName(FailureKind kind);
 struct ReplayFailure {
   uint32_t life = kNoLife;
   FailureKind kind = FailureKind::kInstant;
-  uint64_t sequence = 0;      // the run's event at which it happened
+  uint64_t sequence = 0;      // moment before the run's event at which it happened
 };
 
 // A live range of the replay's current heap.

@@ -381,9 +381,10 @@ PageReplay ToPageReplay(const MemoryAnswer& a) {
   const uint64_t moment =
       a.policies.empty() ? kNone64 : MapMoment(a.policies.front().result);
   page.moment = moment == kNone64 ? "the end of the history"
-                : a.policies.front().result.recorded_failure_sequence != kNone64
-                    ? absl::StrCat("just before event ", EventNumber(moment), ", the run's first failure")
-                    : absl::StrCat("just before event ", EventNumber(moment), ", the first failure");
+                : absl::StrCat("just before event ", EventNumber(moment),
+                               a.policies.front().result.recorded_failure_sequence != kNone64
+                                   ? ", the run's first failure"
+                                   : ", the first failure");
   return page;
 }
 
