@@ -178,9 +178,7 @@ class ByLength final : public Placement {
   void EraseKey(uint64_t first, uint64_t last) {
     const Key k = KeyOf(first, last);
     const uint32_t cls = ClassOf(k.first);
-    Set& v = classes_[cls];
-    v.erase(k);
-    if (v.empty()) occupied_[cls / 64] &= ~(uint64_t{1} << (cls % 64));
+    Erase(cls, classes_[cls].find(k));
   }
 
   // The occupied class after (best-fit) or before (worst-fit) `cls`, or
