@@ -217,9 +217,7 @@
     if (lo >= hi || arr[lo] >= x) return lo;
     let below = lo, step = 1;  // arr[below] < x
     while (below + step < hi && arr[below + step] < x) { below += step; step *= 2; }
-    let a = below + 1, b = Math.min(below + step, hi);
-    while (a < b) { const mid = (a + b) >>> 1; if (arr[mid] < x) a = mid + 1; else b = mid; }
-    return a;
+    return lowerBound(arr, Math.min(below + step, hi), x, below + 1);
   }
 
   // Slots [s, e) of buffer B moved by `by` slots (into slots that hold

@@ -1,8 +1,9 @@
   // page/view.js: the state, the sorted arrays' searches, geometry and views.
   // ---- searching the sorted arrays ------------------------------------
-  // first index with off[i] >= x
-  function lowerBound(arr, n, x) {
-    let lo = 0, hi = n;
+  // first index in [from, n) with arr[i] >= x (n when none), given that
+  // none before `from` is
+  function lowerBound(arr, n, x, from = 0) {
+    let lo = from, hi = n;
     while (lo < hi) { const mid = (lo + hi) >>> 1; if (arr[mid] < x) lo = mid + 1; else hi = mid; }
     return lo;
   }
