@@ -133,6 +133,16 @@ class Parser {
   std::vector<HistoryIndex>* index_ = nullptr;
 };
 
+// A section tag as an error prints it: a byte outside printable ASCII as '?'.
+std::string PrintableTag(const uint8_t* tag, size_t n) {
+  std::string out;
+  for (size_t i = 0; i < n; ++i) {
+    const char ch = static_cast<char>(tag[i]);
+    out += (ch >= 0x20 && ch < 0x7f) ? ch : '?';
+  }
+  return out;
+}
+
 bool Parser::Section(Cursor& file, const char* tag,
                      const std::string& name, Cursor* payload) {
   const std::string what = "section '" + name + "'";
@@ -140,12 +150,7 @@ bool Parser::Section(Cursor& file, const char* tag,
     return Truncated(what + " header", kSectionHeaderBytes, file.left());
   }
   if (std::memcmp(file.here(), tag, 4) != 0) {
-    std::string found;
-    for (int i = 0; i < 4; ++i) {
-      const char ch = static_cast<char>(file.here()[i]);
-      found += (ch >= 0x20 && ch < 0x7f) ? ch : '?';
-    }
-    return Fail(what + " is missing (found tag '" + found + "' at byte " +
+    return Fail(what + " is missing (found tag '" + PrintableTag(file.here(), 4) + "' at byte " +
                 std::to_string(file.here() - data_) + ")");
   }
   file.Skip(4);
@@ -706,19 +711,14 @@ bool Parser::OptionalSections(Cursor& file, DumpFile* out) {
     const std::string unexpected =
         std::to_string(file.left() - kTrailerBytes) + " unexpected bytes after the last memory";
     if (!file.Has(kSectionHeaderBytes) || !IsOptionalTag(file.here())) {
-      std::string tag;
-      for (size_t i = 0; i < 4 && i < file.left(); ++i) {
-        const char ch = static_cast<char>(file.here()[i]);
-        tag += (ch >= 0x20 && ch < 0x7f) ? ch : '?';
-      }
-      return Fail(unexpected + " (tag '" + tag +
+      return Fail(unexpected + " (tag '" + PrintableTag(file.here(), std::min<size_t>(4, file.left())) +
                   "' is not an optional section's: those start with a lowercase letter)");
     }
     const bool is_pools = std::memcmp(file.here(), kTagPools, 4) == 0;
     const bool is_history = std::memcmp(file.here(), kTagHistory, 4) == 0;
-    std::string name = "optional '";
-    name.append(reinterpret_cast<const char*>(file.here()), 4);
-    name += "'";
+    // Only the first byte of an unknown tag is checked: the rest may be
+    // anything, and an error naming the section stays one line.
+    std::string name = "optional '" + PrintableTag(file.here(), 4) + "'";
     if (is_pools) name = "pools";
     if (is_history)
       name = "history " + std::to_string(index_ != nullptr ? index_->size()

@@ -408,6 +408,26 @@ std::string WithSection(std::string bytes, const char (&tag)[5],
   return bytes;
 }
 
+// An unknown optional section's tag is checked by its first byte only; an
+// error naming the section prints the rest as '?' where it is not
+// printable, so that it stays one line (a fuzzer's find: a tag "z\n..."
+// whose section runs past the end).
+TEST(DumpFormat, AnUnknownSectionsTagPrintsOnOneLine) {
+  std::string bytes = SerializeDump(SampleDump());
+  std::string section("z\n\x01y", 4);
+  section.append(4, '\0');
+  const uint64_t length = 1 << 20;  // past the end
+  section.append(reinterpret_cast<const char*>(&length), 8);
+  bytes.insert(bytes.size() - 16, section);
+  Store<uint64_t>(&bytes, bytes.size() - 16, bytes.size() - 16);
+  Reseal(&bytes);
+  DumpFile out;
+  std::string error;
+  ASSERT_FALSE(Parse(bytes, &out, &error));
+  EXPECT_NE(error.find("optional 'z??y'"), std::string::npos) << error;
+  EXPECT_EQ(error.find('\n'), std::string::npos) << error;
+}
+
 // Optional sections: a reader skips the ones it does not know (their tag
 // starts with a lowercase letter), refuses other unknown tags, and reads the
 // pools section once.
