@@ -32,7 +32,7 @@ EventTable::State EventTable::Query(Event e) const {
   return it == events_.end() ? State::kUnknown : it->second.state;
 }
 
-bool EventTable::HasTriggered(Event e, bool* poisoned) const {
+bool EventTable::HasFired(Event e, bool* poisoned) const {
   *poisoned = false;
   switch (Query(e)) {
     case State::kPending:

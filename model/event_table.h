@@ -33,13 +33,21 @@ class EventTable {
   // kNoEvent and triggered events count as triggered; an unknown event
   // counts as triggered too (the caller gets what it asked for, never a
   // hang) and is counted in unknown_events().
-  bool HasTriggered(Event e, bool* poisoned) const;
+  // Inline for kNoEvent, which is what most calls ask about.
+  bool HasTriggered(Event e, bool* poisoned) const {
+    if (e == kNoEvent) {
+      *poisoned = false;
+      return true;
+    }
+    return HasFired(e, poisoned);
+  }
   // Runs fn now if e has fired, else when it does.
   void AddWaiter(Event e, Waiter fn);
   uint64_t unknown_events() const { return unknown_events_; }
 
  private:
   bool Fire(Event e, bool poisoned);
+  bool HasFired(Event e, bool* poisoned) const;  // HasTriggered of a real event
   struct Entry {
     State state = State::kPending;
     std::vector<Waiter> waiters;

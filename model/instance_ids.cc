@@ -9,14 +9,6 @@ constexpr uint32_t kIndexBits = 22;
 constexpr uint32_t kIndexMask = (1u << kIndexBits) - 1;  // 0x3fffff
 }  // namespace
 
-uint64_t InstanceIds::Make(uint32_t index) const {
-  const uint64_t owner = (memory_id_ >> 40) & 0xffff;
-  const uint64_t creator = creator_node_ & 0xffff;
-  const uint64_t mem_index = memory_id_ & 0xff;
-  return (uint64_t{1} << 62) | (owner << 46) | (creator << 30) |
-         (mem_index << 22) | (index & kIndexMask);
-}
-
 uint64_t InstanceIds::MemoryOf(uint64_t instance) {
   return (uint64_t{0x1e} << 56) | (((instance >> 46) & 0xffff) << 40) |
          ((instance >> 22) & 0xff);

@@ -96,6 +96,7 @@ uint64_t ModelMemory::InstanceOfKey(const void* memory, uint64_t key) {
 
 ModelMemory::Record& ModelMemory::NewRecord(uint32_t index, uint64_t size,
                                             uint64_t alignment, InstanceState state) {
+  static_assert(sizeof(Record) == 64, "a record is one cache line (model_record.h)");
   uint64_t key;
   if (!free_keys_.empty()) {
     key = free_keys_.back() + (uint64_t{1} << 32);  // the slot's next generation
@@ -124,8 +125,12 @@ uint64_t& ModelMemory::KeyOfIndex(uint32_t index) {
 }
 
 void ModelMemory::EraseRecord(uint64_t key) {
-  Record* r = FindByKey(key);
-  if (!r) return;
+  if (Record* r = FindByKey(key)) EraseRecord(*r);
+}
+
+void ModelMemory::EraseRecord(Record& record) {
+  Record* r = &record;
+  const uint64_t key = r->key;
   // Realm's own bookkeeping can end an instance whose range a heap still
   // holds (see current_contents()); the heaps' tag must still name it.
   // With no allocation pending the future heap is not read again before it
@@ -134,6 +139,7 @@ void ModelMemory::EraseRecord(uint64_t key) {
   const bool future_read = options_.observe_heaps || !pending_allocs_.empty();
   if (current_.Contains(key) || (future_read && future_.Contains(key)))
     retired_keys_[key] = r->instance;
+  if (r->is_redistrict) piece_keys_.erase(key);
   *r = Record{};  // key 0: the slot is free
   free_keys_.push_back(key);
   --record_count_;
@@ -162,6 +168,13 @@ std::vector<InstanceView> ModelMemory::current_contents() const {
 
 ModelMemory::~ModelMemory() { *alive_ = false; }
 
+const std::vector<uint64_t>& ModelMemory::PieceKeys(const Record& r) const {
+  static const std::vector<uint64_t> kNoPieces;
+  if (!r.is_redistrict) return kNoPieces;
+  auto it = piece_keys_.find(r.key);
+  return it == piece_keys_.end() ? kNoPieces : it->second;
+}
+
 // ---- ids --------------------------------------------------------------------
 
 uint64_t ModelMemory::MakeInstanceId(uint32_t index) const {
@@ -187,14 +200,8 @@ void ModelMemory::PrefetchRecord(uint64_t instance) const {
   const uint64_t key = KeyOfInstanceIndex(instance);
   if (key == 0) return;
   const uint32_t slot = static_cast<uint32_t>(key);
-  if (slot < record_slots_) {
-    // A record spans two cache lines more often than not (88 B apart), and
-    // a release reads its flags and resets all of it: both lines.
-    const char* record =
-        reinterpret_cast<const char*>(&records_[slot >> kRecordChunkBits][slot % kRecordChunk]);
-    __builtin_prefetch(record);
-    __builtin_prefetch(record + sizeof(Record) - 1);
-  }
+  // A record is one cache line (model_record.h).
+  if (slot < record_slots_) __builtin_prefetch(&records_[slot >> kRecordChunkBits][slot % kRecordChunk]);
   current_.Prefetch(key);
 }
 
@@ -222,8 +229,9 @@ void ModelMemory::ApplyRelease(RangeAllocator& heap, uint64_t key,
   Record* r = FindByKey(key);
   if (r && r->is_redistrict) {
     std::vector<RangeAllocator::Piece> pieces;
-    pieces.reserve(r->piece_keys.size());
-    for (uint64_t pk : r->piece_keys) {
+    const std::vector<uint64_t>& piece_keys = PieceKeys(*r);
+    pieces.reserve(piece_keys.size());
+    for (uint64_t pk : piece_keys) {
       const Record* p = FindByKey(pk);
       pieces.push_back({pk, p ? p->size : 0, p ? p->alignment : 0, 0});
     }
@@ -362,7 +370,7 @@ void ModelMemory::ReleaseStorageDeferrable(uint64_t key, bool triggered) {
         pending_releases_.push_back(PendingRelease{key, true, ++cur_release_seqid_});
         r->state = InstanceState::kReleaseReady;
         realm_shadow_release_requested(decisions_, r->instance, 1);
-        for (uint64_t pk : r->piece_keys) {
+        for (uint64_t pk : PieceKeys(*r)) {
           Record* p = FindByKey(pk);
           if (p && !p->reported_pending) {
             p->reported_pending = true;
@@ -450,9 +458,10 @@ void ModelMemory::ReleaseStorageImmediate(uint64_t key, bool poisoned) {
       r->destroy_requested = false;
       if (r->is_redistrict) {
         r->is_redistrict = false;
-        for (uint64_t pk : r->piece_keys)
+        std::vector<uint64_t> pieces;
+        if (auto node = piece_keys_.extract(key)) pieces = std::move(node.mapped());
+        for (uint64_t pk : pieces)
           OnAllocationOutcome(pk, AllocationResult::kCancelled, 0);
-        r->piece_keys.clear();
       }
     }
     if (pending_allocs_.empty()) {
@@ -565,7 +574,7 @@ CreateResult ModelMemory::Create(uint64_t size, uint64_t alignment,
     uint64_t offset = 0;
     AllocationResult result = poisoned ? AllocationResult::kCancelled
                                        : AttemptDeferrableAllocation(r, &offset);
-    OnAllocationOutcome(key, result, offset);
+    OnAllocationOutcome(r, result, offset);
     out.result = result == AllocationResult::kCancelled
                      ? AllocationResult::kInstantFailure
                      : result;
@@ -666,6 +675,19 @@ bool ModelMemory::Destroy(uint64_t instance, Event after) {
       // release_storage_deferrable's entry site (realm_sites.h
       // ReleaseRequested).
       realm_shadow_release_requested(entries_, instance, triggered ? 1 : 0);
+      if (triggered && pending_allocs_.empty() && !r->is_redistrict) {
+        // The quiet case, most of a replay's destroys: with no allocation
+        // pending, ReleaseStorageDeferrable gives the range back at once and
+        // OnReleaseApplied and OnDestroyAcknowledged end the record; the
+        // same steps in the same order, on the record at hand.
+        current_.Deallocate(key);
+        r->range_released = true;
+        realm_shadow_released(decisions_, instance);
+        r->acknowledged = true;
+        ReleaseIndex(*r);
+        EraseRecord(*r);
+        return true;
+      }
       if (triggered) {
         ReleaseStorageDeferrable(key, true);
         OnDestroyAcknowledged(key);
@@ -708,7 +730,7 @@ RedistrictResult ModelMemory::Redistrict(uint64_t old_instance,
   }
   r = FindByKey(old_key);
   r->is_redistrict = true;
-  r->piece_keys = piece_keys;
+  piece_keys_[old_key] = piece_keys;
   r->first_piece_instance = out.instances.front();
   r->destroy_requested = true;
   redistricts_[out.instances.front()] = out;
@@ -718,7 +740,7 @@ RedistrictResult ModelMemory::Redistrict(uint64_t old_instance,
   if (triggered && poisoned) {
     r->is_redistrict = false;
     r->destroy_requested = false;
-    r->piece_keys.clear();
+    piece_keys_.erase(old_key);
     for (uint64_t pk : piece_keys)
       OnAllocationOutcome(pk, AllocationResult::kCancelled, 0);
     redistricts_[out.instances.front()].done = true;

@@ -69,6 +69,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/node_hash_map.h"
 #include "realm_shadow/hooks.h"
 #include "model/event_table.h"
 #include "model/instance_ids.h"
@@ -323,6 +324,7 @@ class ModelMemory {
   void OnReleaseApplied(uint64_t key);
   void OnAllocationOutcome(uint64_t key, AllocationResult result,
                            uint64_t offset);
+  void OnAllocationOutcome(Record& r, AllocationResult result, uint64_t offset);
   void OnDestroyAcknowledged(uint64_t key);
   void DestroyTriggered(uint64_t key, bool poisoned);
 
@@ -356,6 +358,10 @@ class ModelMemory {
   realm_shadow_memory* entries_ = nullptr;
   static uint64_t InstanceOfKey(const void* memory, uint64_t key);
   void EraseRecord(uint64_t key);
+  void EraseRecord(Record& r);
+  // The instance index of an acknowledged destroy is free again (its id
+  // may be reused), unless a newer record holds it already.
+  void ReleaseIndex(const Record& r);
   // Instances of keys whose record is gone while a heap still holds them.
   absl::flat_hash_map<uint64_t, uint64_t> retired_keys_;
   uint64_t ready_releases_dropped_ = 0;
@@ -395,6 +401,12 @@ class ModelMemory {
   InstanceIds ids_;
 
   absl::flat_hash_map<uint64_t, RedistrictResult> redistricts_;  // first piece
+  // The pieces of each record with is_redistrict, by its key, in request
+  // order (a node map: a reference to one stays valid while others come
+  // and go, as outcomes reported over the pieces may add or erase some).
+  absl::node_hash_map<uint64_t, std::vector<uint64_t>> piece_keys_;
+  // Those of `r` (none unless r.is_redistrict).
+  const std::vector<uint64_t>& PieceKeys(const Record& r) const;
   absl::flat_hash_map<uint64_t, std::pair<uint64_t, uint64_t>> reservations_;
   uint64_t next_reservation_ = 1;
 

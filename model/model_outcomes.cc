@@ -13,8 +13,13 @@ namespace model {
 
 void ModelMemory::OnAllocationOutcome(uint64_t key, AllocationResult result,
                                       uint64_t offset) {
-  Record* r = FindByKey(key);
-  if (!r) return;
+  if (Record* r = FindByKey(key)) OnAllocationOutcome(*r, result, offset);
+}
+
+void ModelMemory::OnAllocationOutcome(Record& record, AllocationResult result,
+                                      uint64_t offset) {
+  Record* r = &record;
+  const uint64_t key = r->key;
   ++outcomes_[static_cast<int>(result)];
   const uint64_t instance = r->instance;
   switch (result) {
@@ -58,9 +63,9 @@ void ModelMemory::OnAllocationOutcome(uint64_t key, AllocationResult result,
   }
   if (observer_) observer_(instance, result, offset);
 
-  // A destroy requested while the allocation was pending goes ahead now.
-  r = FindByKey(key);
-  if (r && r->destroy_when_placed && result != AllocationResult::kDeferred) {
+  // A destroy requested while the allocation was pending goes ahead now
+  // (records never move; the observer may have ended this one).
+  if (r->key == key && r->destroy_when_placed && result != AllocationResult::kDeferred) {
     r->destroy_when_placed = false;
     r->destroy_requested = false;
     const Event after = r->destroy_after;
@@ -76,7 +81,7 @@ void ModelMemory::OnReleaseApplied(uint64_t key) {
     std::vector<realm_shadow_piece> placed;
     std::vector<uint64_t> failed_keys;
     bool any_reported_pending = false;
-    for (uint64_t pk : r->piece_keys) {
+    for (uint64_t pk : PieceKeys(*r)) {
       Record* p = FindByKey(pk);
       if (!p) continue;
       any_reported_pending |= p->reported_pending;
@@ -100,7 +105,7 @@ void ModelMemory::OnReleaseApplied(uint64_t key) {
       rd->second.done = true;
       rd->second.placed = placed.size();
     }
-    const std::vector<uint64_t> piece_keys = r->piece_keys;
+    const std::vector<uint64_t> piece_keys = PieceKeys(*r);
     for (const realm_shadow_piece& pc : placed) {
       Record* p = FindByInstance(pc.instance);
       if (!p) continue;
@@ -124,18 +129,22 @@ void ModelMemory::OnReleaseApplied(uint64_t key) {
   if (r && r->acknowledged) EraseRecord(key);
 }
 
+void ModelMemory::ReleaseIndex(const Record& r) {
+  // Realm frees the id at notify_deallocation, even if the heap still
+  // holds the range behind older pending work.
+  const uint32_t index = static_cast<uint32_t>(r.instance & 0x3fffff);
+  if (index < key_of_index_.size() && key_of_index_[index] == r.key) {
+    key_of_index_[index] = 0;
+    ids_.Release(r.instance);
+  }
+}
+
 void ModelMemory::OnDestroyAcknowledged(uint64_t key) {
   Record* r = FindByKey(key);
   if (!r || r->acknowledged) return;
   r->acknowledged = true;
-  // Realm frees the id at notify_deallocation, even if the heap still
-  // holds the range behind older pending work.
-  const uint32_t index = static_cast<uint32_t>(r->instance & 0x3fffff);
-  if (index < key_of_index_.size() && key_of_index_[index] == key) {
-    key_of_index_[index] = 0;
-    ids_.Release(r->instance);
-  }
-  if (r->range_released) EraseRecord(key);
+  ReleaseIndex(*r);
+  if (r->range_released) EraseRecord(*r);
   else r->state = InstanceState::kReleaseReady;
 }
 
