@@ -47,8 +47,9 @@ void FreeRangeIndex::Clear() {
   order_.clear();
   lead_.clear();
   tree_.clear();
-  leaves_ = 0;
+  levels_ = 0;
   count_ = 0;
+  for (ChunkHint& h : hints_) h = ChunkHint{};
 }
 
 uint32_t FreeRangeIndex::NewChunk() {
@@ -67,26 +68,52 @@ uint32_t FreeRangeIndex::NewChunk() {
 void FreeRangeIndex::Rebuild() {
   const size_t n = order_.size();
   lead_.resize(n);
-  leaves_ = 1;
-  while (leaves_ < n) leaves_ <<= 1;
-  tree_.assign(2 * leaves_, 0);
+  // The levels' sizes: n chunks, then one node per kFan of the level
+  // below, up to a single root.
+  levels_ = 0;
+  size_t total = 0;
+  for (size_t size = n;; size = (size + kFan - 1) / kFan) {
+    level_at_[levels_++] = total;
+    total += size;
+    if (size <= 1) break;
+  }
+  level_at_[levels_] = total;
+  tree_.assign(total, 0);
   for (size_t i = 0; i < n; ++i) {
     const Chunk& c = chunk(i);
     lead_[i] = c.ranges[0].first;
-    tree_[leaves_ + i] = c.longest;
+    tree_[i] = c.longest;
   }
-  for (size_t node = leaves_ - 1; node >= 1; --node)
-    tree_[node] = std::max(tree_[2 * node], tree_[2 * node + 1]);
+  for (size_t level = 1; level < levels_; ++level)
+    for (size_t node = 0; node < LevelSize(level); ++node)
+      tree_[level_at_[level] + node] = ChildrenLongest(level, node);
+}
+
+uint64_t FreeRangeIndex::ChildrenLongest(size_t level, size_t node) const {
+  const uint64_t* below = &tree_[level_at_[level - 1]];
+  const size_t lo = node * kFan, hi = std::min(LevelSize(level - 1), lo + kFan);
+  uint64_t longest = 0;
+  for (size_t k = lo; k < hi; ++k) longest = below[k] > longest ? below[k] : longest;
+  return longest;
 }
 
 void FreeRangeIndex::SetLongest(size_t i, uint64_t longest) {
   chunk(i).longest = longest;
-  size_t node = leaves_ + i;
-  tree_[node] = longest;
-  for (node >>= 1; node >= 1; node >>= 1) {
-    const uint64_t m = std::max(tree_[2 * node], tree_[2 * node + 1]);
-    if (tree_[node] == m) break;  // nothing above changes either
-    tree_[node] = m;
+  // Up the levels while the node's longest changes: a parent takes a
+  // child that grew past it, and rescans its 16 children only when the
+  // child that shrank was its longest.
+  uint64_t old = tree_[i], now = longest;
+  tree_[i] = longest;
+  size_t node = i;
+  for (size_t level = 1; level < levels_; ++level) {
+    node /= kFan;
+    uint64_t& parent = tree_[level_at_[level] + node];
+    const uint64_t was = parent;
+    if (now >= was) parent = now;
+    else if (old == was) parent = ChildrenLongest(level, node);
+    if (parent == was) return;  // nothing above changes either
+    old = was;
+    now = parent;
   }
 }
 
@@ -173,9 +200,20 @@ size_t FreeRangeIndex::ChunkFor(uint64_t address) const {
       lead_.data());
 }
 
+size_t FreeRangeIndex::ChunkForGive(uint64_t address) const {
+  const ChunkHint& h = hints_[HintOf(address)];
+  const size_t i = h.chunk;
+  if (h.address == address && i < lead_.size() && (i == 0 || lead_[i] <= address) &&
+      (i + 1 == lead_.size() || lead_[i + 1] > address))
+    return i;
+  return ChunkFor(address);
+}
+
 void FreeRangeIndex::Prefetch(uint64_t address) const {
   if (order_.empty()) return;
-  const char* c = reinterpret_cast<const char*>(&chunk(ChunkFor(address)));
+  const size_t i = ChunkFor(address);
+  hints_[HintOf(address)] = {address, i};
+  const char* c = reinterpret_cast<const char*>(&chunk(i));
   for (size_t line = 0; line < sizeof(Chunk); line += 64) __builtin_prefetch(c + line);
 }
 
@@ -236,7 +274,7 @@ void FreeRangeIndex::EraseAt(size_t i, uint32_t slot) {
     if (order_.empty()) {
       lead_.clear();
       tree_.clear();
-      leaves_ = 0;
+      levels_ = 0;
     } else {
       Rebuild();
     }
@@ -254,7 +292,7 @@ void FreeRangeIndex::Give(uint64_t first, uint64_t last) {
     return;
   }
   // The successor: the first range starting after `first`.
-  size_t i = ChunkFor(first);
+  size_t i = ChunkForGive(first);
   const Chunk& c = chunk(i);
   const uint32_t s = StartingAtOrBefore(c.ranges, c.count, first);
   Position pred{}, succ{};
@@ -319,33 +357,40 @@ void FreeRangeIndex::Carve(Position p, uint64_t start, uint64_t size) {
 
 size_t FreeRangeIndex::ChunkWithLength(size_t i, uint64_t need) const {
   if (i >= order_.size()) return kNone;
-  size_t node = leaves_ + i;
+  size_t level, node;
   if (i == 0) {
-    // From the root: the leftmost leaf that holds `need` (a request from
-    // address 0, realm's every search), a step per level without a branch
-    // on the keys, which a climb from leaf 0 and back took twice over and
-    // mispredicted half the time.
-    if (tree_[1] < need) return kNone;
-    node = 1;
-    while (node < leaves_) node = 2 * node + (tree_[2 * node] < need ? 1 : 0);
-  } else if (tree_[node] < need) {
+    // From the root (a request from address 0, realm's every search).
+    level = levels_ - 1;
+    node = 0;
+    if (tree_[level_at_[level]] < need) return kNone;
+  } else {
+    // Up: the rest of each block of kFan at each level, then the blocks
+    // after it through their parent, until a node holds `need`.
+    level = 0;
+    node = i;
     for (;;) {
-      while (node & 1) {  // a right child: climb
-        node >>= 1;
-        if (node == 0) return kNone;  // climbed past the root
-      }
-      ++node;  // the right sibling: every chunk in it lies after i
-      if (tree_[node] >= need) break;
+      const uint64_t* v = &tree_[level_at_[level]];
+      const size_t end = std::min(LevelSize(level), (node / kFan + 1) * kFan);
+      while (node < end && v[node] < need) ++node;
+      if (node < end) break;
+      if (level + 1 == levels_) return kNone;
+      node = (end - 1) / kFan + 1;  // the parent of the next block
+      ++level;
     }
-    while (node < leaves_) node = 2 * node + (tree_[2 * node] < need ? 1 : 0);
   }
-  const size_t j = node - leaves_;
-  return j < order_.size() ? j : kNone;
+  // Down: the first child that holds it, at each level.
+  while (level > 0) {
+    --level;
+    const uint64_t* v = &tree_[level_at_[level]];
+    node *= kFan;
+    while (v[node] < need) ++node;
+  }
+  return node;
 }
 
 bool FreeRangeIndex::FirstFit(uint64_t size, uint64_t alignment, uint64_t from,
                               Position* p, uint64_t* start) const {
-  if (order_.empty() || tree_[1] < size) return false;
+  if (order_.empty() || largest() < size) return false;
   size_t i;
   uint32_t s = 0;
   if (from == 0) {
@@ -407,11 +452,12 @@ bool FreeRangeIndex::CheckInvariants() const {
       group[k / kGroupRanges] = std::max(group[k / kGroupRanges], r.size());
       ++n;
     }
-    if (longest != c.longest || tree_[leaves_ + i] != longest) return false;
+    if (longest != c.longest || tree_[i] != longest) return false;
     if (!std::equal(std::begin(group), std::end(group), std::begin(c.group))) return false;
   }
-  for (size_t node = 1; node < leaves_; ++node)
-    if (tree_[node] != std::max(tree_[2 * node], tree_[2 * node + 1])) return false;
+  for (size_t level = 1; level < levels_; ++level)
+    for (size_t node = 0; node < LevelSize(level); ++node)
+      if (tree_[level_at_[level] + node] != ChildrenLongest(level, node)) return false;
   return n == count_;
 }
 

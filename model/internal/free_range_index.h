@@ -10,15 +10,16 @@
 //
 // Layout: the ranges sit in address order in chunks of up to 64 (1 KiB,
 // contiguous), each chunk with the longest length it holds and the longest
-// of each group of 16 slots; a max-tree over the chunks (in address order)
-// finds the first chunk with a range at least as long as a request in
-// O(log chunks), and in it only the groups long enough are scanned.  A
+// of each group of 16 slots; a 16-ary max-tree over the chunks (in address
+// order) finds the first chunk with a range at least as long as a request
+// in O(log chunks), and in it only the groups long enough are scanned.  A
 // placement shrinks the range it takes: only when that was its group's
 // longest is the group rescanned (16 ranges, where a rescan of the whole
 // chunk was a tenth of a replay's instructions).  A
 // range longer than the request may still miss it by its alignment pad;
 // the search then goes on to the next candidate, as Realm's walk does.
-// Numbers: 100k ranges make about 2-3k chunks, a 12-level tree.  A chunk
+// Numbers: the benchmark's 30k free ranges (100k live) make about 700
+// chunks, a 4-level tree (root included).  A chunk
 // that fills splits in two and the tree is rebuilt (O(chunks), at most once
 // per 32 insertions into that chunk).
 //
@@ -49,7 +50,7 @@ class FreeRangeIndex {
   size_t size() const { return count_; }
   bool empty() const { return count_ == 0; }
   // The longest free range's length (0 when none).  O(1).
-  uint64_t largest() const { return order_.empty() ? 0 : tree_[1]; }
+  uint64_t largest() const { return order_.empty() ? 0 : tree_[level_at_[levels_ - 1]]; }
   const AddressRange& at(Position p) const {
     return pool_[order_[p.chunk]].ranges[p.slot];
   }
@@ -66,9 +67,12 @@ class FreeRangeIndex {
   // The free range with first <= address < last, if any.
   bool Containing(uint64_t address, Position* p) const;
   void Clear();
-  // A hint, no change: brings the chunk that a Give of a range starting at
-  // `address` reads towards the cache (its 17 lines, fetched side by side
-  // instead of one by one as Give's binary search would).
+  // A hint, no change to the ranges: brings the chunk that a Give of a
+  // range starting at `address` reads towards the cache (its 17 lines,
+  // fetched side by side instead of one by one as Give's binary search
+  // would), and remembers which chunk that was, so that the Give need not
+  // search again (checked there in two compares: the chunks may have
+  // changed in between).
   void Prefetch(uint64_t address) const;
 
   // In address order.
@@ -102,6 +106,8 @@ class FreeRangeIndex {
   // The chunk whose range would precede or hold `address` (0 when it lies
   // before every range).
   size_t ChunkFor(uint64_t address) const;
+  // The same, from what Prefetch found for `address` if it still holds.
+  size_t ChunkForGive(uint64_t address) const;
   void InsertAt(size_t i, uint32_t slot, AddressRange r);
   void EraseAt(size_t i, uint32_t slot);
   // After ranges[slot] of chunk i grew or shrank from `old_length`.
@@ -138,9 +144,29 @@ class FreeRangeIndex {
   std::vector<uint32_t> spare_;     // unused chunks of pool_
   std::vector<uint32_t> order_;     // chunks in address order
   std::vector<uint64_t> lead_;      // first address of each, in order
-  std::vector<uint64_t> tree_;      // max-tree over order_, leaves_ leaves
-  size_t leaves_ = 0;
+  // A max-tree over order_ with kFan children a node, its levels side by
+  // side in tree_: level 0 the chunks' longest, level L at level_at_[L],
+  // the last one the root.  16 children: ~1k chunks are 3 levels (the
+  // binary tree's 10), and a search reads 16 neighbours in one or two
+  // cache lines where the binary one took a dependent load per level.
+  static constexpr size_t kFan = 16;
+  static constexpr size_t kMaxLevels = 17;  // 16^16 chunks
+  size_t LevelSize(size_t level) const { return level_at_[level + 1] - level_at_[level]; }
+  // The longest of a node's children (level >= 1).
+  uint64_t ChildrenLongest(size_t level, size_t node) const;
+  std::vector<uint64_t> tree_;
+  size_t level_at_[kMaxLevels + 1] = {};
+  size_t levels_ = 0;
   size_t count_ = 0;
+  // What Prefetch found, by address (direct-mapped: a replay prefetches
+  // two releases ahead, so a few entries are enough).
+  struct ChunkHint {
+    uint64_t address = UINT64_MAX;
+    size_t chunk = 0;
+  };
+  static constexpr size_t kHints = 8;
+  static size_t HintOf(uint64_t address) { return ((address >> 8) ^ (address >> 17)) % kHints; }
+  mutable ChunkHint hints_[kHints];
 };
 
 }  // namespace internal

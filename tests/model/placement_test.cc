@@ -401,6 +401,30 @@ TEST(PlacementPolicy, SizeClassesTakesTheRangeThatEnteredItsBinLast) {
 
 // The address index alone, at a size that splits and empties chunks: many
 // small free ranges, first fit from several starting points.
+// A release's prefetch remembers which chunk its Give will search; when
+// chunks split in between, that chunk is no longer the one, and the Give
+// must search again instead of inserting in the wrong place.
+TEST(FreeRangeIndex, AGiveFindsItsChunkWhenChunksMovedSinceItsPrefetch) {
+  internal::FreeRangeIndex index;
+  for (uint64_t i = 0; i < 200; ++i) index.Give(i * 100, i * 100 + 10);
+  const uint64_t a = 150 * 100 + 50;
+  index.Prefetch(a);
+  // 300 ranges before it: the chunks before a's split (a chunk holds 64),
+  // and a's chunk moves up.
+  for (uint64_t i = 0; i < 100; ++i)
+    for (uint64_t k : {20, 40, 60}) index.Give(i * 100 + k, i * 100 + k + 10);
+  index.Give(a, a + 10);
+  ASSERT_TRUE(index.CheckInvariants());
+  std::vector<AddressRange> ranges;
+  index.ForEach([&](const AddressRange& r) { ranges.push_back(r); });
+  ASSERT_EQ(ranges.size(), 501u);
+  EXPECT_TRUE(std::is_sorted(ranges.begin(), ranges.end(), [](const AddressRange& x, const AddressRange& y) {
+    return x.first < y.first;
+  }));
+  EXPECT_TRUE(std::any_of(ranges.begin(), ranges.end(),
+                          [&](const AddressRange& r) { return r.first == a && r.last == a + 10; }));
+}
+
 TEST(FreeRangeIndex, FirstFitMatchesAScanAtThousandsOfRanges) {
   internal::FreeRangeIndex index;
   std::vector<AddressRange> ref;
@@ -448,6 +472,10 @@ TEST(FreeRangeIndex, FirstFitMatchesAScanAtThousandsOfRanges) {
     if (ok && q % 2 == 0) {  // take it, as a placement would
       index.Carve(p, got, size);
       taken.push_back({got, got + size});
+      // A release's prefetch remembers the chunk its Give will search;
+      // made now, for a Give that comes many changes later, what it
+      // remembers is often stale by then, and the Give must see that.
+      index.Prefetch(got);
       for (size_t k = 0; k < ref.size(); ++k) {
         if (ref[k].first <= got && got < ref[k].last) {
           const AddressRange r = ref[k];
