@@ -4,11 +4,6 @@
 namespace realm_shadow {
 namespace model {
 
-namespace {
-constexpr uint32_t kIndexBits = 22;
-constexpr uint32_t kIndexMask = (1u << kIndexBits) - 1;  // 0x3fffff
-}  // namespace
-
 uint64_t InstanceIds::MemoryOf(uint64_t instance) {
   return (uint64_t{0x1e} << 56) | (((instance >> 46) & 0xffff) << 40) |
          ((instance >> 22) & 0xff);

@@ -22,6 +22,9 @@ class InstanceIds {
   InstanceIds(uint64_t memory_id, uint32_t creator_node)
       : memory_id_(memory_id), creator_node_(creator_node) {}
 
+  // The index is an id's low 22 bits.
+  static constexpr uint32_t kIndexMask = (1u << 22) - 1;  // 0x3fffff
+
   // The id of index `index` in this memory (inline: the model makes or
   // checks one for every create and destroy).
   uint64_t Make(uint32_t index) const {
@@ -29,7 +32,7 @@ class InstanceIds {
     const uint64_t creator = creator_node_ & 0xffff;
     const uint64_t mem_index = memory_id_ & 0xff;
     return (uint64_t{1} << 62) | (owner << 46) | (creator << 30) | (mem_index << 22) |
-           (index & 0x3fffff);
+           (index & kIndexMask);
   }
   // A free index (the most recently released first); false when all 2^22
   // are in use (Realm's INSTANCE_COUNT_EXCEEDED).

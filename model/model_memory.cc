@@ -226,7 +226,10 @@ const ModelMemory::Record* ModelMemory::FindByKey(uint64_t key) const {
 void ModelMemory::ApplyRelease(RangeAllocator& heap, uint64_t key,
                                bool missing_ok) {
   (void)missing_ok;  // an unknown tag changes nothing either way
-  Record* r = FindByKey(key);
+  ApplyRelease(heap, FindByKey(key), key);
+}
+
+void ModelMemory::ApplyRelease(RangeAllocator& heap, const Record* r, uint64_t key) {
   if (r && r->is_redistrict) {
     std::vector<RangeAllocator::Piece> pieces;
     const std::vector<uint64_t>& piece_keys = PieceKeys(*r);
@@ -339,8 +342,14 @@ std::vector<uint64_t> ModelMemory::TakeReadyReleases() {
 }
 
 void ModelMemory::ReleaseStorageDeferrable(uint64_t key, bool triggered) {
-  Record* r = FindByKey(key);
-  if (!r) return;
+  if (Record* r = FindByKey(key)) ReleaseStorageDeferrable(*r, triggered);
+}
+
+void ModelMemory::ReleaseStorageDeferrable(Record& record, bool triggered) {
+  // The record at hand, not found again below: most destroys come here
+  // with nothing pending, where the range goes back at once.
+  Record* r = &record;
+  const uint64_t key = r->key;
   SuccessList successes;
   const bool failed = r->state == InstanceState::kFailed;
 
@@ -353,8 +362,8 @@ void ModelMemory::ReleaseStorageDeferrable(uint64_t key, bool triggered) {
   if (pending_allocs_.empty()) {
     if (triggered) {
       if (!failed) {
-        ApplyRelease(current_, key, false);
-        OnReleaseApplied(key);
+        ApplyRelease(current_, r, key);
+        OnReleaseApplied(*r);
       }
     } else {
       pending_releases_.push_back(PendingRelease{key, false, ++cur_release_seqid_});
@@ -675,22 +684,10 @@ bool ModelMemory::Destroy(uint64_t instance, Event after) {
       // release_storage_deferrable's entry site (realm_sites.h
       // ReleaseRequested).
       realm_shadow_release_requested(entries_, instance, triggered ? 1 : 0);
-      if (triggered && pending_allocs_.empty() && !r->is_redistrict) {
-        // The quiet case, most of a replay's destroys: with no allocation
-        // pending, ReleaseStorageDeferrable gives the range back at once and
-        // OnReleaseApplied and OnDestroyAcknowledged end the record; the
-        // same steps in the same order, on the record at hand.
-        current_.Deallocate(key);
-        r->range_released = true;
-        realm_shadow_released(decisions_, instance);
-        r->acknowledged = true;
-        ReleaseIndex(*r);
-        EraseRecord(*r);
-        return true;
-      }
       if (triggered) {
-        ReleaseStorageDeferrable(key, true);
-        OnDestroyAcknowledged(key);
+        ReleaseStorageDeferrable(*r, true);
+        // Records never move; the release's outcomes may have ended it.
+        if (r->key == key) OnDestroyAcknowledged(*r);
         return true;
       }
       r->state = InstanceState::kReleasePending;

@@ -311,6 +311,7 @@ class ModelMemory {
   // Realm's algorithms (names follow LocalManagedMemory's).
   AllocationResult AttemptDeferrableAllocation(Record& r, uint64_t* offset);
   void ReleaseStorageDeferrable(uint64_t key, bool triggered);
+  void ReleaseStorageDeferrable(Record& r, bool triggered);
   void ReleaseStorageImmediate(uint64_t key, bool poisoned);
   void AllocateStorageImmediate(uint64_t key, bool poisoned);
   bool AttemptReleaseReordering(SuccessList* successes);
@@ -319,13 +320,18 @@ class ModelMemory {
   std::vector<uint64_t> TakeReadyReleases();
   // Applies a release (plain or redistrict) of `key` to one heap.
   void ApplyRelease(RangeAllocator& heap, uint64_t key, bool missing_ok);
+  void ApplyRelease(RangeAllocator& heap, const Record* r, uint64_t key);
 
   // Bookkeeping and hooks after the algorithms.
+  // Each of these also on the record at hand (found by key otherwise).
   void OnReleaseApplied(uint64_t key);
+  void OnReleaseApplied(Record& r);
+  void OnRedistrictApplied(Record& r);  // OnReleaseApplied of a redistrict
   void OnAllocationOutcome(uint64_t key, AllocationResult result,
                            uint64_t offset);
   void OnAllocationOutcome(Record& r, AllocationResult result, uint64_t offset);
   void OnDestroyAcknowledged(uint64_t key);
+  void OnDestroyAcknowledged(Record& r);
   void DestroyTriggered(uint64_t key, bool poisoned);
 
   // A new record with a fresh key for the instance of `index`, which the
@@ -359,9 +365,6 @@ class ModelMemory {
   static uint64_t InstanceOfKey(const void* memory, uint64_t key);
   void EraseRecord(uint64_t key);
   void EraseRecord(Record& r);
-  // The instance index of an acknowledged destroy is free again (its id
-  // may be reused), unless a newer record holds it already.
-  void ReleaseIndex(const Record& r);
   // Instances of keys whose record is gone while a heap still holds them.
   absl::flat_hash_map<uint64_t, uint64_t> retired_keys_;
   uint64_t ready_releases_dropped_ = 0;
