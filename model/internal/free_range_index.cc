@@ -39,6 +39,18 @@ inline uint32_t StartingBefore(const AddressRange* ranges, uint32_t n, uint64_t 
   return address == 0 ? 0 : StartingAtOrBefore(ranges, n, address - 1);
 }
 
+// The largest of length(0) .. length(n - 1), n a multiple of 4 known at
+// compile time: four running maxima side by side, which the compiler
+// unrolls, so the compares form four chains of n / 4 instead of one of n.
+template <size_t n, typename Length>
+inline uint64_t LongestOf(Length length) {
+  static_assert(n % 4 == 0, "four maxima side by side");
+  uint64_t m[4] = {};
+  for (size_t k = 0; k < n; k += 4)
+    for (size_t j = 0; j < 4; ++j) m[j] = length(k + j) > m[j] ? length(k + j) : m[j];
+  return std::max(std::max(m[0], m[1]), std::max(m[2], m[3]));
+}
+
 }  // namespace
 
 void FreeRangeIndex::Clear() {
@@ -92,12 +104,7 @@ void FreeRangeIndex::Rebuild() {
 uint64_t FreeRangeIndex::ChildrenLongest(size_t level, size_t node) const {
   const uint64_t* below = &tree_[level_at_[level - 1]];
   const size_t lo = node * kFan, hi = std::min(LevelSize(level - 1), lo + kFan);
-  if (hi - lo == kFan) {  // as Rescan: four maxima side by side
-    uint64_t m[4] = {};
-    for (size_t k = 0; k < kFan; k += 4)
-      for (size_t j = 0; j < 4; ++j) m[j] = below[lo + k + j] > m[j] ? below[lo + k + j] : m[j];
-    return std::max(std::max(m[0], m[1]), std::max(m[2], m[3]));
-  }
+  if (hi - lo == kFan) return LongestOf<kFan>([&](size_t k) { return below[lo + k]; });
   uint64_t longest = 0;
   for (size_t k = lo; k < hi; ++k) longest = below[k] > longest ? below[k] : longest;
   return longest;
@@ -126,17 +133,8 @@ void FreeRangeIndex::SetLongest(size_t i, uint64_t longest) {
 uint64_t FreeRangeIndex::Rescan(Chunk& c, uint32_t g) {
   const uint32_t lo = g * kGroupRanges, hi = std::min(c.count, lo + kGroupRanges);
   uint64_t longest = 0;
-  if (hi - lo == kGroupRanges) {
-    // A full group, the common case: four running maxima side by side, a
-    // fixed count the compiler unrolls, so the compares form four chains
-    // of 4 instead of one of 16.
-    uint64_t m[4] = {};
-    for (uint32_t k = 0; k < kGroupRanges; k += 4)
-      for (uint32_t j = 0; j < 4; ++j) {
-        const AddressRange& r = c.ranges[lo + k + j];
-        m[j] = r.last - r.first > m[j] ? r.last - r.first : m[j];
-      }
-    longest = std::max(std::max(m[0], m[1]), std::max(m[2], m[3]));
+  if (hi - lo == kGroupRanges) {  // a full group, the common case
+    longest = LongestOf<kGroupRanges>([&](size_t k) { return c.ranges[lo + k].size(); });
   } else {
     for (uint32_t k = lo; k < hi; ++k) {
       const uint64_t length = c.ranges[k].last - c.ranges[k].first;
