@@ -425,6 +425,50 @@ TEST(FreeRangeIndex, AGiveFindsItsChunkWhenChunksMovedSinceItsPrefetch) {
                           [&](const AddressRange& r) { return r.first == a && r.last == a + 10; }));
 }
 
+// A release finds its chunk from the address's bucket, buckets cut over
+// the span up to the last range: with every range but one clustered far
+// below that one, one bucket holds every chunk, and the search must still
+// land each range in address order (CheckInvariants: sorted, maximal).
+// Splits and emptied chunks in between shift the buckets in place.
+TEST(FreeRangeIndex, GivesLandInOrderWhenRangesClusterFarBelowTheLast) {
+  internal::FreeRangeIndex index;
+  const uint64_t far = uint64_t{1} << 40;
+  index.Give(far, far + 4096);
+  std::mt19937_64 rng(5);
+  std::vector<uint64_t> slots;
+  for (uint64_t s = 0; s < 6000; s += 2) slots.push_back(s);
+  std::shuffle(slots.begin(), slots.end(), rng);
+  for (size_t k = 0; k < slots.size(); ++k) {
+    index.Give(slots[k] * 64, slots[k] * 64 + 32);
+    if (k % 500 == 0) ASSERT_TRUE(index.CheckInvariants()) << k;
+  }
+  ASSERT_TRUE(index.CheckInvariants());
+  ASSERT_EQ(index.size(), slots.size() + 1);
+  // The gaps filled in random order: ranges merge, chunks empty.
+  std::shuffle(slots.begin(), slots.end(), rng);
+  for (size_t k = 0; k < slots.size(); ++k) {
+    index.Prefetch(slots[k] * 64 + 32);
+    index.Give(slots[k] * 64 + 32, slots[k] * 64 + 128);
+    if (k % 500 == 0) ASSERT_TRUE(index.CheckInvariants()) << k;
+  }
+  ASSERT_TRUE(index.CheckInvariants());
+  // Slot 5998's gap ends at 6000 x 64, where nothing starts: one range
+  // from 0 to there, and the far one.
+  std::vector<AddressRange> ranges;
+  index.ForEach([&](const AddressRange& r) { ranges.push_back(r); });
+  ASSERT_EQ(ranges.size(), 2u);
+  EXPECT_EQ(ranges[0].first, 0u);
+  EXPECT_EQ(ranges[0].last, 6000u * 64);
+  EXPECT_EQ(ranges[1].first, far);
+  internal::FreeRangeIndex::Position p;
+  uint64_t start = 0;
+  ASSERT_TRUE(index.FirstFit(4096, 1, 0, &p, &start));
+  EXPECT_EQ(start, 0u);
+  ASSERT_TRUE(index.FirstFit(4096, 1, 64, &p, &start));  // past the first's start
+  EXPECT_EQ(start, far);
+  EXPECT_FALSE(index.FirstFit(8192, 1, 64, &p, &start));
+}
+
 TEST(FreeRangeIndex, FirstFitMatchesAScanAtThousandsOfRanges) {
   internal::FreeRangeIndex index;
   std::vector<AddressRange> ref;
@@ -463,8 +507,7 @@ TEST(FreeRangeIndex, FirstFitMatchesAScanAtThousandsOfRanges) {
     uint64_t got = UINT64_MAX;
     const bool ok = index.FirstFit(size, align, from, &p, &got);
     ASSERT_EQ(ok, want != UINT64_MAX) << q;
-    // The longest is exact although placements left the groups' bounds
-    // above their ranges (the header's lazy bounds).
+    // The longest is exact after every placement and release.
     uint64_t longest = 0;
     for (const AddressRange& r : ref) longest = std::max(longest, r.size());
     ASSERT_EQ(index.largest(), longest) << q;
