@@ -20,20 +20,16 @@ class InstanceIds {
   // memory_id: the memory's Realm id (its owner node and index go into
   // every instance id); creator_node: the node that creates the instances.
   InstanceIds(uint64_t memory_id, uint32_t creator_node)
-      : memory_id_(memory_id), creator_node_(creator_node) {}
+      : base_((uint64_t{1} << 62) | (((memory_id >> 40) & 0xffff) << 46) |
+              (uint64_t{creator_node & 0xffff} << 30) | ((memory_id & 0xff) << 22)) {}
 
   // The index is an id's low 22 bits.
   static constexpr uint32_t kIndexMask = (1u << 22) - 1;  // 0x3fffff
 
-  // The id of index `index` in this memory (inline: the model makes or
-  // checks one for every create and destroy).
-  uint64_t Make(uint32_t index) const {
-    const uint64_t owner = (memory_id_ >> 40) & 0xffff;
-    const uint64_t creator = creator_node_ & 0xffff;
-    const uint64_t mem_index = memory_id_ & 0xff;
-    return (uint64_t{1} << 62) | (owner << 46) | (creator << 30) | (mem_index << 22) |
-           (index & kIndexMask);
-  }
+  // The id of index `index` in this memory (inline, from the bits every id
+  // of the memory shares: the model makes or checks one for every create
+  // and destroy).
+  uint64_t Make(uint32_t index) const { return base_ | (index & kIndexMask); }
   // A free index (the most recently released first); false when all 2^22
   // are in use (Realm's INSTANCE_COUNT_EXCEEDED).
   bool Acquire(uint32_t* index);
@@ -45,8 +41,7 @@ class InstanceIds {
   static uint64_t MemoryOf(uint64_t instance);
 
  private:
-  uint64_t memory_id_;
-  uint32_t creator_node_;
+  uint64_t base_;  // tag, owner, creator and memory index: Make(0)
   std::vector<uint32_t> free_;  // most recently freed at the back
   uint32_t next_ = 0;
 };

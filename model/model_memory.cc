@@ -119,10 +119,7 @@ ModelMemory::Record& ModelMemory::NewRecord(uint32_t index, uint64_t size,
   return r;
 }
 
-uint64_t& ModelMemory::KeyOfIndex(uint32_t index) {
-  if (index >= key_of_index_.size()) key_of_index_.resize(index + 1, 0);
-  return key_of_index_[index];
-}
+void ModelMemory::GrowKeyOfIndex(uint32_t index) { key_of_index_.resize(index + 1, 0); }
 
 void ModelMemory::EraseRecord(uint64_t key) {
   if (Record* r = FindByKey(key)) EraseRecord(*r);
@@ -176,10 +173,6 @@ const std::vector<uint64_t>& ModelMemory::PieceKeys(const Record& r) const {
 }
 
 // ---- ids --------------------------------------------------------------------
-
-uint64_t ModelMemory::MakeInstanceId(uint32_t index) const {
-  return ids_.Make(index);
-}
 
 uint64_t ModelMemory::MemoryOfInstance(uint64_t instance) {
   return InstanceIds::MemoryOf(instance);
@@ -583,7 +576,9 @@ CreateResult ModelMemory::Create(uint64_t size, uint64_t alignment,
     uint64_t offset = 0;
     AllocationResult result = poisoned ? AllocationResult::kCancelled
                                        : AttemptDeferrableAllocation(r, &offset);
-    OnAllocationOutcome(r, result, offset);
+    OnAllocationOutcome(r, result, offset, options_.observe_create_outcomes);
+    out.decided = true;
+    out.outcome = result;
     out.result = result == AllocationResult::kCancelled
                      ? AllocationResult::kInstantFailure
                      : result;

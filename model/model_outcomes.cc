@@ -17,7 +17,7 @@ void ModelMemory::OnAllocationOutcome(uint64_t key, AllocationResult result,
 }
 
 void ModelMemory::OnAllocationOutcome(Record& record, AllocationResult result,
-                                      uint64_t offset) {
+                                      uint64_t offset, bool observe) {
   Record* r = &record;
   const uint64_t key = r->key;
   ++outcomes_[static_cast<int>(result)];
@@ -61,7 +61,7 @@ void ModelMemory::OnAllocationOutcome(Record& record, AllocationResult result,
       offset = CreateResult::kNoOffsetValue;
       break;
   }
-  if (observer_) observer_(instance, result, offset);
+  if (observe && observer_) observer_(instance, result, offset);
 
   // A destroy requested while the allocation was pending goes ahead now
   // (records never move; the observer may have ended this one).

@@ -45,6 +45,7 @@ class Runner {
     model::ModelMemoryOptions mo;
     mo.placement = options.policy;
     mo.shadowed = false;
+    mo.observe_create_outcomes = false;  // Request reads them (Decided)
     memory_ = std::make_unique<ModelMemory>(0x1e00000000000000ull, REALM_SHADOW_MEM_SYSTEM,
                                             capacity, "replay", mo);
     id_base_ = memory_->MakeInstanceId(0);
@@ -113,7 +114,7 @@ class Runner {
       const uint64_t id = ModelId(steps[i + 8].life);
       memory_->PrefetchInstance(id);
       // The model reuses the released index first: the next request's
-      // outcome reads its entry here.
+      // Map writes its entry here.
       if (IndexOf(id) < life_of_index_.size()) __builtin_prefetch(&life_of_index_[IndexOf(id)]);
     }
     if (i + 4 < steps.size() && steps[i + 4].kind == StepKind::kRelease)
@@ -207,31 +208,36 @@ class Runner {
       if (index >= life_of_index_.size()) continue;
       const uint32_t life = life_of_index_[index];
       if (life == kNoLife || ModelId(life) != o.instance) continue;
-      switch (o.result) {
-        case AllocationResult::kInstantSuccess:
-        case AllocationResult::kEventualSuccess:
-          lives_[life].state = LifeState::kPlaced;
-          out_->placed_at[life] = o.offset;
-          break;
-        case AllocationResult::kDeferred:
-          lives_[life].state = LifeState::kPending;
-          NoteDeficit(life);
-          break;
-        case AllocationResult::kInstantFailure:
-          lives_[life].state = LifeState::kFailed;
-          NoteDeficit(life);
-          Fail(life, FailureKind::kInstant);
-          break;
-        case AllocationResult::kEventualFailure:
-          lives_[life].state = LifeState::kFailed;
-          Fail(life, FailureKind::kEventual);
-          break;
-        case AllocationResult::kCancelled:
-          lives_[life].state = LifeState::kCancelled;
-          break;
-      }
+      Decided(life, o.result, o.offset);
     }
     outcomes_.clear();
+  }
+
+  // A life's request has this outcome (observed, or returned by Create).
+  void Decided(uint32_t life, AllocationResult result, uint64_t offset) {
+    switch (result) {
+      case AllocationResult::kInstantSuccess:
+      case AllocationResult::kEventualSuccess:
+        lives_[life].state = LifeState::kPlaced;
+        out_->placed_at[life] = offset;
+        break;
+      case AllocationResult::kDeferred:
+        lives_[life].state = LifeState::kPending;
+        NoteDeficit(life);
+        break;
+      case AllocationResult::kInstantFailure:
+        lives_[life].state = LifeState::kFailed;
+        NoteDeficit(life);
+        Fail(life, FailureKind::kInstant);
+        break;
+      case AllocationResult::kEventualFailure:
+        lives_[life].state = LifeState::kFailed;
+        Fail(life, FailureKind::kEventual);
+        break;
+      case AllocationResult::kCancelled:
+        lives_[life].state = LifeState::kCancelled;
+        break;
+    }
   }
 
   void NoteDeficit(uint32_t life) {
@@ -253,6 +259,7 @@ class Runner {
     if (lives_[life].state == LifeState::kUntouched)
       lives_[life].state = precondition == model::kNoEvent ? LifeState::kPending
                                                      : LifeState::kWaiting;
+    if (r.decided) Decided(life, r.outcome, r.offset);
   }
 
   void Apply(const ReplayStep& step) {

@@ -105,6 +105,39 @@ TEST_F(ModelMemoryTest, PoisonedReleaseFailsTheAllocationsThatNeededIt) {
   EXPECT_EQ(m.pending_release_count(), 0u);
 }
 
+// observe_create_outcomes = false: what Create decides comes back in its
+// result only; an outcome decided later (an eventual success, a waiting
+// request's) still reaches the observer.
+TEST_F(ModelMemoryTest, CreateOutcomesCanBeReturnedInsteadOfObserved) {
+  ModelMemory m(kSys, REALM_SHADOW_MEM_SYSTEM, 1000, "s", {.observe_create_outcomes = false});
+  std::vector<std::pair<uint64_t, AllocationResult>> seen;
+  m.set_outcome_observer([&](uint64_t i, AllocationResult r, uint64_t) { seen.emplace_back(i, r); });
+  const CreateResult a = m.Create(600, 1);
+  EXPECT_TRUE(a.decided);
+  EXPECT_EQ(a.outcome, AllocationResult::kInstantSuccess);
+  EXPECT_EQ(a.offset, 0u);
+  const Event e = m.NewEvent();
+  ASSERT_TRUE(m.Destroy(a.instance, e));
+  const CreateResult b = m.Create(800, 1);  // waits for a's release
+  EXPECT_TRUE(b.decided);
+  EXPECT_EQ(b.outcome, AllocationResult::kDeferred);
+  const Event pre = m.NewEvent();
+  const CreateResult c = m.Create(100, 1, pre);  // waits on its precondition
+  EXPECT_FALSE(c.decided);
+  const Event poisoned = m.NewEvent();
+  ASSERT_TRUE(m.Poison(poisoned));
+  const CreateResult d = m.Create(100, 1, poisoned);
+  EXPECT_TRUE(d.decided);
+  EXPECT_EQ(d.outcome, AllocationResult::kCancelled);
+  EXPECT_EQ(d.result, AllocationResult::kInstantFailure);
+  EXPECT_TRUE(seen.empty());
+  ASSERT_TRUE(m.Trigger(e));
+  ASSERT_TRUE(m.Trigger(pre));
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[0], std::make_pair(b.instance, AllocationResult::kEventualSuccess));
+  EXPECT_EQ(seen[1].first, c.instance);
+}
+
 TEST_F(ModelMemoryTest, ReadyReleaseIsReorderedAheadOfAnUnreadyOne) {
   ModelMemory m(kSys, REALM_SHADOW_MEM_SYSTEM, 1000, "s");
   const uint64_t a = m.Create(400, 1).instance;
