@@ -105,41 +105,60 @@ class Runner {
   // touches a random life and a random model record, a cache miss each,
   // and a replay is bound by them otherwise.  Hints only: nothing changes.
   void Prefetch(size_t i) {
+    if (i + 16 < script_.steps.size()) PrefetchStages</*kLast16=*/false>(i);
+    else PrefetchStages</*kLast16=*/true>(i);
+  }
+  // kLast16: a stage only while there is a step that far (the steps
+  // before the last 16 check no bounds).
+  template <bool kLast16>
+  void PrefetchStages(size_t i) {
     const std::vector<ReplayStep>& steps = script_.steps;
-    if (i + 16 < steps.size()) {
-      const uint32_t life = steps[i + 16].life;
-      __builtin_prefetch(&lives_[life]);
-    }
-    if (i + 8 < steps.size() && steps[i + 8].kind == StepKind::kRelease) {
+    const auto there = [&](size_t ahead) { return !kLast16 || i + ahead < steps.size(); };
+    if (there(16)) __builtin_prefetch(&lives_[steps[i + 16].life]);
+    if (there(8) && steps[i + 8].kind == StepKind::kRelease) {
       const uint64_t id = ModelId(steps[i + 8].life);
       memory_->PrefetchInstance(id);
       // The model reuses the released index first: the next request's
       // Map writes its entry here.
       if (IndexOf(id) < life_of_index_.size()) __builtin_prefetch(&life_of_index_[IndexOf(id)]);
     }
-    if (i + 4 < steps.size() && steps[i + 4].kind == StepKind::kRelease)
+    if (there(4) && steps[i + 4].kind == StepKind::kRelease)
       memory_->PrefetchRecord(ModelId(steps[i + 4].life));
-    if (i + 2 < steps.size() && steps[i + 2].kind == StepKind::kRelease)
+    if (there(2) && steps[i + 2].kind == StepKind::kRelease)
       memory_->PrefetchRelease(ModelId(steps[i + 2].life));
   }
 
   void Run() {
-    for (size_t i = 0; i < script_.steps.size(); ++i) {
+    // The first step at which the fragmentation or the map is taken: one
+    // compare a step for both.
+    uint64_t mark = std::min(first_failure_sequence_, options_.map_before_sequence);
+    const uint64_t capacity = memory_->capacity();
+    uint64_t peak_used = out_->peak_used;
+    const size_t n = script_.steps.size();
+    for (size_t i = 0; i < n; ++i) {
       const ReplayStep& step = script_.steps[i];
       Prefetch(i);
-      if (step.sequence >= first_failure_sequence_) TakeFragmentation();
-      if (step.sequence >= options_.map_before_sequence && !out_->map_taken) TakeMap();
+      if (step.sequence >= mark) {
+        if (step.sequence >= first_failure_sequence_) TakeFragmentation();
+        if (step.sequence >= options_.map_before_sequence && !out_->map_taken) TakeMap();
+        mark = kNone64;
+        if (!frag_taken_) mark = first_failure_sequence_;
+        if (!out_->map_taken) mark = std::min(mark, options_.map_before_sequence);
+      }
       sequence_ = step.sequence;
       Apply(step);
-      ++out_->steps_run;
       Observe();
-      const uint64_t used = memory_->capacity() - memory_->free_bytes();
-      if (used > out_->peak_used) out_->peak_used = used;
+      const uint64_t used = capacity - memory_->free_bytes();
+      peak_used = used > peak_used ? used : peak_used;
       if (stop_ && options_.stop_at_first_failure) {
+        out_->steps_run = i + 1;
+        out_->peak_used = peak_used;
         out_->stopped_early = true;
         return;
       }
     }
+    out_->steps_run = n;
+    out_->peak_used = peak_used;
     sequence_ = script_.end_sequence;
     // The run's first failure came after the last step (an eventual
     // failure has no step of its own): the state then is the end's.

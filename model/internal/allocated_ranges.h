@@ -36,6 +36,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/base/attributes.h"
 #include "absl/container/flat_hash_map.h"
 #include "model/placement.h"
 
@@ -78,6 +79,9 @@ class AllocatedRanges {
 
   // False (and no change) when the tag is already held.
   bool Insert(Tag tag, AddressRange range);
+  // Insert's and Erase's cases past the array's vacant slot, out of line.
+  bool InsertSlow(Tag tag, AddressRange range);
+  bool EraseSlow(Tag tag, AddressRange* range);
   // Makes the array hold the slots below `slots` (a heap seeded with tags
   // in any order: none of them goes to the overflow for arriving early).
   void ReserveSlots(size_t slots) {
@@ -145,6 +149,19 @@ class AllocatedRanges {
 };
 
 inline bool AllocatedRanges::Insert(Tag tag, AddressRange range) {
+  // The common case inline (a vacant slot in the array, nothing in the
+  // overflow), the rest out of line: a placement pays a few instructions
+  // for it, where the whole function, uninlined, cost 48.
+  const uint32_t slot = static_cast<uint32_t>(tag);
+  if (overflow_.empty() && slot < dense_.size() && dense_[slot].second.first == kVacant) {
+    dense_[slot] = Entry{tag, range};
+    ++count_;
+    return true;
+  }
+  return InsertSlow(tag, range);
+}
+
+ABSL_ATTRIBUTE_NOINLINE inline bool AllocatedRanges::InsertSlow(Tag tag, AddressRange range) {
   if (!overflow_.empty() && overflow_index_.contains(tag)) return false;
   const uint32_t slot = static_cast<uint32_t>(tag);
   if (slot >= dense_.size() && slot < 2 * count_ + kSlack)
@@ -176,6 +193,10 @@ inline bool AllocatedRanges::Erase(Tag tag, AddressRange* range) {
     }
   }
   if (overflow_.empty()) return false;
+  return EraseSlow(tag, range);
+}
+
+ABSL_ATTRIBUTE_NOINLINE inline bool AllocatedRanges::EraseSlow(Tag tag, AddressRange* range) {
   const auto it = overflow_index_.find(tag);
   if (it == overflow_index_.end()) return false;
   const uint32_t index = it->second;
