@@ -79,7 +79,6 @@ void FreeRangeIndex::Clear() {
   tree_.clear();
   levels_ = 0;
   count_ = 0;
-  for (ChunkHint& h : hints_) h = ChunkHint{};
 }
 
 uint32_t FreeRangeIndex::NewChunk() {
@@ -298,20 +297,9 @@ size_t FreeRangeIndex::ChunkFor(uint64_t address) const {
       lead_.data());
 }
 
-size_t FreeRangeIndex::ChunkForGive(uint64_t address) const {
-  const ChunkHint& h = hints_[HintOf(address)];
-  const size_t i = h.chunk;
-  if (h.address == address && i < lead_.size() && (i == 0 || lead_[i] <= address) &&
-      (i + 1 == lead_.size() || lead_[i + 1] > address))
-    return i;
-  return ChunkFor(address);
-}
-
 void FreeRangeIndex::Prefetch(uint64_t address) const {
   if (order_.empty()) return;
-  const size_t i = ChunkFor(address);
-  hints_[HintOf(address)] = {address, i};
-  const char* c = reinterpret_cast<const char*>(&chunk(i));
+  const char* c = reinterpret_cast<const char*>(&chunk(ChunkFor(address)));
   for (size_t line = 0; line < sizeof(Chunk); line += 64) __builtin_prefetch(c + line);
 }
 
@@ -391,7 +379,7 @@ void FreeRangeIndex::Give(uint64_t first, uint64_t last) {
     return;
   }
   // The successor: the first range starting after `first`.
-  size_t i = ChunkForGive(first);
+  size_t i = ChunkFor(first);
   const Chunk& c = chunk(i);
   const uint32_t s = StartingAtOrBefore(c.ranges, c.count, first);
   Position pred{}, succ{};

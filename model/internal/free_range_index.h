@@ -67,12 +67,11 @@ class FreeRangeIndex {
   // The free range with first <= address < last, if any.
   bool Containing(uint64_t address, Position* p) const;
   void Clear();
-  // A hint, no change to the ranges: brings the chunk that a Give of a
-  // range starting at `address` reads towards the cache (its 17 lines,
-  // fetched side by side instead of one by one as Give's binary search
-  // would), and remembers which chunk that was, so that the Give need not
-  // search again (checked there in two compares: the chunks may have
-  // changed in between).
+  // A hint, no change: brings the chunk that a Give of a range starting
+  // at `address` reads towards the cache (its 17 lines, fetched side by
+  // side instead of one by one as Give's binary search would).  The Give
+  // finds the chunk again from its bucket (ChunkFor), which costs about
+  // what checking a remembered chunk did.
   void Prefetch(uint64_t address) const;
 
   // In address order.
@@ -107,8 +106,6 @@ class FreeRangeIndex {
   // before every range): from the address's bucket, a step or two, else
   // a binary search.
   size_t ChunkFor(uint64_t address) const;
-  // The same, from what Prefetch found for `address` if it still holds.
-  size_t ChunkForGive(uint64_t address) const;
   void InsertAt(size_t i, uint32_t slot, AddressRange r);
   void EraseAt(size_t i, uint32_t slot);
   // After ranges[slot] of chunk i grew or shrank from `old_length`.
@@ -181,15 +178,6 @@ class FreeRangeIndex {
   size_t level_at_[kMaxLevels + 1] = {};
   size_t levels_ = 0;
   size_t count_ = 0;
-  // What Prefetch found, by address (direct-mapped: a replay prefetches
-  // two releases ahead, so a few entries are enough).
-  struct ChunkHint {
-    uint64_t address = UINT64_MAX;
-    size_t chunk = 0;
-  };
-  static constexpr size_t kHints = 8;
-  static size_t HintOf(uint64_t address) { return ((address >> 8) ^ (address >> 17)) % kHints; }
-  mutable ChunkHint hints_[kHints];
 };
 
 }  // namespace internal

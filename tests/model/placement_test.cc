@@ -401,9 +401,10 @@ TEST(PlacementPolicy, SizeClassesTakesTheRangeThatEnteredItsBinLast) {
 
 // The address index alone, at a size that splits and empties chunks: many
 // small free ranges, first fit from several starting points.
-// A release's prefetch remembers which chunk its Give will search; when
-// chunks split in between, that chunk is no longer the one, and the Give
-// must search again instead of inserting in the wrong place.
+// A release's prefetch and its Give each find the chunk from the address's
+// bucket; when chunks split in between (the buckets shifted in place), the
+// Give must still land in the chunk that holds it now, not in the one the
+// prefetch read.
 TEST(FreeRangeIndex, AGiveFindsItsChunkWhenChunksMovedSinceItsPrefetch) {
   internal::FreeRangeIndex index;
   for (uint64_t i = 0; i < 200; ++i) index.Give(i * 100, i * 100 + 10);
@@ -515,9 +516,8 @@ TEST(FreeRangeIndex, FirstFitMatchesAScanAtThousandsOfRanges) {
     if (ok && q % 2 == 0) {  // take it, as a placement would
       index.Carve(p, got, size);
       taken.push_back({got, got + size});
-      // A release's prefetch remembers the chunk its Give will search;
-      // made now, for a Give that comes many changes later, what it
-      // remembers is often stale by then, and the Give must see that.
+      // A release's prefetch, made now, for a Give that comes many changes
+      // later: the chunks it found have often moved by then.
       index.Prefetch(got);
       for (size_t k = 0; k < ref.size(); ++k) {
         if (ref[k].first <= got && got < ref[k].last) {
