@@ -21,7 +21,7 @@ bool InstanceIds::Acquire(uint32_t* index) {
 }
 
 void InstanceIds::Release(uint64_t instance) {
-  free_.push_back(static_cast<uint32_t>(instance & kIndexMask));
+  free_.push_back(IndexOf(instance));
 }
 
 uint64_t InstanceIds::available() const {

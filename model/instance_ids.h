@@ -25,6 +25,9 @@ class InstanceIds {
 
   // The index is an id's low 22 bits.
   static constexpr uint32_t kIndexMask = (1u << 22) - 1;  // 0x3fffff
+  static uint32_t IndexOf(uint64_t instance) {
+    return static_cast<uint32_t>(instance & kIndexMask);
+  }
 
   // The id of index `index` in this memory (inline, from the bits every id
   // of the memory shares: the model makes or checks one for every create

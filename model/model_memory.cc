@@ -184,7 +184,7 @@ ModelMemory::Record* ModelMemory::FindByInstance(uint64_t instance) {
 
 const ModelMemory::Record* ModelMemory::FindByInstance(uint64_t instance) const {
   const uint64_t key = KeyOfInstanceIndex(instance);
-  if (key == 0 || ids_.Make(static_cast<uint32_t>(instance & 0x3fffff)) != instance)
+  if (key == 0 || ids_.Make(InstanceIds::IndexOf(instance)) != instance)
     return nullptr;
   return FindByKey(key);
 }
@@ -661,7 +661,7 @@ bool ModelMemory::Destroy(uint64_t instance, Event after) {
         ++outcomes_[static_cast<int>(AllocationResult::kCancelled)];
         if (observer_) observer_(instance, AllocationResult::kCancelled,
                                  CreateResult::kNoOffsetValue);
-        key_of_index_[instance & 0x3fffff] = 0;
+        key_of_index_[InstanceIds::IndexOf(instance)] = 0;
         ids_.Release(instance);
         return true;
       }

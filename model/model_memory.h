@@ -289,7 +289,7 @@ class ModelMemory {
   // PrefetchRelease (the free ranges about the range the release gives
   // back, found through that entry).
   void PrefetchInstance(uint64_t instance) const {
-    const uint32_t index = static_cast<uint32_t>(instance & 0x3fffff);
+    const uint32_t index = InstanceIds::IndexOf(instance);
     if (index < key_of_index_.size()) __builtin_prefetch(&key_of_index_[index]);
   }
   void PrefetchRecord(uint64_t instance) const;
@@ -354,7 +354,7 @@ class ModelMemory {
   // The key the index of `instance` (its low 22 bits) maps to, 0: none;
   // the id itself is not checked (FindByInstance does).
   uint64_t KeyOfInstanceIndex(uint64_t instance) const {
-    const uint32_t index = static_cast<uint32_t>(instance & 0x3fffff);
+    const uint32_t index = InstanceIds::IndexOf(instance);
     return index < key_of_index_.size() ? key_of_index_[index] : 0;
   }
   // Where the index of `instance` maps (0: nowhere); makes room for it

@@ -147,7 +147,7 @@ void ModelMemory::OnDestroyAcknowledged(Record& record) {
   r->acknowledged = true;
   // Realm frees the id at notify_deallocation, even if the heap still
   // holds the range behind older pending work.
-  const uint32_t index = static_cast<uint32_t>(r->instance & InstanceIds::kIndexMask);
+  const uint32_t index = InstanceIds::IndexOf(r->instance);
   if (index < key_of_index_.size() && key_of_index_[index] == r->key) {
     key_of_index_[index] = 0;
     ids_.Release(r->instance);

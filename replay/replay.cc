@@ -23,10 +23,8 @@ namespace {
 using model::AllocationResult;
 using model::ModelMemory;
 
-// Low 22 bits of a model instance id: its index (instance_ids.h).
-inline uint32_t IndexOf(uint64_t instance) {
-  return static_cast<uint32_t>(instance & 0x3fffff);
-}
+// A model instance id's index (its low 22 bits).
+inline uint32_t IndexOf(uint64_t instance) { return model::InstanceIds::IndexOf(instance); }
 
 enum class LifeState : uint8_t {
   kUntouched,
@@ -128,10 +126,15 @@ class Runner {
       memory_->PrefetchRelease(ModelId(steps[i + 2].life));
   }
 
+  // The sequence from which the fragmentation or the map is still to be
+  // taken (kNone64: neither): Run compares each step with it once.
+  uint64_t NextMark() const {
+    return std::min(frag_taken_ ? kNone64 : first_failure_sequence_,
+                    out_->map_taken ? kNone64 : options_.map_before_sequence);
+  }
+
   void Run() {
-    // The first step at which the fragmentation or the map is taken: one
-    // compare a step for both.
-    uint64_t mark = std::min(first_failure_sequence_, options_.map_before_sequence);
+    uint64_t mark = NextMark();
     const uint64_t capacity = memory_->capacity();
     uint64_t peak_used = out_->peak_used;
     const size_t n = script_.steps.size();
@@ -141,9 +144,7 @@ class Runner {
       if (step.sequence >= mark) {
         if (step.sequence >= first_failure_sequence_) TakeFragmentation();
         if (step.sequence >= options_.map_before_sequence && !out_->map_taken) TakeMap();
-        mark = kNone64;
-        if (!frag_taken_) mark = first_failure_sequence_;
-        if (!out_->map_taken) mark = std::min(mark, options_.map_before_sequence);
+        mark = NextMark();
       }
       sequence_ = step.sequence;
       Apply(step);
