@@ -4,9 +4,9 @@
 //
 // Two structures, one per question:
 //  - by address, for the merges of Give: each free range under its first
-//    and under its last address in two hash maps, so that the free range
-//    ending where a released one starts, and the one starting where it
-//    ends, are a lookup each (boundary tags).  Nothing here needs the
+//    and under its last address in two hash tables (internal/boundary_map.h),
+//    so that the free range ending where a released one starts, and the one
+//    starting where it ends, are a lookup each (boundary tags).  Nothing here needs the
 //    ranges in address order except ForEachFreeRange, which sorts them
 //    (dumps and checks, not placements).
 //  - by length, for the choice: the ranges in length classes as TLSF
@@ -38,8 +38,8 @@
 #include <vector>
 
 #include "absl/container/btree_set.h"
-#include "absl/container/flat_hash_map.h"
 #include "absl/numeric/bits.h"
+#include "model/internal/boundary_map.h"
 #include "model/internal/placements.h"
 
 namespace realm_shadow {
@@ -79,18 +79,18 @@ class ByLength final : public Placement {
     Erase(c.cls, c.entry);
     // The pad keeps the range's first address, the rest its last.
     if (c.start > first) {
-      end_of_[first] = c.start;
-      first_of_.emplace(c.start, first);
+      end_of_.Set(first, c.start);
+      first_of_.Set(c.start, first);
       Insert(first, c.start);
     } else {
-      end_of_.erase(first);
+      end_of_.Erase(first);
     }
     if (end < last) {
-      end_of_.emplace(end, last);
-      first_of_[last] = end;
+      end_of_.Set(end, last);
+      first_of_.Set(last, end);
       Insert(end, last);
     } else {
-      first_of_.erase(last);
+      first_of_.Erase(last);
     }
     return true;
   }
@@ -104,29 +104,27 @@ class ByLength final : public Placement {
     uint64_t merged_first = first, merged_last = last;
     // The free range ending where this one starts, and the one starting
     // where it ends.
-    const auto prev = first_of_.find(first);
-    if (prev != first_of_.end()) {
-      merged_first = prev->second;
+    if (const uint64_t* prev = first_of_.Find(first)) {
+      merged_first = *prev;
       EraseKey(merged_first, first);
-      first_of_.erase(prev);
+      first_of_.Erase(first);
     }
-    const auto next = end_of_.find(last);
-    if (next != end_of_.end()) {
-      merged_last = next->second;
+    if (const uint64_t* next = end_of_.Find(last)) {
+      merged_last = *next;
       EraseKey(last, merged_last);
-      end_of_.erase(next);
+      end_of_.Erase(last);
     }
-    end_of_[merged_first] = merged_last;  // in place when merged with prev
-    first_of_[merged_last] = merged_first;  // in place when merged with next
+    end_of_.Set(merged_first, merged_last);    // in place when merged with prev
+    first_of_.Set(merged_last, merged_first);  // in place when merged with next
     Insert(merged_first, merged_last);
   }
   void PrefetchGive(uint64_t first, uint64_t last) const override {
-    first_of_.prefetch(first);
-    end_of_.prefetch(last);
+    first_of_.Prefetch(first);
+    end_of_.Prefetch(last);
   }
   void Clear() override {
-    end_of_.clear();
-    first_of_.clear();
+    end_of_.Clear();
+    first_of_.Clear();
     for (absl::btree_set<Key>& k : classes_) k.clear();
     occupied_.fill(0);
   }
@@ -144,7 +142,7 @@ class ByLength final : public Placement {
       absl::FunctionRef<void(const AddressRange&)> fn) const override {
     std::vector<AddressRange> ranges;
     ranges.reserve(end_of_.size());
-    for (const auto& [first, last] : end_of_) ranges.push_back({first, last});
+    end_of_.ForEach([&](uint64_t first, uint64_t last) { ranges.push_back({first, last}); });
     std::sort(ranges.begin(), ranges.end(),
               [](const AddressRange& a, const AddressRange& b) { return a.first < b.first; });
     for (const AddressRange& r : ranges) fn(r);
@@ -239,8 +237,8 @@ class ByLength final : public Placement {
   }
 
   bool longest_;
-  absl::flat_hash_map<uint64_t, uint64_t> end_of_;    // first -> last
-  absl::flat_hash_map<uint64_t, uint64_t> first_of_;  // last -> first
+  BoundaryMap end_of_;    // first -> last
+  BoundaryMap first_of_;  // last -> first
   std::array<Set, kClasses> classes_;
   std::array<uint64_t, kWords> occupied_{};
 };
