@@ -148,6 +148,7 @@ void BM_Replay(benchmark::State& state) {
   if (!TimeReplays(state, s, &t)) return;
   const double events = static_cast<double>(s.steps.size()) * state.iterations();
   state.counters["events_per_s"] = events / t.seconds;
+  state.counters["events"] = events;  // replayed (scripts/check-replay-cost)
   state.counters["failures"] = static_cast<double>(t.failures);
   state.counters["page_faults"] = t.faults / static_cast<double>(state.iterations());
 }
