@@ -1,5 +1,6 @@
-# Shared by scripts/check-instructions and scripts/check-history-cost: the
-# budget file, the program they count, and the totals callgrind writes.
+# Shared by scripts/check-instructions, scripts/check-history-cost and
+# scripts/check-replay-cost: the budget file, the program they count, and
+# the totals callgrind writes.
 # Each function exits 2 (cannot measure) with a line naming the script.
 
 rs_callgrind_me=$(basename "$0")
@@ -15,11 +16,12 @@ rs_budget() {
   echo "$bound"
 }
 
-# Checks that $1 (BUILD_DIR/bin/realm_shadow_event_cost) is built and that
-# valgrind is installed; $2 is the build directory, for the hint.
-rs_need_event_cost() {
+# Checks that the program $1 (BUILD_DIR/bin/TARGET: realm_shadow_event_cost,
+# realm_shadow_bench) is built and that valgrind is installed; $2 is the
+# build directory, for the hint.
+rs_need_program() {
   if [[ ! -x "$1" ]]; then
-    echo "$rs_callgrind_me: $1 not built (cmake --build $2 --target realm_shadow_event_cost)" >&2
+    echo "$rs_callgrind_me: $1 not built (cmake --build $2 --target $(basename "$1"))" >&2
     exit 2
   fi
   if ! command -v valgrind >/dev/null; then
