@@ -4,11 +4,12 @@
 //
 // Two structures, one per question:
 //  - by address, for the merges of Give: each free range under its first
-//    and under its last address in two hash tables (internal/boundary_map.h),
-//    so that the free range ending where a released one starts, and the one
-//    starting where it ends, are a lookup each (boundary tags).  Nothing here needs the
-//    ranges in address order except ForEachFreeRange, which sorts them
-//    (dumps and checks, not placements).
+//    and under its last address in two hash tables
+//    (internal/boundary_map.h), so that the free range ending where a
+//    released one starts, and the one starting where it ends, are a lookup
+//    each (boundary tags).  Nothing here needs the ranges in address order
+//    except ForEachFreeRange, which sorts them (dumps and checks, not
+//    placements).
 //  - by length, for the choice: the ranges in length classes as TLSF
 //    (Masmano et al., 2004) makes them (16 classes per power of two, one
 //    per length below 16), a bit per class that holds any, and in each

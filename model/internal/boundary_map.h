@@ -45,10 +45,8 @@ class BoundaryMap {
   uint64_t* Find(uint64_t key) {
     if (key == kEmpty) return has_max_ ? &max_value_ : nullptr;
     if (slots_.empty()) return nullptr;
-    for (size_t i = Home(key);; i = (i + 1) & mask_) {
-      if (slots_[i].key == key) return &slots_[i].value;
-      if (slots_[i].key == kEmpty) return nullptr;
-    }
+    Slot& s = slots_[Probe(key)];
+    return s.key == key ? &s.value : nullptr;
   }
   const uint64_t* Find(uint64_t key) const { return const_cast<BoundaryMap*>(this)->Find(key); }
 
@@ -60,10 +58,9 @@ class BoundaryMap {
       return;
     }
     if (2 * (size_ + 1) > slots_.size()) Grow();
-    size_t i = Home(key);
-    while (slots_[i].key != kEmpty && slots_[i].key != key) i = (i + 1) & mask_;
-    if (slots_[i].key == kEmpty) ++size_;
-    slots_[i] = Slot{key, value};
+    Slot& s = slots_[Probe(key)];
+    if (s.key == kEmpty) ++size_;
+    s = Slot{key, value};
   }
 
   // Removes `key`; false when it was not there.
@@ -99,6 +96,13 @@ class BoundaryMap {
   size_t Home(uint64_t key) const {
     return static_cast<size_t>((key * 0x9e3779b97f4a7c15ull) >> shift_);
   }
+  // The slot holding `key`, else the empty slot that ends its run (where
+  // it would go).  The array is never full, so the walk ends.
+  size_t Probe(uint64_t key) const {
+    size_t i = Home(key);
+    while (slots_[i].key != key && slots_[i].key != kEmpty) i = (i + 1) & mask_;
+    return i;
+  }
   // Twice the slots (at least 16), every entry placed anew.
   void Grow();
 
@@ -117,11 +121,8 @@ inline bool BoundaryMap::Erase(uint64_t key) {
     return had;
   }
   if (slots_.empty()) return false;
-  size_t i = Home(key);
-  while (slots_[i].key != key) {
-    if (slots_[i].key == kEmpty) return false;
-    i = (i + 1) & mask_;
-  }
+  size_t i = Probe(key);
+  if (slots_[i].key == kEmpty) return false;
   // Backward shift: each later entry of the run whose home is not in
   // (i, j] cyclically would be cut off from it by the gap at i, so it
   // moves into the gap, which moves on to j.
@@ -146,12 +147,8 @@ inline void BoundaryMap::Grow() {
   mask_ = capacity - 1;
   shift_ = 64;
   for (size_t c = capacity; c > 1; c /= 2) --shift_;
-  for (const Slot& s : old) {
-    if (s.key == kEmpty) continue;
-    size_t i = Home(s.key);
-    while (slots_[i].key != kEmpty) i = (i + 1) & mask_;
-    slots_[i] = s;
-  }
+  for (const Slot& s : old)
+    if (s.key != kEmpty) slots_[Probe(s.key)] = s;  // keys are distinct: an empty slot
 }
 
 }  // namespace internal
