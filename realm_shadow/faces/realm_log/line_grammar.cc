@@ -556,8 +556,12 @@ void ParseSpy(std::string_view m, LogLine* out) {
       set(t.Dec(&ids[0]) && t.Dec(&ids[1]), LineKind::kSpyInternalOp);
       return;
     case SpyForm::kOperation: {
-      const size_t op = s->name.rfind(" Operation");
-      out->text = op == std::string_view::npos ? s->name : s->name.substr(0, op);
+      // The kind from the line itself, which starts with the table's name:
+      // the record's views lie in the line (the header's promise), not in
+      // the table.
+      const std::string_view name = m.substr(0, s->name.size());
+      const size_t op = name.rfind(" Operation");
+      out->text = op == std::string_view::npos ? name : name.substr(0, op);
       set(t.Dec(&ids[0]) && t.Dec(&ids[1]), LineKind::kSpyOperation);
       return;
     }
