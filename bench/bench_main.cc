@@ -18,7 +18,7 @@
 
 #include <benchmark/benchmark.h>
 
-#include "realm_shadow/analysis/snapshots.h"
+#include "realm_shadow/live/snapshots.h"
 
 #ifndef REALM_SHADOW_BENCH_BUILD_TYPE
 #define REALM_SHADOW_BENCH_BUILD_TYPE "unknown"

@@ -32,7 +32,7 @@
 
 #include "realm_shadow/heap_observer.h"
 #include "realm_shadow/hooks.h"
-#include "realm_shadow/analysis/snapshots.h"
+#include "realm_shadow/live/snapshots.h"
 
 namespace {
 

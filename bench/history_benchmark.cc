@@ -25,11 +25,12 @@
 
 #include <benchmark/benchmark.h>
 
-#include "realm_shadow/analysis/snapshots.h"
-#include "realm_shadow/dump/dump.h"
-#include "realm_shadow/faces/timeline.h"
-#include "realm_shadow/faces/trace.h"
+#include "realm_shadow/live/snapshots.h"
+#include "realm_shadow/format/dump.h"
+#include "realm_shadow/render/timeline.h"
+#include "realm_shadow/render/trace.h"
 #include "realm_shadow/hooks.h"
+#include "realm_shadow/live/dump.h"
 
 namespace {
 

@@ -38,7 +38,7 @@
 
 #include "absl/container/btree_map.h"
 #include "realm_shadow/hooks.h"
-#include "realm_shadow/analysis/snapshots.h"
+#include "realm_shadow/live/snapshots.h"
 
 namespace realm_shadow_bench {
 void DrainOnConsumerThread();  // bench_main.cc

@@ -1,5 +1,5 @@
 // bench/ingest_benchmark.cc - throughput of the Realm-log reader
-// (realm_shadow/faces/realm_log.h), in lines per second.
+// (realm_shadow/ingest/realm_log.h), in lines per second.
 //
 // BM_IngestRealmLog: one synthetic -level inst=1,machine=1 log fed from
 // memory (the reader alone): the machine dump, then per instance "creating
@@ -28,8 +28,8 @@
 
 #include <benchmark/benchmark.h>
 
-#include "realm_shadow/dump/dump.h"
-#include "realm_shadow/faces/realm_log.h"
+#include "realm_shadow/format/dump.h"
+#include "realm_shadow/ingest/realm_log.h"
 
 namespace {
 

@@ -24,7 +24,7 @@
 #include <benchmark/benchmark.h>
 
 #include "realm_shadow/hooks.h"
-#include "realm_shadow/analysis/snapshots.h"
+#include "realm_shadow/live/snapshots.h"
 
 #if defined(__x86_64__)
 #include <x86intrin.h>

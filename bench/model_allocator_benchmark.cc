@@ -34,7 +34,7 @@
 #include "realm_shadow/hooks.h"
 #include "model/model_memory.h"
 #if !REALM_SHADOW_BENCH_UNTRACKED
-#include "realm_shadow/analysis/snapshots.h"
+#include "realm_shadow/live/snapshots.h"
 #endif
 
 namespace realm_shadow_bench {

@@ -1,5 +1,5 @@
 // bench/on_failure_benchmark.cc - the stall dump on failure puts on the
-// thread whose allocation failed (realm_shadow/dump/on_failure.h says why it
+// thread whose allocation failed (realm_shadow/live/on_failure.h says why it
 // runs there).
 //
 // BM_DumpOnFailure times realm_shadow_allocation_failed on a memory of N
@@ -25,9 +25,10 @@
 
 #include <benchmark/benchmark.h>
 
-#include "realm_shadow/analysis/snapshots.h"
-#include "realm_shadow/dump/on_failure.h"
+#include "realm_shadow/live/snapshots.h"
+#include "realm_shadow/live/on_failure.h"
 #include "realm_shadow/hooks.h"
+#include "realm_shadow/render/failure_report.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// bench/replay_benchmark.cc - what-if replay (replay/replay.h): events
+// bench/replay_benchmark.cc - what-if replay (whatif/replay.h): events
 // replayed per second per policy at 100k live allocations, and the
 // smallest-capacity search on a 1M-event history.
 //
@@ -38,19 +38,19 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "model/range_allocator.h"
-#include "replay/replay.h"
+#include "whatif/replay.h"
 
 namespace {
 
-using realm_shadow::replay::FindMinCapacity;
-using realm_shadow::replay::MinCapacity;
-using realm_shadow::replay::RecordedOutcome;
-using realm_shadow::replay::ReplayLife;
-using realm_shadow::replay::ReplayOptions;
-using realm_shadow::replay::ReplayResult;
-using realm_shadow::replay::ReplayScript;
-using realm_shadow::replay::ReplayStep;
-using realm_shadow::replay::StepKind;
+using realm_shadow::whatif::FindMinCapacity;
+using realm_shadow::whatif::MinCapacity;
+using realm_shadow::whatif::RecordedOutcome;
+using realm_shadow::whatif::ReplayLife;
+using realm_shadow::whatif::ReplayOptions;
+using realm_shadow::whatif::ReplayResult;
+using realm_shadow::whatif::ReplayScript;
+using realm_shadow::whatif::ReplayStep;
+using realm_shadow::whatif::StepKind;
 using realm_shadow::model::PlacementPolicy;
 
 constexpr uint32_t kLive = 100000;
@@ -130,7 +130,7 @@ bool TimeReplays(benchmark::State& state, const ReplayScript& s, TimedReplays* o
   state.SetLabel(realm_shadow::model::PlacementPolicyName(o.policy));
   for (auto _ : state) {
     const double f0 = MinorFaults(), t0 = ThreadCpuSeconds();
-    const absl::StatusOr<ReplayResult> r = realm_shadow::replay::RunReplay(s, o);
+    const absl::StatusOr<ReplayResult> r = realm_shadow::whatif::RunReplay(s, o);
     out->seconds += ThreadCpuSeconds() - t0;
     out->faults += MinorFaults() - f0;
     if (!r.ok()) {

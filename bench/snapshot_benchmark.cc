@@ -24,10 +24,11 @@
 #include <benchmark/benchmark.h>
 
 #include "realm_shadow/analysis/analysis.h"
-#include "realm_shadow/dump/dump.h"
+#include "realm_shadow/format/dump.h"
 #include "realm_shadow/hooks.h"
-#include "realm_shadow/analysis/snapshot.h"
-#include "realm_shadow/analysis/snapshots.h"
+#include "realm_shadow/core/snapshot.h"
+#include "realm_shadow/live/snapshots.h"
+#include "realm_shadow/live/dump.h"
 
 namespace {
 

@@ -6,18 +6,20 @@
 #
 # Included once by the top-level CMakeLists.txt after the library targets
 # exist.  Installs:
-#   lib/                          a library per layer (realm_shadow_recorder,
-#                                 _analysis, _dump) and realm_shadow_legion_glue
+#   lib/                          a library per layer (realm_shadow_core,
+#                                 _recorder, _analysis, _format, _render,
+#                                 _live) and realm_shadow_legion_glue
 #   include/realm_shadow/...      the public headers of the library, by layer
-#   include/legion_glue/...       the glue headers and INTEGRATION.md
+#   include/legion_glue/...       the glue headers (headers only: the
+#                                 documents stay in the source tree)
 #   lib/cmake/RealmShadow/        RealmShadowConfig.cmake, ...ConfigVersion,
 #                                 RealmShadowTargets.cmake
 # Everything here is in the install component "Development"
 # (cmake --install <build> --component Development installs the library
 # without the tools).  The exported targets are RealmShadow::realm_shadow
-# (layers 1-4; or one layer: RealmShadow::realm_shadow_hooks, _recorder,
-# _analysis, _dump), RealmShadow::legion_glue and, when Legion was found,
-# RealmShadow::legion.
+# (every installed layer; or one layer: RealmShadow::realm_shadow_hooks,
+# _core, _recorder, _analysis, _format, _render, _live),
+# RealmShadow::legion_glue and, when Legion was found, RealmShadow::legion.
 include_guard(GLOBAL)
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
@@ -26,8 +28,9 @@ set(REALM_SHADOW_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/RealmShadow)
 set(REALM_SHADOW_INSTALL_RULES ON)
 
 set(_realm_shadow_export
-  realm_shadow_hooks realm_shadow_recorder realm_shadow_analysis
-  realm_shadow_dump realm_shadow realm_shadow_legion_glue)
+  realm_shadow_hooks realm_shadow_core realm_shadow_recorder
+  realm_shadow_analysis realm_shadow_format realm_shadow_render
+  realm_shadow_live realm_shadow realm_shadow_legion_glue)
 if(TARGET realm_shadow_legion)
   list(APPEND _realm_shadow_export realm_shadow_legion)
 endif()
@@ -39,9 +42,9 @@ install(TARGETS ${_realm_shadow_export}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 
 # The public headers only, in their layers: code includes
-# "realm_shadow/analysis/snapshots.h" whether built here or installed.
-# Internals (*/internal/), the faces, the model and the GPU memories stay
-# in the source tree.
+# "realm_shadow/live/snapshots.h" whether built here or installed.
+# Internals (*/internal/), the offline side (ingest, page), the model and
+# the GPU memories stay in the source tree.
 function(realm_shadow_install_headers subdir)
   list(TRANSFORM ARGN PREPEND ${PROJECT_SOURCE_DIR}/${subdir}/)
   install(FILES ${ARGN}
@@ -50,13 +53,13 @@ function(realm_shadow_install_headers subdir)
 endfunction()
 realm_shadow_install_headers(realm_shadow
   hooks.h realm_sites.h heap_observer.h layers.h log_sink.h)
-realm_shadow_install_headers(realm_shadow/recorder
-  event.h identity.h memory_kind.h recorder.h)
-realm_shadow_install_headers(realm_shadow/analysis
-  analysis.h diff.h history.h snapshot.h snapshots.h)
-realm_shadow_install_headers(realm_shadow/dump dump.h on_failure.h)
+foreach(layer core recorder analysis format render live)
+  file(GLOB _headers RELATIVE ${PROJECT_SOURCE_DIR}/realm_shadow/${layer}
+       ${PROJECT_SOURCE_DIR}/realm_shadow/${layer}/*.h)
+  realm_shadow_install_headers(realm_shadow/${layer} ${_headers})
+endforeach()
 realm_shadow_install_headers(legion_glue
-  identity.h legion_sites.h mapper.h pools.h INTEGRATION.md README.md)
+  identity.h legion_sites.h mapper.h pools.h)
 
 install(EXPORT RealmShadowTargets
   NAMESPACE RealmShadow::

@@ -1,6 +1,6 @@
 // realm_shadow_demo - the main job on built-in data: a Legate-like workload
 // on model system, framebuffer and zero-copy memories, run until a deferred
-// allocation fails (see model/workload.h for the scenario: a
+// allocation fails (see testing/workload.h for the scenario: a
 // 192 MiB array deferred behind the releases of a task that then faults).
 // The failure writes its dump and prints the failure report (dump on
 // failure, REALM_SHADOW_DUMP_DIR); at the end every memory is dumped to one
@@ -24,16 +24,17 @@
 #include <string>
 
 #include "legion_glue/identity.h"
-#include "realm_shadow/dump/dump.h"
-#include "realm_shadow/dump/on_failure.h"
+#include "realm_shadow/format/dump.h"
+#include "realm_shadow/live/on_failure.h"
 #include "absl/strings/numbers.h"
-#include "realm_shadow/faces/html_page.h"
-#include "realm_shadow/faces/timeline.h"
-#include "realm_shadow/faces/trace.h"
-#include "model/workload.h"
-#include "realm_shadow/analysis/snapshots.h"
-#include "replay/from_dump.h"
-#include "replay/report.h"
+#include "realm_shadow/page/html_page.h"
+#include "realm_shadow/render/timeline.h"
+#include "realm_shadow/render/trace.h"
+#include "testing/workload.h"
+#include "realm_shadow/live/snapshots.h"
+#include "whatif/from_dump.h"
+#include "whatif/report.h"
+#include "realm_shadow/live/dump.h"
 
 namespace {
 
@@ -83,23 +84,23 @@ void AttachDescription(const InstanceDescription& d) {
 // smallest capacity under each: would another allocator have saved it?
 int ShowReplay(const realm_shadow::DumpFile& dump, const realm_shadow::Snapshot& memory,
                const std::string& path) {
-  namespace replay = realm_shadow::replay;
-  replay::ReplayQuestion question;
+  namespace whatif = realm_shadow::whatif;
+  whatif::ReplayQuestion question;
   question.min_capacity = true;
-  absl::StatusOr<replay::ReplayScript> script = replay::ScriptOfDumpMemory(dump, memory);
-  absl::StatusOr<replay::MemoryAnswer> replayed =
-      script.ok() ? replay::ReplayMemory(*std::move(script), question)
-                  : absl::StatusOr<replay::MemoryAnswer>(script.status());
+  absl::StatusOr<whatif::ReplayScript> script = whatif::ScriptOfDumpMemory(dump, memory);
+  absl::StatusOr<whatif::MemoryAnswer> replayed =
+      script.ok() ? whatif::ReplayMemory(*std::move(script), question)
+                  : absl::StatusOr<whatif::MemoryAnswer>(script.status());
   if (!replayed.ok()) {
     std::fprintf(stderr, "realm_shadow_demo: replay: %s\n",
                  std::string(replayed.status().message()).c_str());
     return 1;
   }
-  const replay::MemoryAnswer& answer = *replayed;
+  const whatif::MemoryAnswer& answer = *replayed;
   std::printf("\nwould another placement, or more memory, have avoided it "
               "(realm-shadow replay %s --min-capacity):\n%s",
-              path.c_str(), replay::FormatMemoryAnswer(answer).c_str());
-  for (const replay::PolicyAnswer& p : answer.policies)
+              path.c_str(), whatif::FormatMemoryAnswer(answer).c_str());
+  for (const whatif::PolicyAnswer& p : answer.policies)
     if (p.result.policy == realm_shadow::model::PlacementPolicy::kBestFit)
       std::printf("best-fit would %s the failure%s\n",
                   p.result.failed() ? "not have avoided" : "have avoided",

@@ -34,8 +34,11 @@
 #include "gpu/gpu_allocation.h"
 #include "realm_shadow/hooks.h"
 #include "model/range_allocator.h"
+#include "realm_shadow/layers.h"
 
 namespace realm_shadow {
+
+REALM_SHADOW_HEADER_OF_LAYER(gpu);
 namespace gpu {
 
 class BlockMemory {

@@ -10,7 +10,11 @@
 #include <cstdint>
 #include <string>
 
+#include "realm_shadow/layers.h"
+
 namespace realm_shadow {
+
+REALM_SHADOW_HEADER_OF_LAYER(gpu);
 namespace gpu {
 
 // The number of usable CUDA devices; 0 with *why set when there is none or

@@ -37,8 +37,11 @@
 #include "absl/container/flat_hash_map.h"
 #include "gpu/gpu_allocation.h"
 #include "realm_shadow/hooks.h"
+#include "realm_shadow/layers.h"
 
 namespace realm_shadow {
+
+REALM_SHADOW_HEADER_OF_LAYER(gpu);
 namespace gpu {
 
 class DynamicFramebufferMemory {

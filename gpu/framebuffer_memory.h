@@ -15,8 +15,11 @@
 #include <string>
 
 #include "gpu/block_memory.h"
+#include "realm_shadow/layers.h"
 
 namespace realm_shadow {
+
+REALM_SHADOW_HEADER_OF_LAYER(gpu);
 namespace gpu {
 
 class FramebufferMemory : public BlockMemory {

@@ -6,7 +6,11 @@
 
 #include <cstdint>
 
+#include "realm_shadow/layers.h"
+
 namespace realm_shadow {
+
+REALM_SHADOW_HEADER_OF_LAYER(gpu);
 namespace gpu {
 
 struct GpuAllocation {

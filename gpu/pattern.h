@@ -16,7 +16,11 @@
 #include <cstdint>
 #include <string>
 
+#include "realm_shadow/layers.h"
+
 namespace realm_shadow {
+
+REALM_SHADOW_HEADER_OF_LAYER(gpu);
 namespace gpu {
 
 #if defined(__CUDACC__)

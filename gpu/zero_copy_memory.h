@@ -16,8 +16,11 @@
 #include <string>
 
 #include "gpu/block_memory.h"
+#include "realm_shadow/layers.h"
 
 namespace realm_shadow {
+
+REALM_SHADOW_HEADER_OF_LAYER(gpu);
 namespace gpu {
 
 class ZeroCopyMemory : public BlockMemory {

@@ -5,8 +5,9 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
-#include "realm_shadow/analysis/snapshots.h"
+#include "realm_shadow/live/snapshots.h"
 #include "realm_shadow/recorder/recorder.h"
+#include "realm_shadow/recorder/identity_table.h"
 
 namespace realm_shadow {
 namespace legion {

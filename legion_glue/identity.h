@@ -40,13 +40,16 @@
 #include <vector>
 
 #include "realm_shadow/hooks.h"
-#include "realm_shadow/analysis/snapshot.h"
+#include "realm_shadow/core/snapshot.h"
+#include "realm_shadow/layers.h"
 
 namespace realm_shadow {
+
+REALM_SHADOW_HEADER_OF_LAYER(legion_glue);
 namespace legion {
 
 // Attribute keys (see snapshot.h Identity::attributes); the shared ones are
-// recorder/identity.h's, which the Realm-log reader uses too.
+// core/identity.h's, which the Realm-log reader uses too.
 inline constexpr const auto& kRegionsKey = kRegionsAttribute;
 inline constexpr const auto& kFieldsKey = kFieldsAttribute;
 inline constexpr const auto& kCreatorKey = kCreatorAttribute;

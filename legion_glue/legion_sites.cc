@@ -2,7 +2,7 @@
 // (legion_sites.h): interning, attaching and the pool table, without Legion.
 #include "legion_glue/legion_sites.h"
 
-#include "realm_shadow/analysis/snapshots.h"
+#include "realm_shadow/live/snapshots.h"
 
 namespace realm_shadow {
 namespace legion {

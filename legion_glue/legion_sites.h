@@ -81,10 +81,13 @@
 #if defined(__RUNTIME_H__) && defined(__has_include)
 #if __has_include("legion/mapper_manager.h")
 #include "legion/mapper_manager.h"
+#include "realm_shadow/layers.h"
 #endif
 #endif
 
 namespace realm_shadow {
+
+REALM_SHADOW_HEADER_OF_LAYER(legion_glue);
 namespace legion {
 namespace site {
 

@@ -8,9 +8,11 @@
 #include <cstdlib>
 
 #include "legion_glue/pools.h"
-#include "realm_shadow/dump/dump.h"
-#include "realm_shadow/dump/on_failure.h"
-#include "realm_shadow/analysis/snapshots.h"
+#include "realm_shadow/format/dump.h"
+#include "realm_shadow/live/on_failure.h"
+#include "realm_shadow/live/snapshots.h"
+#include "realm_shadow/live/dump.h"
+#include "realm_shadow/render/failure_report.h"
 
 namespace realm_shadow {
 namespace legion {

@@ -17,14 +17,14 @@
 //
 // Guarantees and cost
 //  - dump_memory_state may be called from any mapper call at any time, on
-//    any thread: it takes a consistent snapshot (analysis/snapshots.h) while Realm goes
+//    any thread: it takes a consistent snapshot (live/snapshots.h) while Realm goes
 //    on allocating, adds the memory's pools (pools.h), and writes the
 //    file atomically (dump.h).  Cost: the snapshot copy (32 B per live
 //    allocation: 3.2 MB at 100k) and a streamed write of about that size.
 //  - It never aborts: a bad memory id or an unwritable path returns false
 //    and prints one line to stderr.
 //  - The failure report is the one the dump-on-failure observer prints
-//    (realm_shadow/dump/on_failure.h FormatFailureReport), followed by one
+//    (realm_shadow/live/on_failure.h FormatFailureReport), followed by one
 //    line per pool in the memory (pools.h FormatPoolUsage).
 #ifndef REALM_SHADOW_LEGION_GLUE_MAPPER_H_
 #define REALM_SHADOW_LEGION_GLUE_MAPPER_H_
@@ -33,7 +33,12 @@
 #include <cstdint>
 #include <string>
 
+#include "realm_shadow/layers.h"
+
 namespace realm_shadow {
+
+REALM_SHADOW_HEADER_OF_LAYER(legion_glue);
+
 namespace legion {
 
 // Writes one memory's state to `filename`.  false (and a line on stderr) if

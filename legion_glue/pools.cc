@@ -11,8 +11,10 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 
-#include "realm_shadow/analysis/snapshot.h"
-#include "realm_shadow/analysis/snapshots.h"
+#include "realm_shadow/core/snapshot.h"
+#include "realm_shadow/live/snapshots.h"
+#include "realm_shadow/recorder/identity_table.h"
+#include "realm_shadow/live/dump.h"
 
 namespace realm_shadow {
 namespace legion {

@@ -39,11 +39,14 @@
 #include <vector>
 
 #include "legion_glue/identity.h"
-#include "realm_shadow/analysis/snapshot.h"
-#include "realm_shadow/dump/dump.h"
+#include "realm_shadow/core/snapshot.h"
+#include "realm_shadow/format/dump.h"
 #include "realm_shadow/hooks.h"
+#include "realm_shadow/layers.h"
 
 namespace realm_shadow {
+
+REALM_SHADOW_HEADER_OF_LAYER(legion_glue);
 namespace legion {
 
 // A pool and its sub-allocations are the dump layer's types (dump.h): what
@@ -78,7 +81,7 @@ class PoolTable {
   // Appends the memory's pools as they are now (what a dump carries).
   void AppendPools(uint64_t memory_id, std::vector<PoolRecord>* out) const;
   // Appends the identity of every sub-allocation in the table (kept alive
-  // by the identity table, recorder/identity.h AddIdentityRoots).
+  // by the identity table, recorder/identity_table.h AddIdentityRoots).
   void AppendIdentities(std::vector<uint32_t>* out) const;
 
   void Clear();  // tests

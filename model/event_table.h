@@ -8,8 +8,11 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "realm_shadow/layers.h"
 
 namespace realm_shadow {
+
+REALM_SHADOW_HEADER_OF_LAYER(model);
 namespace model {
 
 // Realm-style user events: created untriggered, then triggered or poisoned

@@ -12,7 +12,11 @@
 #include <cstdint>
 #include <vector>
 
+#include "realm_shadow/layers.h"
+
 namespace realm_shadow {
+
+REALM_SHADOW_HEADER_OF_LAYER(model);
 namespace model {
 
 class InstanceIds {

@@ -74,8 +74,11 @@
 #include "model/event_table.h"
 #include "model/instance_ids.h"
 #include "model/range_allocator.h"
+#include "realm_shadow/layers.h"
 
 namespace realm_shadow {
+
+REALM_SHADOW_HEADER_OF_LAYER(model);
 namespace model {
 
 // ---- results and states ---------------------------------------------------

@@ -6,8 +6,11 @@
 #include <cstdint>
 
 #include "model/model_memory.h"
+#include "realm_shadow/layers.h"
 
 namespace realm_shadow {
+
+REALM_SHADOW_HEADER_OF_LAYER(model);
 namespace model {
 
 // One cache line (alignas 64, 64 bytes): a release at 100k live reads a

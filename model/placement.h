@@ -58,8 +58,11 @@
 #include <string>
 
 #include "absl/functional/function_ref.h"
+#include "realm_shadow/layers.h"
 
 namespace realm_shadow {
+
+REALM_SHADOW_HEADER_OF_LAYER(model);
 namespace model {
 
 // Offset aligned up; alignment 0 or 1 means none.  Saturates at UINT64_MAX

@@ -64,8 +64,11 @@
 #include "model/internal/allocated_ranges.h"
 #include "model/placement.h"
 #include "realm_shadow/heap_observer.h"
+#include "realm_shadow/layers.h"
 
 namespace realm_shadow {
+
+REALM_SHADOW_HEADER_OF_LAYER(model);
 namespace model {
 
 class RangeAllocator {

@@ -56,8 +56,11 @@
 #include <vector>
 
 #include "realm_shadow/hooks.h"
+#include "realm_shadow/layers.h"
 
 namespace realm_shadow {
+
+REALM_SHADOW_HEADER_OF_LAYER(hooks);
 
 // ---- tags ------------------------------------------------------------------
 

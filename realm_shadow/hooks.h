@@ -1,5 +1,5 @@
 /* realm_shadow/hooks.h - the calls a Realm memory allocator makes on every
- * allocation event.  Layer 1: C-compatible, <stdint.h> only.
+ * allocation event.  Layer hooks: C-compatible, <stdint.h> only.
  *
  * Guarantees (with REALM_SHADOW_ENABLED=1 at compile time):
  *  - Cost: each hook is one out-of-line call that appends a 32-byte record to
@@ -27,8 +27,8 @@
  * Instance ids may be reused after a release: the tracker never assumes an
  * id is unique over time, only among the live allocations of one memory.
  */
-#ifndef REALM_SHADOW_HOOKS_H
-#define REALM_SHADOW_HOOKS_H
+#ifndef REALM_SHADOW_HOOKS_H_
+#define REALM_SHADOW_HOOKS_H_
 
 #include <stdint.h>
 
@@ -283,4 +283,4 @@ static inline realm_shadow_memory *realm_shadow_find_memory(uint64_t id) {
 }
 #endif
 
-#endif /* REALM_SHADOW_HOOKS_H */
+#endif /* REALM_SHADOW_HOOKS_H_ */

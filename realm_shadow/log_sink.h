@@ -2,9 +2,9 @@
  * in the host runtime's own log, so that a dump can be lined up with the
  * log written around it.
  *
- * Layer 1 (what Realm includes, next to hooks.h): C-compatible, <stdint.h>
+ * Layer hooks (what Realm includes, next to hooks.h): C-compatible, <stdint.h>
  * only; realm_sites.h includes it inside Realm.  Declared here, implemented
- * by the dump layer (dump/log_sink.cc), which writes the lines; the library
+ * by the live layer (live/log_sink.cc), which writes the lines; the library
  * itself knows nothing of Realm.
  *
  * What it is for: Realm's log (-level inst=1) says what happened to every
@@ -40,8 +40,8 @@
  * that stops the periodic dumper and clears the sink before the objects the
  * sink uses (installed after them) are destroyed.
  */
-#ifndef REALM_SHADOW_LOG_SINK_H
-#define REALM_SHADOW_LOG_SINK_H
+#ifndef REALM_SHADOW_LOG_SINK_H_
+#define REALM_SHADOW_LOG_SINK_H_
 
 #include <stdint.h>
 
@@ -69,4 +69,4 @@ static inline void realm_shadow_set_log_sink(realm_shadow_log_sink sink) {
 }
 #endif
 
-#endif /* REALM_SHADOW_LOG_SINK_H */
+#endif /* REALM_SHADOW_LOG_SINK_H_ */

@@ -1,7 +1,7 @@
 /* realm_shadow/realm_sites.h - what Realm includes: the helpers its
  * allocator code calls, one per site, on top of hooks.h.
  *
- * Layer 1, next to hooks.h.  The C part (memory kinds, Realm's result codes,
+ * Layer hooks, next to hooks.h.  The C part (memory kinds, Realm's result codes,
  * the dynamic framebuffer's sites) needs <stdint.h> only; the C++ part
  * (heap_observer.h and the managed memory's entry sites below) is what
  * mem_impl.h, mem_impl.cc and inst_impl.cc call.  scripts/legion-enable-
@@ -70,8 +70,8 @@
  *    Heap events are reported under the mutex, where the heap changes, so
  *    their order is Realm's.
  */
-#ifndef REALM_SHADOW_REALM_SITES_H
-#define REALM_SHADOW_REALM_SITES_H
+#ifndef REALM_SHADOW_REALM_SITES_H_
+#define REALM_SHADOW_REALM_SITES_H_
 
 #include <stdint.h>
 
@@ -208,11 +208,14 @@ static inline void realm_shadow_site_dynamic_fb_released(
 #if REALM_SHADOW_ENABLED && defined(REALM_MEMORY_IMPL_H) && defined(__has_include)
 #if __has_include("realm/logging.h")
 #include "realm/logging.h"
+#include "realm_shadow/layers.h"
 #define REALM_SHADOW_REALM_LOGGER 1
 #endif
 #endif
 
 namespace realm_shadow {
+
+REALM_SHADOW_HEADER_OF_LAYER(hooks);
 namespace site {
 
 #if defined(REALM_SHADOW_REALM_LOGGER)
@@ -365,4 +368,4 @@ inline void AllocationOutcome(const Instance& inst, int result) {
 }  // namespace realm_shadow
 #endif /* __cplusplus */
 
-#endif /* REALM_SHADOW_REALM_SITES_H */
+#endif /* REALM_SHADOW_REALM_SITES_H_ */

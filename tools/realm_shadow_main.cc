@@ -19,18 +19,18 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "realm_shadow/analysis/analysis.h"
-#include "realm_shadow/analysis/snapshot.h"
-#include "realm_shadow/dump/dump.h"
-#include "realm_shadow/faces/compare.h"
-#include "realm_shadow/faces/html_page.h"
-#include "realm_shadow/faces/human_size.h"
-#include "realm_shadow/faces/realm_log.h"
-#include "realm_shadow/faces/history_walk.h"
-#include "realm_shadow/faces/report.h"
-#include "realm_shadow/faces/timeline.h"
-#include "realm_shadow/faces/trace.h"
-#include "replay/from_dump.h"
-#include "replay/report.h"
+#include "realm_shadow/core/snapshot.h"
+#include "realm_shadow/format/dump.h"
+#include "realm_shadow/ingest/compare.h"
+#include "realm_shadow/page/html_page.h"
+#include "realm_shadow/core/text.h"
+#include "realm_shadow/ingest/realm_log.h"
+#include "realm_shadow/analysis/history_walk.h"
+#include "realm_shadow/render/report.h"
+#include "realm_shadow/render/timeline.h"
+#include "realm_shadow/render/trace.h"
+#include "whatif/from_dump.h"
+#include "whatif/report.h"
 
 namespace realm_shadow {
 namespace {
@@ -711,15 +711,15 @@ int RunHtml(const Command& c, const Args& args) {
   if (!args.diff && !args.no_replay) {
     // Memories with a history get the replay table; the others none.
     for (const Snapshot& s : dumps[0].memories) {
-      absl::StatusOr<replay::ReplayScript> script = replay::ScriptOfDumpMemory(dumps[0], s);
+      absl::StatusOr<whatif::ReplayScript> script = whatif::ScriptOfDumpMemory(dumps[0], s);
       if (!script.ok()) continue;
-      replay::ReplayQuestion question;
+      whatif::ReplayQuestion question;
       question.min_capacity = true;
       question.maps = true;
-      const absl::StatusOr<replay::MemoryAnswer> answer =
-          replay::ReplayMemory(*std::move(script), question);
+      const absl::StatusOr<whatif::MemoryAnswer> answer =
+          whatif::ReplayMemory(*std::move(script), question);
       if (!answer.ok()) continue;
-      replays.push_back(replay::ToPageReplay(*answer));
+      replays.push_back(whatif::ToPageReplay(*answer));
     }
   }
   if (absl::Status written = WriteHtmlMap(dumps, out->second, options); !written.ok())
@@ -729,7 +729,7 @@ int RunHtml(const Command& c, const Args& args) {
 
 int RunReplay(const Command& c, const Args& args) {
   if (args.files.empty()) return Usage(c, "no dump file given");
-  replay::ReplayQuestion question;
+  whatif::ReplayQuestion question;
   for (const std::string& name : args.policies) {
     model::PlacementPolicy p;
     if (!model::ParsePlacementPolicy(name, &p))
@@ -754,11 +754,11 @@ int RunReplay(const Command& c, const Args& args) {
   // request; a history that cannot be replayed is an error either way.
   const bool named = args.values.count("--memory") > 0;
   std::string skipped;
-  std::vector<replay::MemoryAnswer> answers;
+  std::vector<whatif::MemoryAnswer> answers;
   for (const LoadedMemory& m : *memories) {
     const bool has_history = FindHistory(*m.dump, *m.snapshot) != nullptr;
-    absl::StatusOr<replay::ReplayScript> script =
-        replay::ScriptOfDumpMemory(*m.dump, *m.snapshot);
+    absl::StatusOr<whatif::ReplayScript> script =
+        whatif::ScriptOfDumpMemory(*m.dump, *m.snapshot);
     if (!script.ok()) {
       const std::string error = absl::StrCat(m.file, ": ", script.status().message());
       if (named || has_history) return BadInput(error);
@@ -768,8 +768,8 @@ int RunReplay(const Command& c, const Args& args) {
       continue;
     }
     if (!named && script->lives.empty()) continue;
-    absl::StatusOr<replay::MemoryAnswer> answer =
-        replay::ReplayMemory(*std::move(script), question);
+    absl::StatusOr<whatif::MemoryAnswer> answer =
+        whatif::ReplayMemory(*std::move(script), question);
     if (!answer.ok()) return BadInput(absl::StrCat(m.file, ": ", answer.status().message()));
     answers.push_back(*std::move(answer));
   }
@@ -781,13 +781,13 @@ int RunReplay(const Command& c, const Args& args) {
   if (args.json) {
     std::cout << "[\n";
     for (size_t i = 0; i < answers.size(); ++i)
-      std::cout << replay::MemoryAnswerJson(answers[i])
+      std::cout << whatif::MemoryAnswerJson(answers[i])
                 << (i + 1 < answers.size() ? ",\n" : "\n");
     std::cout << "]\n";
     return 0;
   }
-  for (const replay::MemoryAnswer& a : answers)
-    std::cout << replay::FormatMemoryAnswer(a);
+  for (const whatif::MemoryAnswer& a : answers)
+    std::cout << whatif::FormatMemoryAnswer(a);
   return 0;
 }
 

@@ -27,7 +27,7 @@
 #include "gpu/dynamic_framebuffer_memory.h"
 #include "gpu/framebuffer_memory.h"
 #include "realm_shadow/hooks.h"
-#include "realm_shadow/analysis/snapshots.h"
+#include "realm_shadow/live/snapshots.h"
 
 namespace realm_shadow {
 namespace gpu {

@@ -39,8 +39,11 @@
 #include "absl/base/attributes.h"
 #include "absl/container/flat_hash_map.h"
 #include "model/placement.h"
+#include "realm_shadow/layers.h"
 
 namespace realm_shadow {
+
+REALM_SHADOW_HEADER_OF_LAYER(model);
 namespace model {
 namespace internal {
 

@@ -34,8 +34,11 @@
 #include <vector>
 
 #include "model/placement.h"
+#include "realm_shadow/layers.h"
 
 namespace realm_shadow {
+
+REALM_SHADOW_HEADER_OF_LAYER(model);
 namespace model {
 namespace internal {
 

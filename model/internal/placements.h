@@ -6,8 +6,11 @@
 #include <memory>
 
 #include "model/placement.h"
+#include "realm_shadow/layers.h"
 
 namespace realm_shadow {
+
+REALM_SHADOW_HEADER_OF_LAYER(model);
 namespace model {
 namespace internal {
 

@@ -2,7 +2,7 @@
 // holes, free space, fragmentation, whether a request fits, and which live
 // allocations block one that does not.
 //
-// Layer 3.  Every function reads one Snapshot and nothing else, is linear in
+// Layer analysis.  Every function reads one Snapshot and nothing else, is linear in
 // its size (top-k: O(n log k)), and allocates only its result.  Every tool
 // (report, dump on failure, page, plot) uses these, so the numbers agree
 // everywhere.
@@ -25,9 +25,12 @@
 #include <cstdint>
 #include <vector>
 
-#include "realm_shadow/analysis/snapshot.h"
+#include "realm_shadow/core/snapshot.h"
+#include "realm_shadow/layers.h"
 
 namespace realm_shadow {
+
+REALM_SHADOW_HEADER_OF_LAYER(analysis);
 
 struct Hole {
   uint64_t offset = 0;

@@ -1,7 +1,7 @@
 // realm_shadow/analysis/diff.h - what changed in one memory between two
 // Snapshots, at the level of offsets.
 //
-// Layer 3.  A diff answers "which allocations came, went or moved, which holes
+// Layer analysis.  A diff answers "which allocations came, went or moved, which holes
 // opened or closed, and how did free space and fragmentation change" between
 // an earlier picture (before) and a later one (after) of the same memory.
 //
@@ -32,9 +32,12 @@
 #include <vector>
 
 #include "realm_shadow/analysis/analysis.h"
-#include "realm_shadow/analysis/snapshot.h"
+#include "realm_shadow/core/snapshot.h"
+#include "realm_shadow/layers.h"
 
 namespace realm_shadow {
+
+REALM_SHADOW_HEADER_OF_LAYER(analysis);
 
 struct AllocationMove {
   Allocation before;

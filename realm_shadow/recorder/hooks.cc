@@ -2,9 +2,10 @@
 // append; a group is one claim of count + 1 slots.
 #include "realm_shadow/hooks.h"
 
-#include "realm_shadow/recorder/identity.h"
+#include "realm_shadow/core/identity.h"
 #include "realm_shadow/recorder/internal/memory.h"
 #include "realm_shadow/recorder/recorder.h"
+#include "realm_shadow/recorder/identity_table.h"
 
 using realm_shadow::EventType;
 using realm_shadow::NarrowAlignment;

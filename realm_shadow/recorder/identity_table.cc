@@ -10,9 +10,8 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "realm_shadow/recorder/identity.h"
+#include "realm_shadow/recorder/identity_table.h"
 #include "realm_shadow/recorder/internal/memory.h"
 
 namespace realm_shadow {
@@ -107,29 +106,6 @@ void Collect(IdentityTable& table, std::unique_lock<std::mutex>& lock) {
 }
 
 }  // namespace
-
-const char* AllocationKindName(AllocationKind kind) {
-  switch (kind) {
-    case AllocationKind::kUnknown: return "unknown";
-    case AllocationKind::kRegionInstance: return "region_instance";
-    case AllocationKind::kDeferredBuffer: return "deferred_buffer";
-    case AllocationKind::kDeferredValue: return "deferred_value";
-    case AllocationKind::kFuture: return "future";
-    case AllocationKind::kPoolBacking: return "pool_backing";
-    case AllocationKind::kPoolSubAllocation: return "pool_suballocation";
-    case AllocationKind::kExternal: return "external";
-  }
-  return "unknown";
-}
-
-AllocationKind ParseAllocationKind(const std::string& name) {
-  const std::string lower = absl::AsciiStrToLower(name);
-  for (int k = 0; k < kAllocationKindCount; ++k) {
-    const auto kind = static_cast<AllocationKind>(k);
-    if (lower == AllocationKindName(kind)) return kind;
-  }
-  return AllocationKind::kUnknown;
-}
 
 uint32_t InternIdentity(const Identity& identity) {
   std::string key = KeyOf(identity);

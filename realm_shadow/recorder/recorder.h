@@ -1,7 +1,7 @@
 // realm_shadow/recorder/recorder.h - the registry of tracked memories, the
 // drainer, and the seam the analysis layer plugs into.
 //
-// Layer 2.  The hooks (hooks.h) append to a memory's journal and return;
+// Layer recorder.  The hooks (hooks.h) append to a memory's journal and return;
 // everything here is off the allocation path, except the rare path of a
 // full journal, where the writer applies the backlog itself.
 //
@@ -30,19 +30,19 @@
 
 #include "realm_shadow/hooks.h"
 #include "realm_shadow/layers.h"
-#include "realm_shadow/recorder/event.h"
-#include "realm_shadow/recorder/identity.h"
-#include "realm_shadow/recorder/memory_kind.h"
+#include "realm_shadow/core/event.h"
+#include "realm_shadow/core/identity.h"
+#include "realm_shadow/core/memory_kind.h"
 
 namespace realm_shadow {
 
-REALM_SHADOW_HEADER_OF_LAYER(2);
+REALM_SHADOW_HEADER_OF_LAYER(recorder);
 
 // The process-wide options, read once from the environment at the first
 // registration: REALM_SHADOW=0 disables tracking (hooks get NULL handles);
 // REALM_SHADOW_JOURNAL_EVENTS sets each journal's capacity;
 // REALM_SHADOW_HISTORY sets how many of each memory's latest events the
-// consumer keeps as its history (realm_shadow/analysis/history.h; 0 = none);
+// consumer keeps as its history (realm_shadow/core/history.h; 0 = none);
 // REALM_SHADOW_NODE sets the node id written into dumps.
 struct TrackerOptions {
   bool tracking = true;

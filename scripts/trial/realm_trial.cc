@@ -23,7 +23,8 @@
 #include <vector>
 
 #include "realm.h"
-#include "realm_shadow/dump/dump.h"
+#include "realm_shadow/format/dump.h"
+#include "realm_shadow/live/dump.h"
 
 using namespace Realm;
 

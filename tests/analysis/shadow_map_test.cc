@@ -1,6 +1,6 @@
 // The shadow map's memory of released ids: bounded, the purge that keeps it
 // bounded touches nothing live, and no placement can pass for a release.
-#include "realm_shadow/analysis/internal/shadow_map.h"
+#include "realm_shadow/analysis/shadow_map.h"
 
 #include <gtest/gtest.h>
 

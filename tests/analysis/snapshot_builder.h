@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "absl/strings/numbers.h"
-#include "realm_shadow/analysis/snapshot.h"
+#include "realm_shadow/core/snapshot.h"
 
 namespace realm_shadow::testing {
 

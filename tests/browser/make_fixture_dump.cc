@@ -32,12 +32,13 @@
 #include <string>
 #include <vector>
 
-#include "realm_shadow/dump/dump.h"
+#include "realm_shadow/format/dump.h"
 #include "absl/strings/numbers.h"
 #include "realm_shadow/hooks.h"
-#include "realm_shadow/analysis/snapshots.h"
-#include "realm_shadow/faces/html_page.h"
+#include "realm_shadow/live/snapshots.h"
+#include "realm_shadow/page/html_page.h"
 #include "realm_shadow/recorder/recorder.h"
+#include "realm_shadow/recorder/identity_table.h"
 
 namespace rs = realm_shadow;
 
@@ -158,7 +159,7 @@ int Fixture(const std::string& dir) {
   if (!WriteAndReadBack(dir + "/before.rsd", before, &before_back) ||
       !WriteAndReadBack(dir + "/after.rsd", after, &after_back))
     return 1;
-  // The replay table of the framebuffer (as replay/report.h makes it):
+  // The replay table of the framebuffer (as whatif/report.h makes it):
   // realm fails the 192 MiB request; best-fit places it at 256 MiB.
   rs::PageReplay replay;
   replay.node = before_back.memories[0].node;

@@ -6,7 +6,8 @@
 
 #include <string>
 
-#include "realm_shadow/dump/dump.h"
+#include "realm_shadow/format/dump.h"
+#include "realm_shadow/live/dump.h"
 
 namespace realm_shadow::testing {
 

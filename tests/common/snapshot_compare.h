@@ -36,9 +36,9 @@
 #include <utility>
 #include <vector>
 
-#include "realm_shadow/dump/dump.h"
-#include "realm_shadow/recorder/event.h"
-#include "realm_shadow/analysis/snapshot.h"
+#include "realm_shadow/format/dump.h"
+#include "realm_shadow/core/event.h"
+#include "realm_shadow/core/snapshot.h"
 
 namespace realm_shadow::testing {
 

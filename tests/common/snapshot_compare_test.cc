@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "tests/dump/sample_dump.h"
+#include "tests/format/sample_dump.h"
 
 namespace realm_shadow {
 namespace {

@@ -27,8 +27,8 @@ step("install" ${CMAKE_COMMAND} --install ${MAIN_BUILD} --prefix ${prefix}
 
 # The installed tree must carry the headers in their layers and the package.
 foreach(f include/realm_shadow/hooks.h
-          include/realm_shadow/analysis/snapshots.h
-          include/realm_shadow/dump/dump.h
+          include/realm_shadow/live/snapshots.h
+          include/realm_shadow/format/dump.h
           include/realm_shadow/realm_sites.h
           include/realm_shadow/heap_observer.h
           include/legion_glue/identity.h)

@@ -23,9 +23,10 @@
 #include <cstring>
 #include <string>
 
-#include "realm_shadow/dump/internal/crc32c.h"
-#include "realm_shadow/dump/dump.h"
+#include "realm_shadow/format/internal/crc32c.h"
+#include "realm_shadow/format/dump.h"
 #include "tests/common/snapshot_compare.h"
+#include "realm_shadow/analysis/history_cursor.h"
 
 namespace {
 

@@ -9,7 +9,7 @@
 #include <cstring>
 #include <string>
 
-#include "realm_shadow/analysis/internal/shadow_map.h"
+#include "realm_shadow/analysis/shadow_map.h"
 #include "tests/common/snapshot_compare.h"
 #include "tests/recorder/reference_model.h"
 

@@ -7,9 +7,9 @@
 #include <string>
 #include <string_view>
 
-#include "realm_shadow/dump/dump.h"
-#include "realm_shadow/faces/realm_log.h"
-#include "realm_shadow/faces/report.h"
+#include "realm_shadow/format/dump.h"
+#include "realm_shadow/ingest/realm_log.h"
+#include "realm_shadow/render/report.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   realm_shadow::RealmLogReader reader;

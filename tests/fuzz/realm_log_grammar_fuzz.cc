@@ -1,12 +1,12 @@
 // libFuzzer target: arbitrary bytes as log lines, through the line grammar
-// alone (realm_shadow/faces/realm_log/line_grammar.h).  It must never crash,
+// alone (realm_shadow/ingest/line_grammar.h).  It must never crash,
 // and every view it returns must lie inside the line it was given (the
 // replay keeps none of them past the line, but reads them all).
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
-#include "realm_shadow/faces/realm_log/line_grammar.h"
+#include "realm_shadow/ingest/line_grammar.h"
 
 namespace {
 

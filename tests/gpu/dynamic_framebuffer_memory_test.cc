@@ -17,9 +17,9 @@
 
 #include "gpu_test_util.h"
 #include "realm_shadow/analysis/analysis.h"
-#include "realm_shadow/dump/dump.h"
+#include "realm_shadow/format/dump.h"
 #include "tests/common/dump_io.h"
-#include "realm_shadow/analysis/snapshots.h"
+#include "realm_shadow/live/snapshots.h"
 
 namespace realm_shadow {
 namespace gpu {

@@ -13,7 +13,7 @@
 #include "gpu/cuda_device.h"
 #include "gpu/gpu_allocation.h"
 #include "gpu/pattern.h"
-#include "realm_shadow/analysis/snapshot.h"
+#include "realm_shadow/core/snapshot.h"
 
 namespace realm_shadow {
 namespace gpu {

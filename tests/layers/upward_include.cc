@@ -1,7 +1,8 @@
-// Compiled as a file of layer LAYER_OF_THIS_FILE including a header of
-// layer 3 (analysis/snapshot.h).  tests/layers builds it twice: as layer 3,
-// it compiles; as layer 2, the layering check must stop it with its
-// message.  Nothing runs.
-#include "realm_shadow/analysis/snapshot.h"
+// Compiled as a file of the recorder (REALM_SHADOW_LAYER=recorder) and of
+// the analysis layer including a header of the analysis layer
+// (analysis/shadow_map.h).  tests/layers builds it both ways: as analysis,
+// it compiles; as recorder, which may not use the analysis layer, the
+// layering check must stop it with its message.  Nothing runs.
+#include "realm_shadow/analysis/shadow_map.h"
 
 int main() { return 0; }

@@ -6,7 +6,8 @@
 #include <gtest/gtest.h>
 
 #include "realm_shadow/analysis/analysis.h"
-#include "realm_shadow/analysis/snapshots.h"
+#include "realm_shadow/live/snapshots.h"
+#include "realm_shadow/recorder/identity_table.h"
 
 namespace realm_shadow {
 namespace legion {

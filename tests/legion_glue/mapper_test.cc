@@ -12,8 +12,8 @@
 
 #include "legion_glue/identity.h"
 #include "legion_glue/pools.h"
-#include "realm_shadow/dump/dump.h"
-#include "realm_shadow/analysis/snapshots.h"
+#include "realm_shadow/format/dump.h"
+#include "realm_shadow/live/snapshots.h"
 #include "tests/common/dump_io.h"
 #include "tests/common/temp_dir.h"
 

@@ -9,7 +9,7 @@
 #include "legion_glue/pools.h"
 #include "realm_shadow/analysis/analysis.h"
 #include "model/model_memory.h"
-#include "realm_shadow/analysis/snapshots.h"
+#include "realm_shadow/live/snapshots.h"
 
 namespace realm_shadow {
 namespace {

@@ -7,9 +7,11 @@
 
 #include "legion_glue/mapper.h"
 #include "realm_shadow/analysis/analysis.h"
-#include "realm_shadow/analysis/snapshots.h"
-#include "realm_shadow/dump/dump.h"
+#include "realm_shadow/live/snapshots.h"
+#include "realm_shadow/format/dump.h"
 #include "tests/common/temp_dir.h"
+#include "realm_shadow/recorder/identity_table.h"
+#include "realm_shadow/live/dump.h"
 
 namespace realm_shadow {
 namespace legion {

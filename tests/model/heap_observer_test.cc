@@ -30,8 +30,8 @@
 
 #include "absl/strings/numbers.h"
 #include "model/model_memory.h"
-#include "model/script.h"
-#include "realm_shadow/analysis/snapshots.h"
+#include "testing/script.h"
+#include "realm_shadow/live/snapshots.h"
 
 namespace realm_shadow::model {
 namespace {
@@ -463,7 +463,7 @@ TEST_F(HeapObserverModel, RandomOperationsKeepTheShadowExact) {
 TEST(HeapObserverFixture, EveryCheckpointOfTheRealmProgram) {
   const std::string dir = REALM_SHADOW_FIXTURES_DIR;
   if (!std::filesystem::is_directory(dir))
-    GTEST_SKIP() << "fixtures not found at " << dir;
+    FAIL() << "fixtures not found at " << dir;
   ResetTrackerForTesting();
   auto read = [](const std::string& path) {
     std::ifstream in(path);

@@ -11,8 +11,9 @@
 #include <new>
 #include <string>
 
-#include "realm_shadow/analysis/snapshots.h"
+#include "realm_shadow/live/snapshots.h"
 #include "realm_shadow/hooks.h"
+#include "realm_shadow/recorder/identity_table.h"
 
 namespace {
 std::atomic<bool> counting{false};

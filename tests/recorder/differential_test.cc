@@ -5,8 +5,8 @@
 #include <random>
 
 #include "realm_shadow/hooks.h"
-#include "realm_shadow/analysis/internal/shadow_map.h"
-#include "realm_shadow/analysis/snapshots.h"
+#include "realm_shadow/analysis/shadow_map.h"
+#include "realm_shadow/live/snapshots.h"
 #include "tests/common/snapshot_compare.h"
 #include "tests/recorder/event_generator.h"
 #include "tests/recorder/reference_model.h"

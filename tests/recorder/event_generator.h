@@ -12,7 +12,7 @@
 #include <set>
 #include <vector>
 
-#include "realm_shadow/recorder/event.h"
+#include "realm_shadow/core/event.h"
 
 namespace realm_shadow::testing {
 

@@ -1,5 +1,5 @@
 // tests/recorder/reference_model.h - the plain reference for the shadow map:
-// the semantics table of realm_shadow/analysis/snapshot.h written again with
+// the semantics table of realm_shadow/core/snapshot.h written again with
 // std::map and brute force, sharing no code with the recorder.  The
 // differential tests and the event fuzzer compare every Snapshot against it
 // with CompareSnapshots(..., SnapshotFields::kState) from
@@ -14,8 +14,8 @@
 #include <utility>
 #include <vector>
 
-#include "realm_shadow/recorder/event.h"
-#include "realm_shadow/analysis/snapshot.h"
+#include "realm_shadow/core/event.h"
+#include "realm_shadow/core/snapshot.h"
 
 namespace realm_shadow::testing {
 

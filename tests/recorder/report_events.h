@@ -12,8 +12,9 @@
 
 #include "realm_shadow/heap_observer.h"
 #include "realm_shadow/hooks.h"
-#include "realm_shadow/recorder/event.h"
-#include "realm_shadow/recorder/identity.h"
+#include "realm_shadow/core/event.h"
+#include "realm_shadow/core/identity.h"
+#include "realm_shadow/recorder/identity_table.h"
 
 namespace realm_shadow::testing {
 

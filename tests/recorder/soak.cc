@@ -45,12 +45,13 @@
 #include <vector>
 
 #include "absl/strings/numbers.h"
-#include "realm_shadow/analysis/snapshots.h"
+#include "realm_shadow/live/snapshots.h"
 #include "realm_shadow/hooks.h"
 #include "tests/common/snapshot_compare.h"
 #include "tests/recorder/event_generator.h"
 #include "tests/recorder/reference_model.h"
 #include "tests/recorder/report_events.h"
+#include "realm_shadow/recorder/identity_table.h"
 
 namespace realm_shadow::testing {
 namespace {

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "realm_shadow/hooks.h"
-#include "realm_shadow/analysis/snapshots.h"
+#include "realm_shadow/live/snapshots.h"
 
 #if defined(__SANITIZE_THREAD__)
 #define REALM_SHADOW_UNDER_TSAN 1

@@ -1,6 +1,7 @@
 // The registry, snapshots' identity fields, the run-time switch, the
 // drainer and the failure observer.
-#include "realm_shadow/analysis/snapshots.h"
+#include "realm_shadow/live/snapshots.h"
+#include "realm_shadow/recorder/identity_table.h"
 
 #include <gtest/gtest.h>
 

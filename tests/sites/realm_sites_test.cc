@@ -20,7 +20,7 @@ typedef enum realm_memory_kind_t {
 
 #include <gtest/gtest.h>
 
-#include "realm_shadow/analysis/snapshots.h"
+#include "realm_shadow/live/snapshots.h"
 
 namespace realm_shadow {
 namespace {

@@ -1,6 +1,7 @@
 // The union of live ranges and its holes, kept incrementally
 // (coverage_index.h).
 #include "realm_shadow/analysis/internal/coverage_index.h"
+#include "realm_shadow/analysis/history_cursor.h"
 
 #include <algorithm>
 #include <iterator>

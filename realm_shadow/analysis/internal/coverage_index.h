@@ -3,11 +3,11 @@
 // knows used, total free and the largest hole after every event without a
 // walk of the allocations.
 //
-// Layer 3, internal.  Exactly the numbers of Summarize (analysis.h) for the
+// Layer analysis, internal.  Exactly the numbers of Summarize (analysis.h) for the
 // same allocations: used is the union of the non-empty ranges (overlaps
 // count once), holes are the gaps of that union clipped to the capacity (or,
 // capacity unknown, below the highest end), addressed memories have no holes
-// and total_free = capacity - used.  tests/analysis/history_test.cc checks
+// and total_free = capacity - used.  tests/analysis/history_cursor_test.cc checks
 // the figures against Summarize at every k-th moment of random histories.
 //
 // How: the union is a B-tree of disjoint segments, each with how many live
@@ -23,9 +23,13 @@
 #include <cstdint>
 
 #include "absl/container/btree_map.h"
-#include "realm_shadow/analysis/history.h"
+#include "realm_shadow/core/history.h"
+#include "realm_shadow/layers.h"
+#include "realm_shadow/analysis/history_cursor.h"
 
 namespace realm_shadow {
+
+REALM_SHADOW_HEADER_OF_LAYER(analysis);
 
 class CoverageIndex {
  public:

@@ -28,9 +28,12 @@
 #include <memory>
 #include <vector>
 
-#include "realm_shadow/analysis/snapshot.h"
+#include "realm_shadow/core/snapshot.h"
+#include "realm_shadow/layers.h"
 
 namespace realm_shadow {
+
+REALM_SHADOW_HEADER_OF_LAYER(analysis);
 
 class SortedRuns {
  public:

@@ -40,9 +40,12 @@
 #include <cstdint>
 #include <memory>
 
-#include "realm_shadow/recorder/event.h"
+#include "realm_shadow/core/event.h"
+#include "realm_shadow/layers.h"
 
 namespace realm_shadow {
+
+REALM_SHADOW_HEADER_OF_LAYER(recorder);
 
 class MemoryJournal {
  public:

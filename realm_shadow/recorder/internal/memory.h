@@ -1,7 +1,7 @@
 // realm_shadow/recorder/internal/memory.h - one tracked memory: its journal,
 // what it was registered as, and its consumer side.
 //
-// Layer 2, internal.  The C handle (realm_shadow_memory*) is this object: a
+// Layer recorder, internal.  The C handle (realm_shadow_memory*) is this object: a
 // hook reaches the journal through one pointer, with no lookup.  The
 // journal comes first, so that the hot path's state starts the object.
 #ifndef REALM_SHADOW_RECORDER_INTERNAL_MEMORY_H_
@@ -17,7 +17,7 @@
 #include "realm_shadow/recorder/internal/journal.h"
 #include "realm_shadow/recorder/recorder.h"
 
-REALM_SHADOW_HEADER_OF_LAYER(2);
+REALM_SHADOW_HEADER_OF_LAYER(recorder);
 
 struct realm_shadow_memory {
   realm_shadow_memory(uint64_t id_, realm_shadow::MemoryKind kind_,

@@ -12,8 +12,8 @@
 #include "legion_glue/mapper.h"
 #include "realm_shadow/realm_sites.h"
 #include "realm_shadow/analysis/analysis.h"
-#include "realm_shadow/dump/dump.h"
-#include "realm_shadow/analysis/snapshots.h"
+#include "realm_shadow/format/dump.h"
+#include "realm_shadow/live/snapshots.h"
 
 #define CHECK(cond)                                                    \
   do {                                                                 \

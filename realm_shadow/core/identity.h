@@ -1,0 +1,76 @@
+// realm_shadow/core/identity.h - what an allocation is in Legion's and
+// Legate's terms: its kind and its ordered attributes, with the one set of
+// attribute keys every source writes and every tool reads.
+//
+// Layer core: plain values.  The table that interns an identity into the
+// 32-bit id events carry is the recorder's (recorder/identity_table.h);
+// dumps carry the identities themselves (Snapshot::identities).
+#ifndef REALM_SHADOW_CORE_IDENTITY_H_
+#define REALM_SHADOW_CORE_IDENTITY_H_
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "realm_shadow/layers.h"
+
+namespace realm_shadow {
+
+REALM_SHADOW_HEADER_OF_LAYER(core);
+
+// What a live allocation is, as far as we know (legion_glue attaches it).
+// Values are part of the dump format: append only.
+enum class AllocationKind : uint8_t {
+  kUnknown = 0,
+  kRegionInstance = 1,
+  kDeferredBuffer = 2,
+  kDeferredValue = 3,
+  kFuture = 4,
+  kPoolBacking = 5,
+  kPoolSubAllocation = 6,
+  kExternal = 7,
+};
+inline constexpr int kAllocationKindCount = 8;
+const char* AllocationKindName(AllocationKind kind);
+
+// Attribute keys every source uses (legion_glue, the Realm-log reader), so
+// that tools can group and search by them (report --by, the page).  One
+// name each, here; the sources write no key of their own spelling.
+inline constexpr char kRegionsAttribute[] = "regions";
+inline constexpr char kFieldsAttribute[] = "fields";
+inline constexpr char kCreatorAttribute[] = "creator";  // the operation
+inline constexpr char kTaskAttribute[] = "task";        // its task's name
+inline constexpr char kProvenanceAttribute[] = "provenance";
+inline constexpr char kStoreAttribute[] = "store";          // Legate store
+inline constexpr char kElementsAttribute[] = "elements";    // its range
+inline constexpr char kReductionAttribute[] = "redop";      // reduction op
+inline constexpr char kShapeAttribute[] = "shape";          // Legate store shape
+inline constexpr char kTypeAttribute[] = "type";            // element type
+inline constexpr char kTransformAttribute[] = "transform";  // store transform
+inline constexpr char kPartitionAttribute[] = "partition";
+inline constexpr char kPoolAttribute[] = "pool";            // owning pool
+// What a rebuilt dump says of a size the log does not give: "size" is
+// "upper bound" (the range it may take at most) or "unknown".
+inline constexpr char kSizeAttribute[] = "size";
+inline constexpr char kSizeUpperBound[] = "upper bound";
+inline constexpr char kSizeUnknown[] = "unknown";
+
+// Legion / Legate identity attached to allocations (see legion_glue).
+struct Identity {
+  uint32_t id = 0;
+  AllocationKind kind = AllocationKind::kUnknown;
+  // Ordered key/value pairs: "fields", "regions", "provenance", "store",
+  // "shape", "partition", "creator", ...
+  std::vector<std::pair<std::string, std::string>> attributes;
+};
+
+// An identity as every text prints it (report, failure report, timeline,
+// trace): " key=value" per attribute, in order, on one line (a control
+// character in a name becomes '?'), "why" (long prose the notes carry) left
+// out; with_kind puts " region_instance" (AllocationKindName) first.
+std::string IdentityText(const Identity& identity, bool with_kind = false);
+
+}  // namespace realm_shadow
+
+#endif  // REALM_SHADOW_CORE_IDENTITY_H_

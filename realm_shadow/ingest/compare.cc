@@ -1,0 +1,414 @@
+// realm_shadow/ingest/compare.cc - a tracked dump against the log's picture
+// of the same moment (compare.h).
+#include "realm_shadow/ingest/compare.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <utility>
+
+#include "realm_shadow/analysis/analysis.h"
+#include "realm_shadow/core/text.h"
+#include "realm_shadow/ingest/realm_log.h"
+
+namespace realm_shadow {
+namespace {
+
+constexpr size_t kReasonsShown = 4;  // mismatches named per kind
+
+// What the log says of an allocation's size.
+enum class LogSize { kExact, kUpperBound, kUnknown };
+
+LogSize SizeKnowledge(const Snapshot& log, const Allocation& a) {
+  const Identity* identity = a.identity ? log.FindIdentity(a.identity) : nullptr;
+  if (identity == nullptr) return LogSize::kExact;
+  for (const auto& [key, value] : identity->attributes) {
+    if (key != kSizeAttribute) continue;
+    if (value == kSizeUpperBound) return LogSize::kUpperBound;
+    if (value == kSizeUnknown) return LogSize::kUnknown;
+  }
+  return LogSize::kExact;
+}
+
+bool Queued(const Allocation& a) { return a.state != AllocationState::kLive; }
+
+std::string Range(const Allocation& a) {
+  return HexId(a.instance) + " [" + std::to_string(a.offset) + ", " +
+         std::to_string(a.end()) + ")";
+}
+
+void AddReason(std::vector<std::string>* reasons, size_t* shown,
+               const std::string& text) {
+  if (*shown < kReasonsShown) reasons->push_back(text);
+  ++*shown;
+}
+
+// The instances the cut's notes list as in flight for `memory`.
+std::set<uint64_t> InFlight(const DumpFile& log, uint64_t memory) {
+  std::set<uint64_t> out;
+  const std::string head = HexId(memory) + ": " + kInFlightNote;
+  for (const std::string& note : log.notes) {
+    if (note.rfind(head, 0) != 0) continue;
+    const size_t colon = note.rfind(':');
+    size_t at = colon + 1;
+    while (at < note.size()) {
+      while (at < note.size() && note[at] == ' ') ++at;
+      size_t end = note.find(' ', at);
+      if (end == std::string::npos) end = note.size();
+      if (end > at)
+        if (const absl::StatusOr<uint64_t> id = ParseHexId(note.substr(at, end - at)); id.ok())
+          out.insert(*id);
+      at = end;
+    }
+  }
+  return out;
+}
+
+MemoryComparison CompareMemory(const Snapshot& shadow, const Snapshot& log,
+                               const std::set<uint64_t>& in_flight) {
+  MemoryComparison c;
+  c.memory_id = shadow.memory_id;
+  c.node = shadow.node;
+  c.live_shadow = shadow.allocations.size();
+  c.live_log = log.allocations.size();
+  bool differ = false, within = false;
+
+  // ---- live allocations, by instance (ids are unique among live ones) ----
+  std::map<uint64_t, const Allocation*> by_instance;
+  for (const Allocation& a : shadow.allocations) by_instance[a.instance] = &a;
+  std::set<uint64_t> seen;
+  size_t shown = 0;
+  uint64_t bounded_slack = 0;
+  // A difference in an instance logged while the snapshot was taken is
+  // counted as in flight; any other is counted in *kind and named.
+  const auto difference = [&](uint64_t instance, uint64_t* kind,
+                              const std::string& reason) {
+    if (in_flight.count(instance)) {
+      ++c.in_flight;
+      return;
+    }
+    ++*kind;
+    differ = true;
+    AddReason(&c.reasons, &shown, reason);
+  };
+  for (const Allocation& l : log.allocations) {
+    auto it = by_instance.find(l.instance);
+    if (it == by_instance.end()) {
+      difference(l.instance, &c.only_log, "only in the log: " + Range(l));
+      continue;
+    }
+    seen.insert(l.instance);
+    const Allocation& s = *it->second;
+    const LogSize knowledge = SizeKnowledge(log, l);
+    bool same = s.offset == l.offset;
+    if (knowledge == LogSize::kExact) same = same && s.size == l.size;
+    if (knowledge == LogSize::kUpperBound) same = same && s.size <= l.size;
+    if (!same) {
+      difference(l.instance, &c.mismatched,
+                 "shadow " + Range(s) + " vs log " + Range(l) +
+                     (knowledge == LogSize::kUpperBound ? " (size <= bound)" : ""));
+      continue;
+    }
+    if (knowledge == LogSize::kExact) {
+      ++c.same_exact;
+    } else if (knowledge == LogSize::kUpperBound) {
+      ++c.same_bounded;
+      bounded_slack += l.size - s.size;
+      if (l.size != s.size) within = true;
+    } else {
+      ++c.same_unsized;
+      within = true;
+    }
+    if (Queued(s) != Queued(l))
+      difference(s.instance, &c.state_differs,
+                 HexId(s.instance) + ": shadow " +
+                     AllocationStateName(s.state) + ", log " +
+                     AllocationStateName(l.state));
+  }
+  for (const Allocation& s : shadow.allocations) {
+    if (seen.count(s.instance)) continue;
+    difference(s.instance, &c.only_shadow, "only in the shadow: " + Range(s));
+  }
+  if (c.same_bounded > 0)
+    c.reasons.push_back(std::to_string(c.same_bounded) +
+                        " redistricted piece(s): the log has no size, only an "
+                        "upper bound (" +
+                        FormatHumanSize(bounded_slack) +
+                        " more than the shadow's sizes in all)");
+  if (c.same_unsized > 0)
+    c.reasons.push_back(std::to_string(c.same_unsized) +
+                        " allocation(s) placed without a layout line: the log "
+                        "has no size");
+  // Differences in pending requests and failures of in-flight instances
+  // are counted below; the free space follows from the allocations.
+  auto flying = [&](uint64_t instance) { return in_flight.count(instance) > 0; };
+
+  // ---- free space ----
+  const FreeSummary fs = Summarize(shadow);
+  const FreeSummary fl = Summarize(log);
+  c.free_shadow = fs.total_free;
+  c.hole_shadow = fs.largest_hole;
+  c.free_log = fl.total_free;
+  c.hole_log = fl.largest_hole;
+  c.log_lower_bound = bounded_slack > 0;
+  const bool live_in_flight = c.in_flight > 0;
+  if (!log.capacity_known) {
+    c.free_compared = false;
+    within = true;
+    c.reasons.push_back(
+        "free space not compared: the log has no capacity (run without "
+        "-level machine=1)");
+  } else if (c.log_lower_bound) {
+    if (c.free_log > c.free_shadow || c.hole_log > c.hole_shadow) {
+      differ = true;
+      c.reasons.push_back("log's free space exceeds the shadow's though the "
+                          "log's is a lower bound");
+    } else {
+      within = true;
+    }
+  } else if ((c.free_log != c.free_shadow || c.hole_log != c.hole_shadow) &&
+             live_in_flight) {
+    within = true;  // explained by the in-flight allocations
+  } else if (c.free_log != c.free_shadow || c.hole_log != c.hole_shadow) {
+    differ = true;
+    c.reasons.push_back("free " + std::to_string(c.free_shadow) + " vs " +
+                        std::to_string(c.free_log) + " B, largest hole " +
+                        std::to_string(c.hole_shadow) + " vs " +
+                        std::to_string(c.hole_log) + " B");
+  }
+
+  // ---- pending requests ----
+  c.pending_shadow = shadow.pending.size();
+  c.pending_log = log.pending.size();
+  std::multiset<uint64_t> ps, pl;
+  for (const PendingRequest& p : shadow.pending) ps.insert(p.instance);
+  for (const PendingRequest& p : log.pending) pl.insert(p.instance);
+  if (ps != pl) {
+    // What is in one only; in-flight instances are counted apart.
+    std::vector<uint64_t> only_shadow, only_log;
+    std::set_difference(ps.begin(), ps.end(), pl.begin(), pl.end(),
+                        std::back_inserter(only_shadow));
+    std::set_difference(pl.begin(), pl.end(), ps.begin(), ps.end(),
+                        std::back_inserter(only_log));
+    const size_t before = only_shadow.size() + only_log.size();
+    only_shadow.erase(
+        std::remove_if(only_shadow.begin(), only_shadow.end(), flying),
+        only_shadow.end());
+    only_log.erase(std::remove_if(only_log.begin(), only_log.end(), flying),
+                   only_log.end());
+    c.in_flight += before - only_shadow.size() - only_log.size();
+    c.pending_differs = only_shadow.size() + only_log.size();
+    if (c.pending_differs > 0) {
+      differ = true;
+      std::string text = "pending requests differ:";
+      for (uint64_t i : only_shadow) text += " " + HexId(i) + " (shadow only)";
+      for (uint64_t i : only_log) text += " " + HexId(i) + " (log only)";
+      c.reasons.push_back(text);
+    }
+  }
+
+  // ---- failures ----
+  c.failures_shadow = shadow.failures.size();
+  c.failures_log = log.failures.size();
+  std::map<uint64_t, std::vector<uint64_t>> fs_sizes, fl_sizes;
+  for (const Failure& f : shadow.failures) fs_sizes[f.instance].push_back(f.size);
+  for (const Failure& f : log.failures) fl_sizes[f.instance].push_back(f.size);
+  std::string failure_text;
+  for (const auto& [instance, sizes] : fl_sizes) {
+    if (flying(instance)) {
+      if (fs_sizes.count(instance) == 0 ||
+          fs_sizes[instance].size() != sizes.size())
+        ++c.in_flight;
+      continue;
+    }
+    auto it = fs_sizes.find(instance);
+    if (it == fs_sizes.end() || it->second.size() != sizes.size()) {
+      ++c.failures_differ;
+      failure_text += " " + HexId(instance) + " (count)";
+      continue;
+    }
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      if (sizes[i] != 0 && sizes[i] != it->second[i]) {
+        ++c.failures_differ;
+        failure_text += " " + HexId(instance) + " (size " +
+                        std::to_string(it->second[i]) + " vs " +
+                        std::to_string(sizes[i]) + ")";
+      } else if (sizes[i] == 0 && it->second[i] != 0) {
+        within = true;
+      }
+    }
+  }
+  for (const auto& [instance, sizes] : fs_sizes)
+    if (!fl_sizes.count(instance) && flying(instance)) {
+      ++c.in_flight;
+    } else if (!fl_sizes.count(instance)) {
+      ++c.failures_differ;
+      failure_text += " " + HexId(instance) + " (shadow only)";
+    }
+  if (c.failures_differ > 0) {
+    differ = true;
+    c.reasons.push_back("failures differ:" + failure_text);
+  }
+
+  if (c.in_flight > 0) {
+    within = true;
+    c.reasons.push_back(
+        std::to_string(c.in_flight) +
+        " difference(s) of instances in flight while the snapshot was taken "
+        "(their log lines fall between the dump's begin line and its marker)");
+  }
+  c.agreement = differ ? Agreement::kDiffer
+                       : (within ? Agreement::kAgreeWithinLog : Agreement::kAgree);
+  return c;
+}
+
+std::string Pair(uint64_t a, uint64_t b) {
+  return std::to_string(a) + "/" + std::to_string(b);
+}
+
+std::string SizePair(uint64_t a, uint64_t b, bool compared, bool bound) {
+  if (!compared) return FormatHumanSize(a) + "/?";
+  return FormatHumanSize(a) + "/" + (bound ? "\u2265" : "") + FormatHumanSize(b);
+}
+
+std::string SameColumn(const MemoryComparison& c) {
+  if (c.agreement == Agreement::kMissing) return "-";
+  const uint64_t bad = c.mismatched + c.only_shadow + c.only_log + c.state_differs;
+  if (bad > 0) return "no (" + std::to_string(bad) + ")";
+  std::string out = "yes";
+  if (c.same_bounded > 0 || c.same_unsized > 0) {
+    out += " (";
+    if (c.same_bounded > 0) out += std::to_string(c.same_bounded) + " bounded";
+    if (c.same_bounded > 0 && c.same_unsized > 0) out += ", ";
+    if (c.same_unsized > 0) out += std::to_string(c.same_unsized) + " unsized";
+    out += ")";
+  }
+  return out;
+}
+
+std::vector<std::vector<std::string>> Cells(
+    const std::vector<MemoryComparison>& rows, const std::string& run,
+    const std::string& dump) {
+  std::vector<std::vector<std::string>> out;
+  for (const MemoryComparison& c : rows) {
+    std::string why;
+    for (const std::string& r : c.reasons) why += (why.empty() ? "" : "; ") + r;
+    out.push_back({run, dump, HexId(c.memory_id),
+                   Pair(c.live_shadow, c.live_log), SameColumn(c),
+                   SizePair(c.free_shadow, c.free_log, c.free_compared,
+                            c.log_lower_bound),
+                   SizePair(c.hole_shadow, c.hole_log, c.free_compared,
+                            c.log_lower_bound),
+                   Pair(c.pending_shadow, c.pending_log),
+                   Pair(c.failures_shadow, c.failures_log),
+                   AgreementName(c.agreement), why});
+  }
+  return out;
+}
+
+const std::vector<std::string>& Header() {
+  static const std::vector<std::string> header = {
+      "run", "dump", "memory", "live shadow/log", "same (inst,off,size)",
+      "free shadow/log", "largest hole shadow/log", "pending shadow/log",
+      "failures shadow/log", "verdict", "why"};
+  return header;
+}
+
+// Display width of a UTF-8 string (the bound sign is one column).
+size_t Width(const std::string& s) {
+  size_t w = 0;
+  for (unsigned char ch : s) w += (ch & 0xc0) != 0x80;
+  return w;
+}
+
+}  // namespace
+
+const char* AgreementName(Agreement a) {
+  switch (a) {
+    case Agreement::kAgree: return "agree";
+    case Agreement::kAgreeWithinLog: return "agree within log";
+    case Agreement::kDiffer: return "DIFFER";
+    case Agreement::kMissing: return "missing";
+  }
+  return "?";
+}
+
+std::vector<MemoryComparison> CompareDumps(const DumpFile& shadow,
+                                           const DumpFile& log) {
+  std::vector<MemoryComparison> rows;
+  // A memory only one side holds: a row of its own, with its live count.
+  const auto missing = [&rows](const Snapshot& s, const char* reason) {
+    MemoryComparison& c = rows.emplace_back();
+    c.memory_id = s.memory_id;
+    c.node = s.node;
+    c.agreement = Agreement::kMissing;
+    c.reasons.push_back(reason);
+    return &c;
+  };
+  std::set<uint64_t> matched;
+  for (const Snapshot& s : shadow.memories) {
+    const Snapshot* other = nullptr;
+    for (const Snapshot& l : log.memories)
+      if (l.memory_id == s.memory_id) other = &l;
+    if (other == nullptr) {
+      missing(s, "not in the log's dump")->live_shadow = s.allocations.size();
+      continue;
+    }
+    matched.insert(s.memory_id);
+    rows.push_back(CompareMemory(s, *other, InFlight(log, s.memory_id)));
+  }
+  for (const Snapshot& l : log.memories)
+    if (!matched.count(l.memory_id))
+      missing(l, "not in the shadow's dump")->live_log = l.allocations.size();
+  return rows;
+}
+
+std::string ComparisonTsvHeader() {
+  std::string out;
+  for (const std::string& h : Header()) out += (out.empty() ? "" : "\t") + h;
+  return out;
+}
+
+std::string FormatComparisonTsv(const std::vector<MemoryComparison>& rows,
+                                const std::string& run,
+                                const std::string& dump) {
+  std::string out;
+  for (const auto& cells : Cells(rows, run, dump)) {
+    std::string line;
+    for (const std::string& cell : cells) {
+      std::string clean = cell;
+      std::replace(clean.begin(), clean.end(), '\t', ' ');
+      std::replace(clean.begin(), clean.end(), '\n', ' ');
+      line += (line.empty() ? "" : "\t") + clean;
+    }
+    out += line + "\n";
+  }
+  return out;
+}
+
+std::string FormatComparisonTable(const std::vector<MemoryComparison>& rows,
+                                  const std::string& run,
+                                  const std::string& dump) {
+  std::vector<std::vector<std::string>> table = {Header()};
+  for (auto& cells : Cells(rows, run, dump)) table.push_back(std::move(cells));
+  // Every column but the last ("why") is padded.
+  std::vector<size_t> width(Header().size(), 0);
+  for (const auto& cells : table)
+    for (size_t i = 0; i + 1 < cells.size(); ++i)
+      width[i] = std::max(width[i], Width(cells[i]));
+  std::string out;
+  for (const auto& cells : table) {
+    std::string line;
+    for (size_t i = 0; i < cells.size(); ++i) {
+      line += cells[i];
+      if (i + 1 < cells.size())
+        line += std::string(width[i] - Width(cells[i]) + 2, ' ');
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+  return out;
+}
+
+}  // namespace realm_shadow

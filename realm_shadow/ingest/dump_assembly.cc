@@ -1,0 +1,649 @@
+#include "realm_shadow/ingest/dump_assembly.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "realm_shadow/ingest/realm_log.h"
+
+namespace realm_shadow {
+namespace realm_log {
+namespace {
+
+// How many instance ids a note lists before it says "and N more".
+constexpr size_t kListedInNote = 8;
+
+class IdList {
+ public:
+  void Add(uint64_t id) {
+    if (count_++ < kListedInNote) absl::StrAppend(&text_, " ", HexId(id));
+  }
+  std::string Text() const {
+    return count_ > kListedInNote
+               ? absl::StrCat(text_, " and ", count_ - kListedInNote, " more")
+               : text_;
+  }
+  size_t count() const { return count_; }
+
+ private:
+  std::string text_;
+  size_t count_ = 0;
+};
+
+// Identities numbered per dump: equal identities share one id.
+class IdentityTable {
+ public:
+  uint32_t Intern(Identity identity) {
+    std::string key = AllocationKindName(identity.kind);
+    for (const auto& [k, v] : identity.attributes)
+      absl::StrAppend(&key, "\x1f", k, "\x1e", v);
+    auto [it, inserted] = ids_.try_emplace(std::move(key), 0);
+    if (inserted) {
+      identity.id = static_cast<uint32_t>(all_.size() + 1);
+      it->second = identity.id;
+      all_.push_back(std::move(identity));
+    }
+    return it->second;
+  }
+  const Identity& Get(uint32_t id) const { return all_[id - 1]; }
+
+ private:
+  absl::flat_hash_map<std::string, uint32_t> ids_;
+  std::vector<Identity> all_;
+};
+
+Identity SizeMarker(const char* value) {
+  Identity identity;
+  identity.attributes.emplace_back(kSizeAttribute, value);
+  identity.attributes.emplace_back(
+      "why", std::string(value) == kSizeUpperBound
+                 ? "redistricted piece: the log never gives its size; it ends "
+                   "at or before the next piece or the old instance's end"
+                 : "announced without a layout: the log never gives its size");
+  return identity;
+}
+
+// What Legion Spy and Legate say of instance lives, as Identities.
+class Describer {
+ public:
+  Describer(const SpyCatalog& catalog, IdentityTable* table)
+      : catalog_(catalog), table_(table) {}
+
+  // Legate records from logs other than the owner's, by (node, instance):
+  // they belong to the owner's last life of the id.
+  void AddLateLegate(uint32_t node, uint64_t instance,
+                     const LegateInstance* record) {
+    late_legate_[{node, instance}] = record;
+  }
+
+  // The identity of one life (0: nothing known), and its kind.
+  uint32_t Identify(const RebuildState& st, uint64_t instance,
+                    const InstanceLife& life, const char* size_marker,
+                    bool final_life, AllocationKind* kind,
+                    IngestSummary* summary) {
+    const SpyInstance* spy = life.spy ? &st.spy[life.spy - 1] : nullptr;
+    const LegateInstance* legate =
+        life.legate ? &st.legate[life.legate - 1] : nullptr;
+    if (legate == nullptr && final_life) {
+      auto it = late_legate_.find({st.node, instance});
+      if (it != late_legate_.end()) {
+        if (it->second->size == life.size || life.size == 0) {
+          legate = it->second;
+          ++summary->legate_attached;
+        } else if (counted_mismatch_.insert({st.node, instance}).second) {
+          ++summary->legate_size_mismatches;
+        }
+      }
+    }
+    Identity identity =
+        size_marker ? SizeMarker(size_marker) : Identity{};
+    std::vector<std::pair<std::string, std::string>> attrs;
+    if (spy != nullptr) {
+      if (spy->has_region)
+        attrs.emplace_back(kRegionsAttribute,
+                           catalog_.RegionText(spy->region_index_space,
+                                               spy->region_field_space,
+                                               spy->region_tree));
+      else
+        attrs.emplace_back(kRegionsAttribute,
+                           absl::StrCat("tree ", spy->tree, ", field space ",
+                                        spy->field_space));
+      if (!spy->fields.empty())
+        attrs.emplace_back(kFieldsAttribute,
+                           catalog_.FieldsText(spy->field_space, spy->fields));
+      if (spy->has_creator) {
+        const ResolvedCreator c = catalog_.ResolveCreator(spy->creator);
+        attrs.emplace_back(kCreatorAttribute,
+                           absl::StrCat(c.creator, " on processor ",
+                                        HexId(spy->processor)));
+        if (!c.task.empty()) attrs.emplace_back(kTaskAttribute, c.task);
+        if (!c.provenance.empty())
+          attrs.emplace_back(kProvenanceAttribute, c.provenance);
+      }
+      if (spy->redop != 0)
+        attrs.emplace_back(kReductionAttribute, absl::StrCat(spy->redop));
+    }
+    if (legate != nullptr) {
+      if (!legate->store.empty())
+        attrs.emplace_back(kStoreAttribute,
+                           legate->multiple_stores
+                               ? legate->store + " (and other stores)"
+                               : legate->store);
+      if (!legate->elements.empty())
+        attrs.emplace_back(kElementsAttribute, legate->elements);
+      bool has_provenance = false;
+      for (const auto& kv : attrs) has_provenance |= kv.first == kProvenanceAttribute;
+      if (!has_provenance && !legate->created_for.empty())
+        attrs.emplace_back(kProvenanceAttribute, legate->created_for);
+    }
+    *kind = (spy != nullptr || legate != nullptr)
+                ? AllocationKind::kRegionInstance
+                : AllocationKind::kUnknown;
+    if (attrs.empty() && size_marker == nullptr) return 0;
+    identity.kind = *kind;
+    identity.attributes.insert(identity.attributes.begin(), attrs.begin(),
+                               attrs.end());
+    return table_->Intern(std::move(identity));
+  }
+
+ private:
+  const SpyCatalog& catalog_;
+  IdentityTable* table_;
+  std::map<std::pair<uint32_t, uint64_t>, const LegateInstance*> late_legate_;
+  std::set<std::pair<uint32_t, uint64_t>> counted_mismatch_;
+};
+
+std::string LinesNote(const RebuildCounts& c, uint64_t leading_unknown) {
+  std::string note = absl::StrCat(
+      "lines read: ", c.lines + leading_unknown,
+      " (instance lines: ", c.instance_lines,
+      ", machine-dump memory lines: ", c.memory_lines,
+      ", other lines of multi-line entries skipped: ", c.continuation_lines,
+      ", other loggers' lines skipped: ", c.other_logger_lines,
+      ", unrecognized lines skipped: ", c.unknown_lines + leading_unknown);
+  if (c.spy_lines > 0)
+    absl::StrAppend(&note, ", Legion Spy lines: ", c.spy_lines,
+                    " (of kinds legion_spy.h does not print, skipped: ",
+                    c.spy_unknown_lines, "; malformed, skipped: ",
+                    c.spy_malformed_lines, ")");
+  if (c.legate_lines > 0)
+    absl::StrAppend(&note, ", Legate mapper lines: ", c.legate_lines);
+  note += ")";
+  return note;
+}
+
+// Where a memory's kind and capacity come from: its node's own machine
+// lines, else node 0's machine dump, else its node's Legion Spy lines.
+struct MemoryFacts {
+  std::string kind_name;
+  uint64_t capacity = 0;
+  bool known = false;
+};
+
+}  // namespace
+
+std::string MissingDebugLinesMessage() {
+  return "the log has no debug-level lines of Realm's inst logger (no "
+         "\"instance layout\", no \"allocation completed ... offset=\"), so "
+         "no instance can be placed: sizes are shown, placements are "
+         "unknown, and so are holes, free space and fragmentation.  Those "
+         "lines are compiled out below Realm's DEBUG output level (the "
+         "default of Legion's Makefile builds is higher; a CMake build's "
+         "default is DEBUG, or configure with -DLegion_OUTPUT_LEVEL=DEBUG) "
+         "and dropped by -level inst=2; rebuild that way and run with "
+         "-level inst=1";
+}
+
+DumpFile AssembleDump(const std::vector<ReplayedLog>& logs,
+                      IngestSummary* summary_out) {
+  IngestSummary local;
+  IngestSummary& summary = summary_out ? *summary_out : local;
+  DumpFile dump;
+  dump.source = "ingest-realm-log";
+  std::set<std::string> files;
+  for (const ReplayedLog& log : logs) files.insert(log.file);
+  const bool several_files = files.size() > 1;
+  auto prefix = [&](const ReplayedLog& log) {
+    return several_files ? log.file + ": " : std::string();
+  };
+  auto name_of = [&](const ReplayedLog& log) {
+    return log.file.empty() ? std::string("the log") : log.file;
+  };
+
+  // ---- which log is each node's ------------------------------------------
+  std::map<uint32_t, const ReplayedLog*> node_log;
+  std::vector<const ReplayedLog*> used;  // node logs and auxiliary inputs
+  std::set<std::string> truncated_noted;
+  for (const ReplayedLog& log : logs) {
+    const RebuildState& st = log.rebuild->state();
+    const RebuildCounts& c = st.counts;
+    if (log.truncated && truncated_noted.insert(log.file).second) {
+      ++summary.truncated_logs;
+      const std::string w =
+          name_of(log) +
+          " ends in the middle of a line (the file was cut, or the run was "
+          "killed while writing it): that last line was not read; the rest "
+          "is rebuilt up to it";
+      dump.notes.push_back(w);
+      summary.warnings.push_back(w);
+    }
+    const bool node_lines = c.instance_lines > 0 || c.spy_lines > 0 ||
+                            c.memory_lines > 0 || c.checkpoints > 0;
+    if (!node_lines) {
+      used.push_back(&log);  // lends its Legate records, nothing else
+      continue;
+    }
+    auto [it, inserted] = node_log.emplace(st.node, &log);
+    if (!inserted) {
+      ++summary.duplicate_logs;
+      const std::string w = absl::StrCat(
+          name_of(log), ": a second log of node ", st.node, " (",
+          name_of(*it->second),
+          " is read as that node's): two logs of the same rank, or of two "
+          "runs; left out (give each rank's log once)");
+      dump.notes.push_back(w);
+      summary.warnings.push_back(w);
+      continue;
+    }
+    used.push_back(&log);
+  }
+  summary.logs = node_log.size();
+  dump.node = node_log.empty() ? (logs.empty() ? 0 : logs[0].rebuild->state().node)
+                               : node_log.begin()->first;
+
+  // ---- the run's facts: names, machine, memories -------------------------
+  SpyCatalog catalog;
+  uint64_t catalog_conflicts = 0;
+  std::map<uint64_t, std::pair<ListedMemory, const ReplayedLog*>> machine;
+  std::map<uint32_t, const ReplayedLog*> machine_nodes;
+  for (const ReplayedLog* log : used) {
+    const RebuildState& st = log->rebuild->state();
+    catalog_conflicts += catalog.Merge(st.catalog);
+    for (const auto& [id, listed] : st.machine_memories)
+      machine.try_emplace(id, listed, log);
+    for (uint64_t n : st.machine_nodes)
+      machine_nodes.try_emplace(static_cast<uint32_t>(n), log);
+  }
+  if (catalog_conflicts > 0) {
+    ++summary.run_mismatches;
+    dump.notes.push_back(absl::StrCat(
+        catalog_conflicts,
+        " Legion Spy name(s) or operation(s) are given differently by "
+        "different logs (the first was kept): are the logs of one run?"));
+  }
+  for (const auto& [node, log] : node_log) {
+    const RebuildState& st = log->rebuild->state();
+    if (!machine_nodes.empty() && !machine_nodes.count(node)) {
+      ++summary.run_mismatches;
+      dump.notes.push_back(absl::StrCat(
+          name_of(*log), ": node ", node, " is not among the nodes the "
+          "machine dump of ", name_of(*machine_nodes.begin()->second),
+          " lists: a log of another run?"));
+    }
+    for (const auto& [id, listed] : st.spy_memories) {
+      if (MemoryOwnerNode(id) != node) continue;
+      auto m = machine.find(id);
+      if (m == machine.end() || m->second.second == log) continue;
+      if (m->second.first.capacity != listed.capacity) {
+        ++summary.run_mismatches;
+        const std::string w = absl::StrCat(
+            name_of(*log), ": memory ", HexId(id), " has capacity ",
+            listed.capacity, " B in its Legion Spy lines, but the machine "
+            "dump of ", name_of(*m->second.second), " says ",
+            m->second.first.capacity,
+            " B: the logs are of different runs (its memories are rebuilt "
+            "from its own lines)");
+        dump.notes.push_back(w);
+        summary.warnings.push_back(w);
+      }
+    }
+  }
+  // Nodes the machine dump lists whose log is not here.
+  {
+    std::map<uint32_t, uint64_t> missing;
+    for (const auto& [id, entry] : machine)
+      if (!node_log.count(MemoryOwnerNode(id)) && entry.first.capacity > 0)
+        ++missing[MemoryOwnerNode(id)];
+    for (const auto& [node, count] : missing)
+      dump.notes.push_back(absl::StrCat(
+          "the machine dump lists node ", node, " (", count,
+          " memory(ies) with a capacity), whose log was not given: not "
+          "rebuilt"));
+  }
+
+  // ---- Legion Spy records other nodes logged -----------------------------
+  for (const auto& [node, log] : node_log) {
+    const RebuildState& st = log->rebuild->state();
+    std::map<uint32_t, IdList> unmatched;
+    for (const SpyInstance& r : st.spy) {
+      if (r.owned) continue;
+      ++summary.spy_remote;
+      const uint32_t owner = InstanceOwnerNode(r.instance);
+      auto owner_log = node_log.find(owner);
+      if (owner_log == node_log.end()) {
+        ++summary.spy_remote_no_log;
+        continue;
+      }
+      const RebuildState& os = owner_log->second->rebuild->state();
+      auto it = os.spy_by_event.find(r.event);
+      if (it != os.spy_by_event.end() && os.spy[it->second].owned) {
+        ++summary.spy_remote_joined;
+      } else {
+        ++summary.spy_remote_unmatched;
+        unmatched[owner].Add(r.instance);
+      }
+    }
+    for (const auto& [owner, ids] : unmatched)
+      dump.notes.push_back(absl::StrCat(
+          name_of(*log), ": Legion Spy names ", ids.count(),
+          " instance(s) of node ", owner, " that node ", owner,
+          "'s log never names (a truncated log, or one of another run):",
+          ids.Text()));
+  }
+
+  // ---- identities --------------------------------------------------------
+  IdentityTable table;
+  Describer describer(catalog, &table);
+  for (const ReplayedLog* log : used) {
+    const RebuildState& st = log->rebuild->state();
+    summary.legate_instances += st.counts.legate_instances;
+    summary.legate_attached += st.counts.legate_bound;
+    for (const LegateInstance& r : st.legate)
+      if (!r.bound)
+        describer.AddLateLegate(InstanceOwnerNode(r.instance), r.instance, &r);
+  }
+
+  // ---- per node: notes and memories --------------------------------------
+  for (const ReplayedLog* log : used) {
+    const RebuildState& st = log->rebuild->state();
+    const RebuildCounts& c = st.counts;
+    const std::string pre = prefix(*log);
+    auto nl = node_log.find(st.node);
+    const bool is_node_log = nl != node_log.end() && nl->second == log;
+    dump.notes.push_back(pre + LinesNote(c, log->leading_unknown_lines));
+    if (!is_node_log) continue;
+    if (log->cut_before_line > 0)
+      dump.notes.push_back(pre + absl::StrCat("read up to line ",
+                                              log->cut_before_line,
+                                              " (the rest was not applied)"));
+    if (log->nodes_in_file > 1)
+      dump.notes.push_back(pre + absl::StrCat(
+          "the file holds the lines of ", log->nodes_in_file,
+          " nodes (a merged output): each node's lines are replayed apart"));
+    if (c.reorderings > 0)
+      dump.notes.push_back(pre + absl::StrCat(
+          c.reorderings,
+          " release(s) were logged after the allocation they made room for "
+          "(another thread); applied first, as they must have happened "
+          "(reordering, not an anomaly)"));
+    if (c.fatal_without_request > 0)
+      dump.notes.push_back(pre + absl::StrCat(
+          c.fatal_without_request,
+          " fatal out-of-memory line(s) found no request without an outcome "
+          "in their memory"));
+    if (c.remote_proxies > 0 || c.foreign_instance_lines > 0)
+      dump.notes.push_back(pre + absl::StrCat(
+          c.remote_proxies,
+          " remote proxy line(s) (other nodes' instances this node learned "
+          "of) and ", c.foreign_instance_lines,
+          " instance line(s) naming another node's instance: counted, never "
+          "allocations here"));
+    if (c.created_without_layout > 0) {
+      if (c.layout_lines == 0 && c.placement_lines == 0) {
+        ++summary.logs_without_debug_lines;
+        const std::string w = name_of(*log) + ": " + MissingDebugLinesMessage();
+        dump.notes.push_back(w);
+        summary.warnings.push_back(w);
+      } else {
+        dump.notes.push_back(pre + absl::StrCat(
+            c.created_without_layout,
+            " instance(s) were created with no \"instance layout\" line: "
+            "their placement is unknown (debug-level lines missing for "
+            "part of the log?)"));
+      }
+    }
+    if (c.spy_lines == 0)
+      dump.notes.push_back(pre +
+                           "no Legion Spy lines: Legion identity of instances "
+                           "(regions, fields, creating task) is not in this "
+                           "log; run with -lg:spy -level legion_spy=2 to get "
+                           "it");
+    // Legion Spy instances of this node that no Realm life took.
+    summary.spy_instances += c.spy_instances;
+    summary.spy_attached += c.spy_bound;
+    summary.spy_unknown_lines += c.spy_unknown_lines;
+    if (!st.spy_unbound.empty()) {
+      IdList ids;
+      for (uint32_t i : st.spy_unbound) ids.Add(st.spy[i].instance);
+      summary.spy_never_logged += ids.count();
+      dump.notes.push_back(pre + absl::StrCat(
+          "Legion Spy names ", ids.count(),
+          " instance(s) of this node that Realm's log never shows alive "
+          "when it names them (anomaly; no identity attached):",
+          ids.Text()));
+    }
+    if (c.spy_instances > 0)
+      dump.notes.push_back(pre + absl::StrCat(
+          "Legion Spy named ", c.spy_instances, " instance(s) of this node; ",
+          c.spy_bound, " joined to the Realm instance life they were made "
+          "for (identities attached)"));
+
+    // Announced instances with no layout and no outcome: a redistrict
+    // waiting on its precondition (or a creation cut off by the end).
+    std::map<uint64_t, std::vector<std::pair<uint64_t, uint64_t>>> waiting;
+    std::map<uint64_t, std::vector<uint64_t>> sized_no_outcome, unplaced;
+    for (const auto& [id, life] : st.instances) {
+      if (life.phase == Phase::kAnnounced && !life.have_layout)
+        waiting[life.memory].emplace_back(life.announce_order, id);
+      if (life.phase == Phase::kAnnounced && life.have_layout)
+        sized_no_outcome[life.memory].push_back(id);
+      if (life.phase == Phase::kUnplaced) unplaced[life.memory].push_back(id);
+    }
+
+    for (const auto& [id, m] : st.memories) {
+      MemoryFacts facts;
+      if (m.capacity_known) {
+        facts = {m.kind_name, m.capacity, true};
+      } else if (auto it = machine.find(id); it != machine.end()) {
+        facts = {it->second.first.kind_name, it->second.first.capacity, true};
+      }
+      const bool worth_showing =
+          m.has_instances || (facts.known && facts.capacity > 0);
+      if (!worth_showing) continue;
+      Snapshot snap;
+      m.map.CopyTo(&snap);
+      snap.memory_id = id;
+      snap.name = facts.known ? facts.kind_name : m.kind_name;
+      snap.kind = ParseMemoryKind(snap.name);
+      snap.node = m.node;
+      snap.capacity = facts.known ? facts.capacity : 0;
+      snap.capacity_known = facts.known;
+      snap.addressed = snap.kind == MemoryKind::kDynamicFramebuffer;
+      const std::string mem = pre + HexId(id);
+      if (!facts.known)
+        dump.notes.push_back(
+            mem + ": capacity unknown (the log never said; run with "
+                  "-level inst=1,machine=1 to log it)");
+
+      const uint64_t memory_id = id;
+      auto life_of = [&](uint64_t instance) -> const InstanceLife* {
+        auto it = st.instances.find(instance);
+        return it != st.instances.end() && it->second.memory == memory_id
+                   ? &it->second
+                   : nullptr;
+      };
+      std::string bounded;
+      for (Allocation& a : snap.allocations) {
+        ++summary.live;
+        const InstanceLife* life = life_of(a.instance);
+        if (life == nullptr || life->phase != Phase::kLive) continue;
+        const char* marker = life->bounded       ? kSizeUpperBound
+                             : !life->have_layout ? kSizeUnknown
+                                                  : nullptr;
+        if (life->bounded)
+          absl::StrAppend(&bounded, " ", HexId(a.instance), "<=", a.size);
+        AllocationKind kind = a.kind;
+        const uint32_t identity =
+            describer.Identify(st, a.instance, *life, marker, true, &kind,
+                               &summary);
+        if (identity == 0) continue;
+        a.identity = identity;
+        if (kind != AllocationKind::kUnknown) a.kind = kind;
+        if (life->spy) ++summary.live_with_identity;
+      }
+      for (PendingRequest& p : snap.pending) {
+        const InstanceLife* life = life_of(p.instance);
+        if (life == nullptr || life->phase != Phase::kDeferred) continue;
+        AllocationKind kind;
+        if (uint32_t identity = describer.Identify(st, p.instance, *life,
+                                                   nullptr, true, &kind,
+                                                   &summary))
+          p.identity = identity;
+      }
+      if (auto w = waiting.find(id); w != waiting.end()) {
+        std::sort(w->second.begin(), w->second.end());
+        std::string list;
+        for (const auto& [order, inst] : w->second) {
+          PendingRequest request;
+          request.instance = inst;
+          request.sequence = snap.sequence;
+          request.identity = table.Intern(SizeMarker(kSizeUnknown));
+          snap.pending.push_back(request);
+          absl::StrAppend(&list, " ", HexId(inst));
+        }
+        dump.notes.push_back(
+            mem + ": announced but not placed, size unknown (a redistrict "
+                  "waiting on its precondition; its old instance stays live "
+                  "here until the log shows its range released):" + list);
+      }
+      if (auto u = unplaced.find(id); u != unplaced.end()) {
+        std::sort(u->second.begin(), u->second.end());
+        uint64_t bytes = 0;
+        for (uint64_t inst : u->second) {
+          const InstanceLife& life = st.instances.at(inst);
+          PendingRequest request;
+          request.instance = inst;
+          request.size = life.size;
+          request.alignment = life.alignment;
+          request.sequence = snap.sequence;
+          request.flags = kPlacementUnknown;
+          AllocationKind kind;
+          request.identity = describer.Identify(st, inst, life, nullptr, true,
+                                                &kind, &summary);
+          snap.pending.push_back(request);
+          bytes += life.size;
+        }
+        dump.notes.push_back(absl::StrCat(
+            mem, ": ", u->second.size(), " live instance(s), ",
+            FormatSizeExact(bytes),
+            " by their sizes, of unknown placement (no debug-level lines): "
+            "holes, free space and fragmentation of this memory are "
+            "unknown"));
+      }
+      if (auto sz = sized_no_outcome.find(id); sz != sized_no_outcome.end()) {
+        std::sort(sz->second.begin(), sz->second.end());
+        std::string list;
+        for (uint64_t inst : sz->second) absl::StrAppend(&list, " ", HexId(inst));
+        dump.notes.push_back(mem + ": requested, outcome not in the log:" + list);
+      }
+      if (!bounded.empty())
+        dump.notes.push_back(
+            mem + ": sizes are upper bounds for these redistricted pieces "
+                  "(the log never gives them; each ends at or before the next "
+                  "piece or the old instance's end; holes beside them are "
+                  "lower bounds):" + bounded);
+      if (!m.failed_unknown_size.empty()) {
+        std::string list;
+        for (uint64_t inst : m.failed_unknown_size)
+          absl::StrAppend(&list, " ", HexId(inst));
+        dump.notes.push_back(mem + ": failed redistricted pieces, size unknown:" +
+                             list);
+      }
+      if (m.released_without_destroy > 0)
+        dump.notes.push_back(absl::StrCat(
+            mem, ": ", m.released_without_destroy,
+            " release(s) with no \"instance destroyed\" line and no redistrict "
+            "in sight"));
+      // Legate's "Failed to allocate" names the request of the most recent
+      // failure of its memory.
+      for (const ReplayedLog* other : used) {
+        for (const LegateFailure& lf : other->rebuild->state().legate_failures) {
+          if (lf.memory != id || MemoryOwnerNode(lf.memory) != st.node ||
+              snap.failures.empty())
+            continue;
+          Identity identity;
+          identity.kind = AllocationKind::kRegionInstance;
+          std::string stores;
+          for (const std::string& s : lf.stores)
+            absl::StrAppend(&stores, stores.empty() ? "" : "; ", s);
+          if (!stores.empty())
+            identity.attributes.emplace_back(kStoreAttribute, stores);
+          if (!lf.operation.empty())
+            identity.attributes.emplace_back(
+                kCreatorAttribute,
+                absl::StrCat(lf.operation, " (UID ", lf.uid, ")"));
+          identity.attributes.emplace_back(
+              "requested", absl::StrCat(lf.bytes, " B (Legate's footprint)"));
+          snap.failures.back().identity = table.Intern(std::move(identity));
+        }
+      }
+      // The identities this memory's picture refers to.
+      std::set<uint32_t> referenced;
+      for (const Allocation& a : snap.allocations)
+        if (a.identity) referenced.insert(a.identity);
+      for (const PendingRequest& p : snap.pending)
+        if (p.identity) referenced.insert(p.identity);
+      for (const Failure& f : snap.failures)
+        if (f.identity) referenced.insert(f.identity);
+      snap.identities.clear();
+      for (uint32_t identity : referenced)
+        snap.identities.push_back(table.Get(identity));
+      if (!m.history.checkpoints.empty()) {
+        // The whole run's history on this node's own clock.  Identities
+        // are joined to the picture after the replay (Legion Spy's records
+        // come from the whole log), so the history's events carry none.
+        MemoryHistory h = m.history;
+        h.memory_id = id;
+        h.node = m.node;
+        h.clock = HistoryClock::kLogTime;
+        h.window_events = 0;
+        for (HistoryCheckpoint& c : h.checkpoints) {
+          c.state.memory_id = id;
+          c.state.kind = snap.kind;
+          c.state.name = snap.name;
+          c.state.node = snap.node;
+          c.state.capacity = snap.capacity;
+          c.state.capacity_known = snap.capacity_known;
+          c.state.addressed = snap.addressed;
+        }
+        dump.histories.push_back(std::move(h));
+      }
+      dump.memories.push_back(std::move(snap));
+    }
+  }
+  if (summary.spy_remote > 0)
+    dump.notes.push_back(absl::StrCat(
+        "Legion Spy lines of other nodes' instances (remote copies): ",
+        summary.spy_remote, ", of which ", summary.spy_remote_joined,
+        " joined to their owner's record by Legion's instance event, ",
+        summary.spy_remote_unmatched, " not in their owner's log, ",
+        summary.spy_remote_no_log, " of nodes whose log was not given"));
+  dump.notes.push_back("not in Realm's log: what a pending release waits on");
+  if (summary.legate_size_mismatches > 0)
+    dump.notes.push_back(absl::StrCat(
+        summary.legate_size_mismatches,
+        " instance(s) of Legate's report have a size different from Realm's "
+        "instance of that id (another life of the id?): not attached"));
+  std::sort(dump.memories.begin(), dump.memories.end(),
+            [](const Snapshot& a, const Snapshot& b) {
+              return a.memory_id != b.memory_id ? a.memory_id < b.memory_id
+                                                : a.node < b.node;
+            });
+  return dump;
+}
+
+}  // namespace realm_log
+}  // namespace realm_shadow

@@ -1,0 +1,192 @@
+// realm_shadow/ingest/line_grammar.h - one line of a Legion/Realm
+// log as a typed record: Realm's instance and machine lines, Legion Spy's
+// instance, naming and operation lines, and Legate's out-of-memory report.
+//
+// Layer ingest.  The grammar is pure: a line in, a LogLine out, no state, no
+// allocation; the record's strings are views into the line.  It never
+// trusts a line in part: a line whose fields do not parse is kMalformed
+// (counted by the replay), never a record with some fields guessed.  The
+// fuzz target tests/fuzz/realm_log_grammar_fuzz.cc feeds it arbitrary bytes.
+//
+// Formats (Realm's Logger, Legion's legion_spy.h, Legate's BaseMapper; see
+// docs/cli.md and the fixtures' INDEX.txt):
+//   prefix    "[NODE - THREADHEX]  SECONDS {LEVEL}{LOGGER}: MESSAGE"; the
+//             machine dump's entries continue on unprefixed lines
+//             ("Memory:1e00000000000000, SYSTEM_MEM, capacity: 8388608").
+//   inst      Realm's instance lines (realm_log.h lists them).
+//   legion_spy  "Physical Instance EVENT INST MEM REDOP EXPR FSPACE TREE",
+//             its Field / Creator / Creation Region lines, the names of
+//             tasks, fields, field spaces, index spaces, partitions and
+//             regions, and the operations that let a creator UID be resolved
+//             to a task.  Ids printed with Legion's IDFMT are hex, the others
+//             decimal, as legion_spy.h prints them.
+//   legate.mapper  the report BaseMapper prints before it aborts on an
+//             allocation failure: "Failed to allocate N bytes on memory M
+//             ...", "LogicalStore allocated at P:", "Instance I [at address
+//             A] of size S covering elements E", "created for an operation
+//             launched at P".  Sizes may carry digit separators ("8,388,608").
+//
+// Cost: one pass over the prefix and a dispatch on the message's first
+// bytes; lines of kinds the replay does not use (most Legion Spy lines) stop
+// at the dispatch.  About 100 ns per line on the fixtures' mix.
+#ifndef REALM_SHADOW_INGEST_LINE_GRAMMAR_H_
+#define REALM_SHADOW_INGEST_LINE_GRAMMAR_H_
+
+#include <cstdint>
+#include <string_view>
+
+#include "realm_shadow/layers.h"
+
+namespace realm_shadow {
+namespace realm_log {
+
+REALM_SHADOW_HEADER_OF_LAYER(ingest);
+
+// What a line is.  The fields a kind sets are listed with it; `ids` are
+// Legion ids in the order given.
+enum class LineKind : uint8_t {
+  kEmpty = 0,          // nothing but whitespace
+  kUnprefixed,         // no Realm prefix: a continuation line, or garbage
+  kMachineMemory,      // unprefixed "Memory:M, KIND, capacity: C": memory,
+                       // bytes = capacity, text = the kind's name
+  kMalformed,          // a known kind whose fields do not parse
+  kOtherLogger,        // a prefixed line of a logger nobody reads
+  kCheckpoint,         // {app} "CHECKPOINT label": text = label
+
+  // Realm's machine dump ({machine}).
+  kMachineNode,        // "Node N:": ids[0] = N
+  kMachineOther,       // any other {machine} line
+
+  // Realm's "inst" logger.
+  kCreateLocal,        // "creating new local instance: I" / "reusing ...":
+                       // instance; ids[0] = 1 when reused
+  kRemoteProxy,        // "creating proxy for remotely-created instance: I"
+  kLayout,             // "instance layout: inst=I layout=Layout(bytes=B,
+                       // align=A, ...)": instance, bytes, alignment
+  kAllocated,          // "allocation completed: inst=I offset=O": instance,
+                       // offset
+  kAllocationFailed,   // "allocation failed: inst=I": instance
+  kCreated,            // "instance created: inst=I bytes=B ready=E":
+                       // instance, bytes, event
+  kDestroyed,          // "instance destroyed: inst=I wait_on=E": instance,
+                       // event
+  kDeallocated,        // "deallocation completed: inst=I": instance
+  kReleasing,          // "releasing local instance: I": instance
+  kOutOfMemory,        // fatal "instance allocation failed - out of memory
+                       // in mem M": memory
+  kInstOther,          // an inst line of a kind not listed here
+
+  // Realm's "event" logger (-level event=2).
+  kUserEventCancelled, // "user event cancelled: event=E": event
+
+  // Legion Spy ({legion_spy}).
+  kSpyInstance,        // "Physical Instance": event, instance, memory;
+                       // ids = redop, expr, field space, tree
+  kSpyInstanceField,   // event; ids[0] = field id
+  kSpyInstanceCreator, // event; ids[0] = creator UID, ids[1] = processor
+  kSpyCreationRegion,  // event; ids = index space, field space, tree
+  kSpyMemory,          // "Memory M C K": memory, bytes = capacity,
+                       // ids[0] = Realm memory kind number
+  kSpyTaskName,        // "Task ID Name T NAME": ids[0] = T, text
+  kSpyTask,            // "Top Task" / "Individual Task" / "Index Task":
+                       // ids = context UID, task id, UID; text = name;
+                       // event = 1 for an index task
+  kSpySliceOf,         // "Index Slice INDEX SLICE", "Slice Slice S1 S2",
+                       // "Slice Point SLICE POINT ...", "Point Point P1 P2",
+                       // "Index Point INDEX POINT ...": ids[0] = the
+                       // owner (index task, slice or original point),
+                       // ids[1] = the part (slice or point)
+  kSpyReplicate,       // "Replicate Task UID REPL": ids[0] = UID, ids[1] = REPL
+  kSpyShard,           // "Replicate Shard REPL SID UID": ids[0] = REPL,
+                       // ids[1] = shard UID
+  kSpyInternalOp,      // "Internal Operation Creator OP CREATOR IDX":
+                       // ids[0] = OP, ids[1] = CREATOR
+  kSpyOperation,       // "<Kind> Operation CONTEXT UID ...": ids[0] =
+                       // context UID, ids[1] = UID; text = "<Kind>"
+  kSpyProvenance,      // "Operation Provenance UID TEXT": ids[0], text
+  kSpyFieldSpaceName,  // ids[0] = field space, text
+  kSpyFieldName,       // ids[0] = field space, ids[1] = field id, text
+  kSpyIndexSpaceName,  // ids[0] = index space, text
+  kSpyPartition,       // "Index Partition PARENT P ... COLOR": ids[0] =
+                       // parent index space, ids[1] = P, ids[2] = color
+  kSpyPartitionName,   // ids[0] = partition, text
+  kSpySubspace,        // "Index Subspace P CHILD OWNER DIM C0 C1 ...":
+                       // ids[0] = P, ids[1] = CHILD; text = the color's
+                       // coordinates (dim of them), as printed
+  kSpyRegionName,      // "Logical Region Name IS FS TREE NAME": ids =
+                       // index space, field space, tree; text
+  kSpyKnown,           // a Legion Spy line the reader does not need
+  kSpyUnknown,         // a Legion Spy line of a kind legion_spy.h lacks
+
+  // Legate's out-of-memory report ({legate.mapper}, error level).
+  kLegateFailed,       // "Failed to allocate B bytes on memory M (of kind
+                       // K) for ... of OP[PROV] (UID U)": bytes, memory,
+                       // ids[0] = U; text = the operation and provenance
+  kLegateRequestStore, // "corresponding to a LogicalStore allocated at P"
+  kLegateStore,        // "LogicalStore allocated at P:": text = P
+  kLegateInstance,     // "Instance I [at address A] of size S covering
+                       // elements E [of multiple stores]": instance,
+                       // offset = A (kNoAddress when absent), bytes = S,
+                       // text = E; ids[0] = 1 when "of multiple stores"
+  kLegateCreatedFor,   // "created for an operation launched at P": text
+  kLegateOther,        // any other legate.mapper line
+};
+
+inline constexpr uint64_t kNoAddress = UINT64_MAX;
+
+struct LogLine {
+  LineKind kind = LineKind::kEmpty;
+  // The Realm prefix, when the line has one.
+  bool prefixed = false;
+  uint8_t level = 0;         // 1 debug, 2 info, 3 print, 4 warning, 5 error
+  uint32_t node = 0;
+  std::string_view time;     // seconds since that process started, as
+                             // printed; LineTimeMicros reads them
+  std::string_view logger;
+  std::string_view message;  // after "{LEVEL}{LOGGER}: "
+  // Fields (see LineKind for which a kind sets).
+  uint64_t instance = 0;
+  uint64_t memory = 0;
+  uint64_t event = 0;
+  uint64_t offset = 0;
+  uint64_t bytes = 0;
+  uint64_t alignment = 0;
+  uint64_t ids[4] = {0, 0, 0, 0};
+  std::string_view text;
+};
+
+// Parses one line (without its newline; a trailing '\r' is ignored).
+// Never fails: what it cannot read is kUnprefixed, kMalformed, kSpyUnknown,
+// kInstOther or kOtherLogger.
+LogLine ParseLogLine(std::string_view line);
+
+// The line's time in microseconds since its process started (0 when the
+// prefix has none).  Parsed on demand: the replay needs it only for the
+// events it applies, and it is a third of a prefix's cost.
+uint64_t LineTimeMicros(const LogLine& line);
+
+// The name of a kind, for counts in notes and tests ("spy_instance", ...).
+const char* LineKindName(LineKind kind);
+
+// Realm instance id bits: owner node (61-46), creator node (45-30), memory
+// index (29-22), index (21-0); a memory id: tag 0x1e (63-56), owner node
+// (55-40), index (7-0).
+inline uint32_t InstanceOwnerNode(uint64_t instance) {
+  return static_cast<uint32_t>((instance >> 46) & 0xffff);
+}
+inline uint32_t MemoryOwnerNode(uint64_t memory) {
+  return static_cast<uint32_t>((memory >> 40) & 0xffff);
+}
+inline uint64_t MemoryOfInstance(uint64_t instance) {
+  return (uint64_t{0x1e} << 56) | (uint64_t{InstanceOwnerNode(instance)} << 40) |
+         ((instance >> 22) & 0xff);
+}
+
+// Realm's Memory::Kind by the number Legion Spy prints ("Memory M C 2"):
+// "SYSTEM_MEM", ...; "" for a number Realm does not define.
+const char* RealmMemoryKindName(uint64_t number);
+
+}  // namespace realm_log
+}  // namespace realm_shadow
+
+#endif  // REALM_SHADOW_INGEST_LINE_GRAMMAR_H_

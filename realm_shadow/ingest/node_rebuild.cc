@@ -1,0 +1,659 @@
+#include "realm_shadow/ingest/node_rebuild.h"
+
+#include <algorithm>
+
+namespace realm_shadow {
+namespace realm_log {
+
+RebuildCounts& RebuildCounts::operator+=(const RebuildCounts& o) {
+  for (auto [mine, theirs] :
+       {std::pair{&lines, &o.lines}, {&instance_lines, &o.instance_lines},
+        {&memory_lines, &o.memory_lines},
+        {&continuation_lines, &o.continuation_lines},
+        {&other_logger_lines, &o.other_logger_lines},
+        {&unknown_lines, &o.unknown_lines}, {&reorderings, &o.reorderings},
+        {&redistricts, &o.redistricts}, {&bounded_pieces, &o.bounded_pieces},
+        {&tightened_bounds, &o.tightened_bounds},
+        {&checkpoints, &o.checkpoints}, {&layout_lines, &o.layout_lines},
+        {&placement_lines, &o.placement_lines},
+        {&created_without_layout, &o.created_without_layout},
+        {&fatal_without_request, &o.fatal_without_request},
+        {&cancelled_releases, &o.cancelled_releases},
+        {&remote_proxies, &o.remote_proxies},
+        {&foreign_instance_lines, &o.foreign_instance_lines},
+        {&spy_lines, &o.spy_lines}, {&spy_unknown_lines, &o.spy_unknown_lines},
+        {&spy_malformed_lines, &o.spy_malformed_lines},
+        {&spy_instances, &o.spy_instances}, {&spy_bound, &o.spy_bound},
+        {&spy_remote_instances, &o.spy_remote_instances},
+        {&legate_lines, &o.legate_lines},
+        {&legate_instances, &o.legate_instances},
+        {&legate_bound, &o.legate_bound}})
+    *mine += *theirs;
+  return *this;
+}
+
+NodeRebuild::NodeRebuild(uint32_t node, const RebuildOptions* options)
+    : options_(options) {
+  state_.node = node;
+}
+
+MemoryState& NodeRebuild::Memory(uint64_t id) {
+  auto it = state_.memories.find(id);
+  if (it == state_.memories.end()) {
+    it = state_.memories.emplace(id, MemoryState{}).first;
+    it->second.id = id;
+    it->second.node = MemoryOwnerNode(id);
+  }
+  return it->second;
+}
+
+void NodeRebuild::Apply(MemoryState& m, const Event& e) {
+  m.has_instances = true;
+  const uint64_t time_us = time_ ? LineTimeMicros(*time_) : 0;
+  if (time_ != nullptr && static_cast<int64_t>(time_us * 1000) >= last_time_ns_)
+    last_time_ns_ = static_cast<int64_t>(time_us * 1000);
+  MemoryHistory& h = m.history;
+  if (h.checkpoints.empty()) {
+    h.checkpoints.emplace_back();
+    m.map.SaveCheckpoint(&h.checkpoints.back());
+  }
+  // One mark per line that made events (a line makes one or a few).
+  if (h.lines.empty() || h.lines.back() != line_) {
+    h.marks.push_back(HistoryMark{h.end_sequence(), last_time_ns_});
+    h.lines.push_back(line_);
+  }
+  h.events.push_back(HistoryRecordOf(e));
+  m.map.Apply(e);
+  if (options_ != nullptr && options_->observer)
+    options_->observer(AppliedEvent{state_.node, m.id, e, time_us, line_});
+}
+
+// Instances of other nodes never enter this node's maps.
+bool NodeRebuild::Ours(uint64_t instance) {
+  if (InstanceOwnerNode(instance) == state_.node) return true;
+  ++state_.counts.foreign_instance_lines;
+  return false;
+}
+
+// Before [offset, offset + size) is placed: releases whose destroy was
+// requested and that it overlaps must have happened already; bounded
+// pieces it overlaps end before it.
+void NodeRebuild::MakeRoom(MemoryState& m, uint64_t instance, uint64_t offset,
+                          uint64_t size) {
+  if (size == 0) return;
+  auto& instances = state_.instances;
+  const uint64_t end = offset + size < offset ? UINT64_MAX : offset + size;
+  std::vector<std::pair<uint64_t, uint64_t>> overlapping;
+  auto it = m.live.lower_bound({offset, 0});
+  if (it != m.live.begin()) {
+    auto before = std::prev(it);
+    // Walk back over ranges that may reach into ours; live ranges rarely
+    // overlap, so this is one step in practice.
+    for (int steps = 0; steps < 4; ++steps) {
+      auto found = instances.find(before->second);
+      if (found != instances.end() &&
+          before->first + found->second.size > offset)
+        overlapping.push_back(*before);
+      if (before == m.live.begin()) break;
+      --before;
+    }
+  }
+  for (; it != m.live.end() && it->first < end; ++it) overlapping.push_back(*it);
+  for (const auto& [other_offset, other] : overlapping) {
+    if (other == instance) continue;
+    auto found = instances.find(other);
+    if (found == instances.end()) continue;
+    InstanceLife& life = found->second;
+    if (life.size == 0 || life.phase != Phase::kLive) continue;
+    if (life.release_requested) {
+      Apply(m, Event{EventType::kReleased, other});
+      life.phase = Phase::kGone;
+      m.live.erase({other_offset, other});
+      state_.released_early.insert(other);
+      ++m.reorderings;
+      ++state_.counts.reorderings;
+    } else if (life.bounded && other_offset < offset) {
+      // The piece must end where this allocation begins.
+      const uint64_t tighter = offset - other_offset;
+      if (tighter < life.size) {
+        Apply(m, Event{EventType::kRedistrict, other, 0, 0, 1});
+        Apply(m, Event{EventType::kRedistrictPiece, other, other_offset,
+                       tighter, 1});
+        life.size = tighter;
+        ++state_.counts.tightened_bounds;
+      }
+    }
+  }
+}
+
+void NodeRebuild::FlushGroup(RedistrictGroup& group) {
+  MemoryState& m = Memory(group.memory);
+  auto& instances = state_.instances;
+  std::vector<RedistrictGroup::Piece> placed;
+  for (const auto& piece : group.pieces)
+    if (piece.placed) placed.push_back(piece);
+  std::sort(placed.begin(), placed.end(),
+            [](const auto& a, const auto& b) { return a.offset < b.offset; });
+  auto old_it = instances.find(group.old_instance);
+  if (old_it != instances.end()) {
+    m.live.erase({old_it->second.offset, group.old_instance});
+    old_it->second.phase = Phase::kGone;
+  }
+  Apply(m, Event{EventType::kRedistrict, group.old_instance, 0, 0,
+                 static_cast<uint32_t>(placed.size())});
+  for (size_t i = 0; i < placed.size(); ++i) {
+    const uint64_t limit =
+        i + 1 < placed.size() ? placed[i + 1].offset : group.old_end;
+    const uint64_t bound =
+        limit > placed[i].offset ? limit - placed[i].offset : 0;
+    Apply(m, Event{EventType::kRedistrictPiece, placed[i].instance,
+                   placed[i].offset, bound, 1});
+    InstanceLife& life = instances[placed[i].instance];
+    life.memory = group.memory;
+    life.phase = Phase::kLive;
+    life.offset = placed[i].offset;
+    life.size = bound;
+    life.alignment = 1;
+    life.bounded = true;
+    life.release_requested = false;
+    m.live.emplace(placed[i].offset, placed[i].instance);
+    ++state_.counts.bounded_pieces;
+  }
+  for (const auto& piece : group.pieces) {
+    if (!piece.failed) continue;
+    Apply(m, Event{EventType::kAllocationFailed, piece.instance, 0, 0, 0});
+    InstanceLife& life = instances[piece.instance];
+    life.memory = group.memory;
+    life.phase = Phase::kFailed;
+    m.failed_unknown_size.push_back(piece.instance);
+  }
+  // Pieces neither placed nor failed go back to waiting (announced).
+  ++state_.counts.redistricts;
+}
+
+void NodeRebuild::Settle() {
+  for (auto& group : state_.open_groups) FlushGroup(group);
+  state_.open_groups.clear();
+  // Failures whose size the log never gave (no debug lines, and no
+  // "instance created" after them).
+  for (auto& [id, life] : state_.instances) {
+    if (life.phase != Phase::kFailedUnsized) continue;
+    Apply(Memory(life.memory), Event{EventType::kAllocationFailed, id, 0, 0, 0});
+    life.phase = Phase::kFailed;
+  }
+}
+
+// A piece's outcome line: true when it belonged to an open group.
+bool NodeRebuild::ResolvePiece(uint64_t instance, bool failed, uint64_t offset) {
+  auto& groups = state_.open_groups;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    RedistrictGroup& group = groups[g];
+    for (auto& piece : group.pieces) {
+      if (piece.instance != instance || piece.placed || piece.failed) continue;
+      piece.failed = failed;
+      piece.placed = !failed;
+      piece.offset = offset;
+      bool all = true;
+      for (const auto& p : group.pieces) all = all && (p.placed || p.failed);
+      if (all) {
+        FlushGroup(group);
+        groups.erase(groups.begin() + static_cast<long>(g));
+      }
+      return true;
+    }
+  }
+  return false;
+}
+
+// Realm's fatal line when nobody asked for the allocation result names the
+// memory, not the instance: the newest request of that memory with a size
+// and no outcome fails at once; failing that, the newest deferred one fails
+// eventually.  Neither: the line is only counted.
+void NodeRebuild::FailLatestRequest(uint64_t memory) {
+  uint64_t instant = 0, deferred = 0;
+  uint64_t instant_order = 0, deferred_order = 0;
+  for (const auto& [id, life] : state_.instances) {
+    if (life.memory != memory) continue;
+    if (life.phase == Phase::kAnnounced && life.have_layout &&
+        life.announce_order > instant_order) {
+      instant = id;
+      instant_order = life.announce_order;
+    } else if (life.phase == Phase::kDeferred &&
+               life.announce_order > deferred_order) {
+      deferred = id;
+      deferred_order = life.announce_order;
+    }
+  }
+  MemoryState& m = Memory(memory);
+  if (instant_order != 0) {
+    InstanceLife& life = state_.instances[instant];
+    Apply(m, Event{EventType::kAllocationFailed, instant, 0, life.size,
+                   NarrowAlignment(life.alignment)});
+    life.phase = Phase::kFailed;
+  } else if (deferred_order != 0) {
+    Apply(m, Event{EventType::kDeferredFailed, deferred, 0, 0, 0});
+    state_.instances[deferred].phase = Phase::kFailed;
+  } else {
+    ++state_.counts.fatal_without_request;
+  }
+}
+
+// -level event=2: a destroy that waits on exactly this user event will not
+// happen (Realm keeps the range: a release_requested event with aux 2).  A
+// destroy waiting on an event merged from it is not seen here.
+void NodeRebuild::OnUserEventCancelled(uint64_t event) {
+  ++state_.counts.instance_lines;
+  for (auto& [id, life] : state_.instances) {
+    if (!life.release_requested || life.release_wait_on != event ||
+        life.phase != Phase::kLive)
+      continue;
+    Apply(Memory(life.memory), Event{EventType::kReleaseRequested, id, 0, 0, 2});
+    life.release_requested = false;
+    life.release_wait_on = 0;
+    ++state_.counts.cancelled_releases;
+  }
+}
+
+void NodeRebuild::OnInstanceLine(const LogLine& line) {
+  RebuildCounts& counts = state_.counts;
+  auto& instances = state_.instances;
+  const uint64_t inst = line.instance;
+  switch (line.kind) {
+    case LineKind::kMalformed:
+    case LineKind::kInstOther:
+      ++counts.unknown_lines;
+      return;
+    case LineKind::kRemoteProxy:
+      // Another node's instance this node learned of: never an allocation.
+      ++counts.instance_lines;
+      ++counts.remote_proxies;
+      return;
+    case LineKind::kReleasing:
+      ++counts.instance_lines;
+      return;
+    case LineKind::kOutOfMemory:
+      ++counts.instance_lines;
+      FailLatestRequest(line.memory);
+      return;
+    default:
+      break;
+  }
+  ++counts.instance_lines;
+  if (!Ours(inst)) return;
+  switch (line.kind) {
+    case LineKind::kCreateLocal: {
+      InstanceLife& life = instances[inst];
+      if (life.phase == Phase::kLive || life.phase == Phase::kDeferred) {
+        // A new life of an id still held: the release line is missing.
+        // Leave the old life to the map (the next placement is a
+        // duplicate, counted there).
+      }
+      life = InstanceLife{};
+      life.memory = MemoryOfInstance(inst);
+      life.announce_order = ++state_.announce_counter;
+      Memory(life.memory).has_instances = true;
+      return;
+    }
+    case LineKind::kLayout: {
+      ++counts.layout_lines;
+      InstanceLife& life = instances[inst];
+      if (life.phase != Phase::kAnnounced) {
+        // No "creating/reusing" line before it (a log cut at its start):
+        // a new life all the same.
+        life = InstanceLife{};
+        life.announce_order = ++state_.announce_counter;
+      }
+      life.memory = MemoryOfInstance(inst);
+      life.have_layout = true;
+      life.size = line.bytes;
+      life.alignment = line.alignment == 0 ? 1 : line.alignment;
+      return;
+    }
+    case LineKind::kAllocated: {
+      ++counts.placement_lines;
+      if (ResolvePiece(inst, false, line.offset)) return;
+      InstanceLife& life = instances[inst];
+      life.memory = MemoryOfInstance(inst);
+      MemoryState& m = Memory(life.memory);
+      if (life.phase == Phase::kDeferred) {
+        MakeRoom(m, inst, line.offset, life.size);
+        Apply(m, Event{EventType::kDeferredCompleted, inst, line.offset, 0, 0});
+      } else {
+        if (!life.have_layout && life.phase != Phase::kUnplaced) {
+          // Placed with no layout and no redistrict seen: the size is not
+          // in the log.  Shown as zero bytes with size "unknown".
+          life.size = 0;
+          life.alignment = 1;
+        }
+        MakeRoom(m, inst, line.offset, life.size);
+        Apply(m, Event{EventType::kAllocated, inst, line.offset, life.size,
+                       NarrowAlignment(life.alignment)});
+      }
+      life.phase = Phase::kLive;
+      life.offset = line.offset;
+      life.release_requested = false;
+      m.live.emplace(line.offset, inst);
+      return;
+    }
+    case LineKind::kAllocationFailed: {
+      if (ResolvePiece(inst, true, 0)) return;
+      InstanceLife& life = instances[inst];
+      life.memory = MemoryOfInstance(inst);
+      MemoryState& m = Memory(life.memory);
+      if (life.phase == Phase::kDeferred) {
+        Apply(m, Event{EventType::kDeferredFailed, inst, 0, 0, 0});
+      } else if (!life.have_layout) {
+        // No debug lines: the size comes with "instance created", which
+        // Realm logs after the failure.
+        m.has_instances = true;
+        life.phase = Phase::kFailedUnsized;
+        return;
+      } else {
+        Apply(m, Event{EventType::kAllocationFailed, inst, 0, life.size,
+                       NarrowAlignment(life.alignment)});
+      }
+      life.phase = Phase::kFailed;
+      return;
+    }
+    case LineKind::kCreated: {
+      InstanceLife& life = instances[inst];
+      if (life.phase == Phase::kFailedUnsized) {
+        Apply(Memory(life.memory), Event{EventType::kAllocationFailed, inst, 0,
+                                         line.bytes, 1});
+        life.phase = Phase::kFailed;
+        return;
+      }
+      if (life.phase != Phase::kAnnounced) return;  // confirms an outcome
+      life.memory = MemoryOfInstance(inst);
+      MemoryState& m = Memory(life.memory);
+      if (!life.have_layout) {
+        // Realm logs the layout (debug) before the outcome; without it the
+        // log lacks debug lines and says nothing of where this instance
+        // is: it holds `bytes` somewhere, placed or still deferred.
+        ++counts.created_without_layout;
+        life.size = line.bytes;
+        life.alignment = 1;
+        life.phase = Phase::kUnplaced;
+        m.has_instances = true;
+        return;
+      }
+      Apply(m, Event{EventType::kDeferred, inst, kNoOffset, life.size,
+                     NarrowAlignment(life.alignment)});
+      life.phase = Phase::kDeferred;
+      return;
+    }
+    case LineKind::kDestroyed: {
+      auto found = instances.find(inst);
+      MemoryState& m = Memory(MemoryOfInstance(inst));
+      if (found == instances.end()) {
+        // Never seen: the map counts it (unknown instance) on release.
+        return;
+      }
+      InstanceLife& life = found->second;
+      if (life.phase == Phase::kLive || life.phase == Phase::kDeferred) {
+        Apply(m, Event{EventType::kReleaseRequested, inst, 0, 0,
+                       line.event == 0 ? 1u : 0u});
+        life.release_requested = true;
+        life.release_wait_on = line.event;
+      } else if (life.phase == Phase::kUnplaced) {
+        life.release_requested = true;
+        life.release_wait_on = line.event;
+      }
+      return;
+    }
+    case LineKind::kDeallocated: {
+      if (state_.released_early.erase(inst) > 0) return;  // applied already
+      const uint64_t memory = MemoryOfInstance(inst);
+      MemoryState& m = Memory(memory);
+      auto found = instances.find(inst);
+      if (found == instances.end() || found->second.phase == Phase::kGone) {
+        Apply(m, Event{EventType::kReleased, inst});  // the map counts it
+        return;
+      }
+      InstanceLife& life = found->second;
+      if (life.phase == Phase::kUnplaced) {
+        life.phase = Phase::kGone;
+        return;
+      }
+      if (life.phase == Phase::kLive && !life.release_requested) {
+        // No destroy line: a redistrict, if new instances wait unplaced in
+        // this memory (in the order they were announced).
+        std::vector<std::pair<uint64_t, uint64_t>> waiting;
+        for (const auto& [id, other] : instances) {
+          if (other.phase == Phase::kAnnounced && !other.have_layout &&
+              other.memory == memory)
+            waiting.emplace_back(other.announce_order, id);
+        }
+        for (const auto& group : state_.open_groups)
+          for (const auto& piece : group.pieces)
+            waiting.erase(std::remove_if(waiting.begin(), waiting.end(),
+                                         [&](const auto& w) {
+                                           return w.second == piece.instance;
+                                         }),
+                          waiting.end());
+        if (!waiting.empty()) {
+          std::sort(waiting.begin(), waiting.end());
+          RedistrictGroup group;
+          group.memory = memory;
+          group.old_instance = inst;
+          group.old_offset = life.offset;
+          group.old_end = life.offset + life.size;
+          for (const auto& w : waiting) {
+            RedistrictGroup::Piece piece;
+            piece.instance = w.second;
+            group.pieces.push_back(piece);
+          }
+          state_.open_groups.push_back(std::move(group));
+          return;
+        }
+        ++m.released_without_destroy;
+      }
+      if (life.phase == Phase::kLive) m.live.erase({life.offset, inst});
+      Apply(m, Event{EventType::kReleased, inst});
+      life.phase = Phase::kGone;
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+void NodeRebuild::OnSpyLine(const LogLine& line) {
+  RebuildCounts& counts = state_.counts;
+  ++counts.spy_lines;
+  switch (line.kind) {
+    case LineKind::kSpyUnknown:
+      ++counts.spy_unknown_lines;
+      return;
+    case LineKind::kMalformed:
+      ++counts.spy_malformed_lines;
+      return;
+    case LineKind::kSpyKnown:
+      return;
+    case LineKind::kSpyInstance: {
+      SpyInstance record;
+      record.event = line.event;
+      record.instance = line.instance;
+      record.memory = line.memory;
+      record.redop = line.ids[0];
+      record.field_space = line.ids[2];
+      record.tree = line.ids[3];
+      record.line = line_;
+      record.owned = InstanceOwnerNode(line.instance) == state_.node;
+      const uint32_t index = static_cast<uint32_t>(state_.spy.size());
+      if (record.owned) {
+        // The life of this id open now is the one Legion made it for.
+        ++counts.spy_instances;
+        auto life = state_.instances.find(line.instance);
+        if (life != state_.instances.end() &&
+            life->second.phase != Phase::kGone &&
+            life->second.phase != Phase::kFailed &&
+            life->second.phase != Phase::kFailedUnsized) {
+          life->second.spy = index + 1;
+          record.bound = true;
+          ++counts.spy_bound;
+        } else {
+          state_.spy_unbound.push_back(index);
+        }
+      } else {
+        ++counts.spy_remote_instances;
+      }
+      state_.spy_by_event[line.event] = index;
+      state_.spy.push_back(std::move(record));
+      return;
+    }
+    case LineKind::kSpyInstanceField:
+    case LineKind::kSpyInstanceCreator:
+    case LineKind::kSpyCreationRegion: {
+      auto it = state_.spy_by_event.find(line.event);
+      if (it == state_.spy_by_event.end()) {
+        ++counts.spy_malformed_lines;  // refers to no Physical Instance
+        return;
+      }
+      SpyInstance& record = state_.spy[it->second];
+      if (line.kind == LineKind::kSpyInstanceField) {
+        record.fields.push_back(line.ids[0]);
+      } else if (line.kind == LineKind::kSpyInstanceCreator) {
+        record.has_creator = true;
+        record.creator = line.ids[0];
+        record.processor = line.ids[1];
+      } else {
+        record.has_region = true;
+        record.region_index_space = line.ids[0];
+        record.region_field_space = line.ids[1];
+        record.region_tree = line.ids[2];
+      }
+      return;
+    }
+    case LineKind::kSpyMemory: {
+      ListedMemory& listed = state_.spy_memories[line.memory];
+      listed.capacity = line.bytes;
+      listed.kind_name = RealmMemoryKindName(line.ids[0]);
+      // Legion Spy lists the node's own memories: their capacity when the
+      // machine dump (node 0's log only, debug level) did not give it.
+      if (MemoryOwnerNode(line.memory) != state_.node) return;
+      MemoryState& m = Memory(line.memory);
+      if (m.listed || m.capacity_known) return;
+      m.kind_name = listed.kind_name;
+      m.kind = ParseMemoryKind(m.kind_name);
+      m.capacity = line.bytes;
+      m.capacity_known = true;
+      m.map.set_capacity(line.bytes, true);
+      return;
+    }
+    default:
+      state_.catalog.Add(line);
+      return;
+  }
+}
+
+void NodeRebuild::OnLegateLine(const LogLine& line) {
+  RebuildCounts& counts = state_.counts;
+  ++counts.legate_lines;
+  switch (line.kind) {
+    case LineKind::kLegateFailed: {
+      LegateFailure failure;
+      failure.bytes = line.bytes;
+      failure.memory = line.memory;
+      failure.uid = line.ids[0];
+      failure.operation = std::string(line.text);
+      failure.line = line_;
+      state_.legate_failures.push_back(std::move(failure));
+      state_.legate_store.clear();
+      return;
+    }
+    case LineKind::kLegateRequestStore:
+      if (!state_.legate_failures.empty())
+        state_.legate_failures.back().stores.emplace_back(line.text);
+      return;
+    case LineKind::kLegateStore:
+      state_.legate_store = std::string(line.text);
+      return;
+    case LineKind::kLegateInstance: {
+      ++counts.legate_instances;
+      LegateInstance record;
+      record.instance = line.instance;
+      record.address = line.offset;
+      record.size = line.bytes;
+      record.elements = std::string(line.text);
+      record.store = state_.legate_store;
+      record.multiple_stores = line.ids[0] == 1;
+      record.line = line_;
+      // Bound here when this log is the owner's; else the assembly joins it
+      // to the owner's last life of the id.
+      if (InstanceOwnerNode(line.instance) == state_.node) {
+        auto life = state_.instances.find(line.instance);
+        if (life != state_.instances.end() &&
+            (life->second.phase == Phase::kLive ||
+             life->second.phase == Phase::kUnplaced)) {
+          life->second.legate = static_cast<uint32_t>(state_.legate.size()) + 1;
+          record.bound = true;
+          ++counts.legate_bound;
+        }
+      }
+      state_.legate.push_back(std::move(record));
+      return;
+    }
+    case LineKind::kLegateCreatedFor:
+      if (!state_.legate.empty() && state_.legate.back().created_for.empty())
+        state_.legate.back().created_for = std::string(line.text);
+      return;
+    case LineKind::kMalformed:
+      ++counts.unknown_lines;
+      return;
+    default:
+      return;
+  }
+}
+
+void NodeRebuild::Feed(const LogLine& line, uint64_t line_number) {
+  RebuildCounts& counts = state_.counts;
+  ++counts.lines;
+  time_ = &line;
+  line_ = line_number;
+  state_.last_line = line_number;
+  const std::string_view logger = line.logger;
+  if (logger == "inst") {
+    OnInstanceLine(line);
+  } else if (logger == "legion_spy") {
+    OnSpyLine(line);
+  } else if (logger.substr(0, 6) == "legate") {
+    OnLegateLine(line);
+  } else if (line.kind == LineKind::kUserEventCancelled) {
+    OnUserEventCancelled(line.event);
+  } else {
+    if (line.kind == LineKind::kCheckpoint) ++counts.checkpoints;
+    if (line.kind == LineKind::kMachineNode)
+      state_.machine_nodes.insert(line.ids[0]);
+    ++counts.other_logger_lines;
+  }
+  time_ = nullptr;  // `line` is the caller's
+}
+
+void NodeRebuild::FeedContinuation(const LogLine& line, uint64_t line_number) {
+  time_ = nullptr;
+  ++state_.counts.lines;
+  line_ = line_number;
+  state_.last_line = line_number;
+  if (line.kind != LineKind::kMachineMemory) {
+    ++state_.counts.continuation_lines;
+    return;
+  }
+  // "Memory:M, KIND, capacity: C" of the machine dump, which lists every
+  // node's memories; the map of a memory of this node gets its capacity.
+  ++state_.counts.memory_lines;
+  ListedMemory& listed = state_.machine_memories[line.memory];
+  listed.kind_name = std::string(line.text);
+  listed.capacity = line.bytes;
+  if (MemoryOwnerNode(line.memory) != state_.node) return;
+  MemoryState& m = Memory(line.memory);
+  m.listed = true;
+  m.kind_name = listed.kind_name;
+  m.kind = ParseMemoryKind(m.kind_name);
+  m.capacity = line.bytes;
+  m.capacity_known = true;
+  m.map.set_capacity(line.bytes, true);
+}
+
+}  // namespace realm_log
+}  // namespace realm_shadow

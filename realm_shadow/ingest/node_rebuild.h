@@ -1,0 +1,286 @@
+// realm_shadow/ingest/node_rebuild.h - one node's log lines replayed into
+// one ShadowMap per memory, with Realm's semantics, id reuse and what Legion
+// Spy and Legate said about each instance life.
+//
+// Layer ingest.  A NodeRebuild takes the parsed lines (line_grammar.h) of one
+// Legion node, in log order, and applies the recorder Events they mean to
+// that node's memories (realm_log.h lists the line kinds and the events).
+// It keeps, per instance id, the life now open (ids are reused: a
+// "creating/reusing local instance" line opens a new life), and binds every
+// Legion Spy "Physical Instance" line and every Legate "Instance" line to
+// the life of that id open when the line was logged, so an identity never
+// leaks from one life of an id to the next.
+//
+// Guarantees
+//  - Events are applied in log order, each exactly once, except releases
+//    that must have happened before an allocation that lands on them
+//    (applied first, counted as reorderings; realm_log.h).
+//  - Only instances owned by the replay's node are ever placed: a line
+//    naming another node's instance (a remote proxy, or a log that is not
+//    this node's) is counted and changes nothing, so no phantom allocation
+//    appears in a memory this node does not own.
+//  - Every applied event can be observed with the log's time and line
+//    (RebuildOptions::observer), for timelines built on top.
+//  - Nothing is fatal: a line that does not fit the state is counted.
+//
+// Cost: one hash lookup and one ordered-set step per instance line; memory
+// proportional to the instances alive plus one record per Legion Spy
+// instance.  Not thread-safe; one replay per node, several in parallel.
+#ifndef REALM_SHADOW_INGEST_NODE_REBUILD_H_
+#define REALM_SHADOW_INGEST_NODE_REBUILD_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "realm_shadow/core/history.h"
+#include "realm_shadow/analysis/shadow_map.h"
+#include "realm_shadow/core/snapshot.h"
+#include "realm_shadow/ingest/legion_spy.h"
+#include "realm_shadow/ingest/line_grammar.h"
+
+namespace realm_shadow {
+namespace realm_log {
+
+REALM_SHADOW_HEADER_OF_LAYER(ingest);
+
+// An event as it was applied, and where in the log it came from.
+struct AppliedEvent {
+  uint32_t node = 0;
+  uint64_t memory = 0;
+  Event event{EventType::kNoop};
+  uint64_t time_us = 0;  // the line's time, on its own process's clock
+  uint64_t line = 0;     // 1-based line number in its file
+};
+
+struct RebuildOptions {
+  // Called for every event applied to a memory's map, in order.
+  std::function<void(const AppliedEvent&)> observer;
+};
+
+struct RebuildCounts {
+  uint64_t lines = 0;               // lines of this node (and their
+                                    // continuation lines)
+  uint64_t instance_lines = 0;      // "inst" lines understood
+  uint64_t memory_lines = 0;        // machine dump "Memory:" lines read
+  uint64_t continuation_lines = 0;  // other lines of multi-line entries
+  uint64_t other_logger_lines = 0;  // lines of loggers nobody reads
+  uint64_t unknown_lines = 0;       // inst lines not understood, garbage
+  uint64_t reorderings = 0;         // releases applied before their line
+  uint64_t redistricts = 0;
+  uint64_t bounded_pieces = 0;      // pieces whose size is an upper bound
+  uint64_t tightened_bounds = 0;    // bounds narrowed by a later allocation
+  uint64_t checkpoints = 0;         // "CHECKPOINT <label>" lines seen
+  // Debug-level lines ("instance layout", "allocation completed") seen;
+  // a log without them cannot place anything.
+  uint64_t layout_lines = 0;
+  uint64_t placement_lines = 0;
+  uint64_t created_without_layout = 0;  // "instance created" with no layout
+  uint64_t fatal_without_request = 0;   // out-of-memory lines, no request
+  uint64_t cancelled_releases = 0;      // destroys whose user event was
+                                        // cancelled (-level event=2)
+  uint64_t remote_proxies = 0;          // "creating proxy ..." lines
+  uint64_t foreign_instance_lines = 0;  // lines naming another node's instance
+  // Legion Spy.
+  uint64_t spy_lines = 0;           // every legion_spy line
+  uint64_t spy_unknown_lines = 0;   // kinds legion_spy.h does not print
+  uint64_t spy_malformed_lines = 0; // known kinds whose fields do not parse
+  uint64_t spy_instances = 0;       // "Physical Instance" of our instances
+  uint64_t spy_bound = 0;           // ... bound to a Realm instance life
+  uint64_t spy_remote_instances = 0;  // "Physical Instance" of others'
+  // Legate's out-of-memory report.
+  uint64_t legate_lines = 0;
+  uint64_t legate_instances = 0;
+  uint64_t legate_bound = 0;
+
+  RebuildCounts& operator+=(const RebuildCounts& other);
+};
+
+// What Legion Spy said of one physical instance (one "Physical Instance"
+// line and the lines that refer to its event).
+struct SpyInstance {
+  uint64_t event = 0;     // Legion's unique instance event, the same on
+                          // every node
+  uint64_t instance = 0;  // Realm instance id
+  uint64_t memory = 0;
+  uint64_t redop = 0;
+  uint64_t field_space = 0, tree = 0;
+  std::vector<uint64_t> fields;
+  bool has_creator = false;
+  uint64_t creator = 0;    // operation UID
+  uint64_t processor = 0;
+  bool has_region = false;
+  uint64_t region_index_space = 0, region_field_space = 0, region_tree = 0;
+  uint64_t line = 0;
+  bool owned = false;  // logged by the instance's owner node
+  bool bound = false;  // owned and joined to a Realm instance life
+};
+
+// One instance of Legate's out-of-memory report.
+struct LegateInstance {
+  uint64_t instance = 0;
+  uint64_t address = kNoAddress;
+  uint64_t size = 0;
+  std::string elements;
+  std::string store;        // "LogicalStore allocated at <store>"
+  std::string created_for;  // "created for an operation launched at <...>"
+  bool multiple_stores = false;
+  uint64_t line = 0;
+  bool bound = false;
+};
+
+// Legate's "Failed to allocate" line and the stores it names.
+struct LegateFailure {
+  uint64_t bytes = 0;
+  uint64_t memory = 0;
+  uint64_t uid = 0;
+  std::string operation;            // "Task cupynumeric::BinaryOpTask[x.py:16]"
+  std::vector<std::string> stores;  // "corresponding to a LogicalStore ..."
+  uint64_t line = 0;
+};
+
+enum class Phase : uint8_t {
+  kAnnounced,     // "creating/reusing local instance", nothing else yet
+  kLive,          // placed
+  kDeferred,      // waiting (kDeferred applied)
+  kUnplaced,      // created, its placement not in the log (no debug lines):
+                  // holds memory somewhere
+  kFailedUnsized, // failed before its size was logged (no debug lines)
+  kFailed,        // failed; Realm still destroys it
+  kGone,          // released
+};
+
+// The open life of one instance id.
+struct InstanceLife {
+  uint64_t memory = 0;
+  Phase phase = Phase::kAnnounced;
+  bool have_layout = false;
+  uint64_t size = 0;
+  uint64_t alignment = 1;
+  uint64_t offset = 0;
+  bool release_requested = false;
+  uint64_t release_wait_on = 0;  // the destroy's precondition event
+  bool bounded = false;  // size is an upper bound (redistrict piece)
+  uint64_t announce_order = 0;
+  uint32_t spy = 0;     // 1 + index into RebuildState::spy, 0: none
+  uint32_t legate = 0;  // 1 + index into RebuildState::legate, 0: none
+};
+
+struct MemoryState {
+  uint64_t id = 0;
+  uint32_t node = 0;
+  bool listed = false;  // seen in the machine dump
+  MemoryKind kind = MemoryKind::kOther;
+  std::string kind_name;
+  uint64_t capacity = 0;
+  bool capacity_known = false;
+  bool has_instances = false;
+  ShadowMap map{0, false, false};
+  // Every event applied, with its line's time and number (clock kLogTime):
+  // the base is the empty memory before the first event, nothing dropped.
+  // 32 B per event and 24 B per line that made one.
+  MemoryHistory history;
+  // Live ranges by (offset, instance): finds the pending destroys a new
+  // allocation lands on, and the bounded pieces it narrows.
+  std::set<std::pair<uint64_t, uint64_t>> live;
+  std::vector<uint64_t> failed_unknown_size;  // failed redistrict pieces
+  uint64_t reorderings = 0;
+  uint64_t released_without_destroy = 0;
+};
+
+struct RedistrictGroup {
+  uint64_t memory = 0;
+  uint64_t old_instance = 0;
+  uint64_t old_offset = 0;
+  uint64_t old_end = 0;
+  struct Piece {
+    uint64_t instance = 0;
+    bool placed = false;
+    bool failed = false;
+    uint64_t offset = 0;
+  };
+  std::vector<Piece> pieces;
+};
+
+// A memory the machine dump or Legion Spy lists: kind and capacity.
+struct ListedMemory {
+  std::string kind_name;
+  uint64_t capacity = 0;
+};
+
+// Everything a replay knows; the dump assembly reads it.
+struct RebuildState {
+  uint32_t node = 0;
+  RebuildCounts counts;
+  std::map<uint64_t, MemoryState> memories;
+  absl::flat_hash_map<uint64_t, InstanceLife> instances;
+  // Releases applied early (reordering) whose line has not been read yet.
+  absl::flat_hash_set<uint64_t> released_early;
+  std::vector<RedistrictGroup> open_groups;
+  uint64_t announce_counter = 0;
+  // Legion Spy.
+  std::vector<SpyInstance> spy;
+  absl::flat_hash_map<uint64_t, uint32_t> spy_by_event;  // event -> index
+  std::vector<uint32_t> spy_unbound;  // owned records with no Realm life
+  SpyCatalog catalog;
+  std::map<uint64_t, ListedMemory> spy_memories;  // "Memory M C K" lines
+  // Legate.
+  std::vector<LegateInstance> legate;
+  std::vector<LegateFailure> legate_failures;
+  std::string legate_store;  // the "LogicalStore allocated at" in force
+  // The machine dump (written by node 0 for every node).
+  std::map<uint64_t, ListedMemory> machine_memories;
+  std::set<uint64_t> machine_nodes;  // "Node N:" entries
+  uint64_t last_line = 0;
+};
+
+class NodeRebuild {
+ public:
+  NodeRebuild(uint32_t node, const RebuildOptions* options);
+  NodeRebuild(const NodeRebuild&) = delete;
+  NodeRebuild& operator=(const NodeRebuild&) = delete;
+
+  // One prefixed line of this node, and the unprefixed lines that follow
+  // it (continuations of its entry: the machine dump's "Memory:" lines).
+  void Feed(const LogLine& line, uint64_t line_number);
+  void FeedContinuation(const LogLine& line, uint64_t line_number);
+
+  // Settles what the end of the input decides (open redistricts, failures
+  // whose size never came).  Reading may go on afterwards.
+  void Settle();
+
+  const RebuildState& state() const { return state_; }
+
+ private:
+  MemoryState& Memory(uint64_t id);
+  void Apply(MemoryState& m, const Event& e);
+  void OnInstanceLine(const LogLine& line);
+  void OnSpyLine(const LogLine& line);
+  void OnLegateLine(const LogLine& line);
+  void MakeRoom(MemoryState& m, uint64_t instance, uint64_t offset,
+                uint64_t size);
+  void FlushGroup(RedistrictGroup& group);
+  bool ResolvePiece(uint64_t instance, bool failed, uint64_t offset);
+  void FailLatestRequest(uint64_t memory);
+  void OnUserEventCancelled(uint64_t event);
+  bool Ours(uint64_t instance);
+
+  RebuildState state_;
+  const RebuildOptions* options_;
+  const LogLine* time_ = nullptr;  // the line being applied, for its time
+  uint64_t line_ = 0;
+  // The time of the last line that had one, in ns: a line without a
+  // readable time keeps it, so that the history's times ascend.
+  int64_t last_time_ns_ = 0;
+};
+
+}  // namespace realm_log
+}  // namespace realm_shadow
+
+#endif  // REALM_SHADOW_INGEST_NODE_REBUILD_H_

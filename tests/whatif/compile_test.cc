@@ -1,0 +1,214 @@
+// Tests of whatif/compile.h: event sequences as each source writes them
+// (decision hooks, heap observation, a Realm log), built by hand, turned
+// into steps and replayed.
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "realm_shadow/ingest/realm_log.h"
+#include "whatif/compile.h"
+#include "whatif/replay.h"
+
+namespace realm_shadow::whatif {
+namespace {
+
+constexpr uint64_t kId = 0x4000000000000000ull;
+
+Event E(EventType t, uint64_t inst, uint64_t offset = 0, uint64_t size = 0, uint32_t aux = 0) {
+  return Event{t, kId | inst, offset, size, aux};
+}
+Event Allocated(uint64_t i, uint64_t o, uint64_t s) { return E(EventType::kAllocated, i, o, s, 1); }
+Event Released(uint64_t i) { return E(EventType::kReleased, i); }
+Event ReleaseRequested(uint64_t i, uint32_t ready) {
+  return E(EventType::kReleaseRequested, i, 0, 0, ready);
+}
+
+Snapshot Base(uint64_t capacity) {
+  Snapshot s;
+  s.memory_id = 0x1e00000000000000ull;
+  s.capacity = capacity;
+  return s;
+}
+
+ReplayScript Compile(const Snapshot& base, const std::vector<Event>& events,
+                     bool from_log = false, std::vector<Identity> identities = {}) {
+  absl::StatusOr<ReplayScript> s = CompileEvents(base, events, identities, from_log);
+  EXPECT_TRUE(s.ok()) << s.status();
+  return s.ok() ? *std::move(s) : ReplayScript{};
+}
+
+ReplayResult Replayed(const ReplayScript& s, PlacementPolicy p) {
+  ReplayOptions o;
+  o.policy = p;
+  absl::StatusOr<ReplayResult> r = RunReplay(s, o);
+  EXPECT_TRUE(r.ok()) << r.status();
+  return r.ok() ? *std::move(r) : ReplayResult{};
+}
+
+TEST(Compile, DecisionHooksInstantPlacementsReleasesAndAFailure) {
+  const std::vector<Event> ev = {
+      Allocated(1, 0, 100),   Allocated(2, 100, 250), Allocated(3, 350, 150),
+      Allocated(4, 500, 150), Allocated(5, 650, 100), Allocated(6, 750, 250),
+      Released(2),            Released(4),            Allocated(2, 100, 140),
+      E(EventType::kAllocationFailed, 7, 0, 250, 1)};
+  const ReplayScript s = Compile(Base(1000), ev);
+  ASSERT_EQ(s.lives.size(), 8u);
+  ASSERT_EQ(s.steps.size(), 10u);
+  EXPECT_EQ(s.steps[6].kind, StepKind::kRelease);
+  EXPECT_TRUE(s.steps[6].ready);
+  EXPECT_EQ(s.lives[6].instance, kId | 2);  // the id reused: a new life
+  EXPECT_EQ(s.lives[7].recorded, RecordedOutcome::kFailed);
+  const ReplayResult realm = Replayed(s, PlacementPolicy::kRealm);
+  EXPECT_EQ(realm.self_check.as_recorded, 7u);
+  EXPECT_EQ(realm.self_check.checked, 7u);
+  EXPECT_EQ(realm.failures.size(), 1u);
+  EXPECT_FALSE(Replayed(s, PlacementPolicy::kBestFit).failed());
+}
+
+TEST(Compile, DeferredRequestAndItsRelease) {
+  const std::vector<Event> ev = {
+      Allocated(1, 0, 600), Allocated(2, 600, 400), ReleaseRequested(1, 0),
+      E(EventType::kDeferred, 3, 0, 500, 1),  // planned at 0
+      Released(1), E(EventType::kDeferredCompleted, 3, 0)};
+  const ReplayScript s = Compile(Base(1000), ev);
+  ASSERT_EQ(s.steps.size(), 5u);
+  EXPECT_EQ(s.steps[2].kind, StepKind::kRelease);
+  EXPECT_FALSE(s.steps[2].ready);
+  EXPECT_EQ(s.steps[3].kind, StepKind::kRequest);
+  EXPECT_EQ(s.steps[4].kind, StepKind::kReleaseReady);
+  EXPECT_EQ(s.lives[2].recorded_offset, 0u);
+  const ReplayResult r = Replayed(s, PlacementPolicy::kRealm);
+  EXPECT_EQ(r.self_check.as_recorded, 3u);
+  EXPECT_FALSE(r.failed());
+}
+
+// The decision hooks' deferred redistrict: release requested, the pieces
+// deferred with no plan, then the old released and the pieces completed.
+// Read as a split, the first piece lands in the old range; read as plain
+// requests it would take the hole before it.
+TEST(Compile, DecisionHooksDeferredRedistrictIsASplit) {
+  const std::vector<Event> ev = {
+      Allocated(1, 0, 100),  Allocated(2, 100, 1000), Allocated(3, 1100, 900),
+      Released(1),           ReleaseRequested(2, 0),
+      E(EventType::kDeferred, 4, kNoOffset, 50, 1), E(EventType::kDeferred, 5, kNoOffset, 200, 1),
+      Released(2), E(EventType::kDeferredCompleted, 4, 100),
+      E(EventType::kDeferredCompleted, 5, 150)};
+  const ReplayScript s = Compile(Base(2000), ev);
+  bool split = false;
+  for (const ReplayStep& st : s.steps) {
+    EXPECT_NE(st.kind, StepKind::kRequestWaits);
+    if (st.kind == StepKind::kRedistrict) {
+      split = true;
+      EXPECT_EQ(st.piece_count, 2u);
+      EXPECT_FALSE(st.ready);
+    }
+  }
+  EXPECT_TRUE(split);
+  const ReplayResult r = Replayed(s, PlacementPolicy::kRealm);
+  EXPECT_EQ(r.self_check.difference_count, 0u);
+  EXPECT_EQ(r.self_check.as_recorded, 5u);
+}
+
+// A request waiting on its creation precondition (decision hooks: deferred
+// with no plan, nothing between) enters when it is placed.
+TEST(Compile, WaitingRequestEntersAtItsPlacement) {
+  const std::vector<Event> ev = {
+      Allocated(1, 0, 100), E(EventType::kDeferred, 2, kNoOffset, 100, 1),
+      Allocated(3, 100, 100), E(EventType::kDeferredCompleted, 2, 200)};
+  const ReplayScript s = Compile(Base(1000), ev);
+  ASSERT_EQ(s.steps.size(), 4u);
+  EXPECT_EQ(s.steps[1].kind, StepKind::kRequestWaits);
+  EXPECT_EQ(s.steps[3].kind, StepKind::kRequestEnters);
+  EXPECT_EQ(Replayed(s, PlacementPolicy::kRealm).self_check.as_recorded, 3u);
+  // From a log the same events are a request deferred when it was made.
+  const ReplayScript log = Compile(Base(1000), ev, /*from_log=*/true);
+  EXPECT_EQ(log.steps[1].kind, StepKind::kRequest);
+}
+
+// Heap observation: the pieces wait, the old release is requested, the
+// future heap plans them, the release fires and the current heap splits.
+TEST(Compile, HeapObservedRedistrict) {
+  const std::vector<Event> ev = {
+      E(EventType::kHeapPlaced, 1, 0, 100, 1), E(EventType::kHeapPlaced, 2, 100, 1000, 1),
+      E(EventType::kHeapRemoved, 1),
+      E(EventType::kFuturePlaced, 4, kNoOffset, 50, 1),
+      E(EventType::kFuturePlaced, 5, kNoOffset, 2000, 1),  // does not fit: fails
+      ReleaseRequested(2, 0),
+      E(EventType::kFuturePlaced, 4, 100, 50, 1), E(EventType::kFuturePlaced, 5, kNoOffset, 2000, 1),
+      ReleaseRequested(2, 1),
+      E(EventType::kHeapSplit, 2, 0, 0, 1), E(EventType::kRedistrictPiece, 4, 100, 50, 1),
+      E(EventType::kRequestFailed, 5, 0, 2000, 1)};
+  const ReplayScript s = Compile(Base(2000), ev);
+  const ReplayStep* split = nullptr;
+  for (const ReplayStep& st : s.steps)
+    if (st.kind == StepKind::kRedistrict) split = &st;
+  ASSERT_NE(split, nullptr);
+  EXPECT_EQ(split->piece_count, 2u);  // the failed piece too
+  const ReplayResult r = Replayed(s, PlacementPolicy::kRealm);
+  EXPECT_EQ(r.self_check.as_recorded, 3u);
+  EXPECT_EQ(r.self_check.difference_count, 0u);
+  ASSERT_EQ(r.failures.size(), 1u);  // the piece that does not fit
+  EXPECT_EQ(s.lives[r.failures[0].life].instance, kId | 5);
+}
+
+// A Realm log: a split's pieces have upper-bound sizes (not checkable),
+// a later allocation tightens one (replayed, not counted), and a failed
+// piece of unknown size is left out.
+TEST(Compile, LogPiecesOfUnknownSizeAreCountedApart) {
+  Identity bound;
+  bound.id = 7;
+  bound.attributes = {{kSizeAttribute, kSizeUpperBound}};
+  const std::vector<Event> ev = {
+      Allocated(1, 0, 1000), Allocated(2, 1000, 1000),
+      E(EventType::kRedistrict, 1, 0, 0, 2), E(EventType::kRedistrictPiece, 3, 0, 400, 1),
+      E(EventType::kAttachIdentity, 3, 7), E(EventType::kRedistrictPiece, 4, 400, 600, 1),
+      E(EventType::kAttachIdentity, 4, 7), E(EventType::kAllocationFailed, 5, 0, 0, 0),
+      // piece 4 was shorter: 300 B of its bound are free after all
+      E(EventType::kRedistrict, 4, 0, 0, 1), E(EventType::kRedistrictPiece, 4, 400, 300, 1),
+      E(EventType::kAttachIdentity, 4, 7), Allocated(6, 700, 300)};
+  const ReplayScript s = Compile(Base(2000), ev, /*from_log=*/true, {bound});
+  const ReplayResult r = Replayed(s, PlacementPolicy::kRealm);
+  EXPECT_EQ(r.self_check.checked, 3u);  // 1, 2, 6
+  EXPECT_EQ(r.self_check.as_recorded, 3u);
+  EXPECT_EQ(r.self_check.not_checkable, 2u);  // pieces 3 and 4
+  EXPECT_EQ(r.recorded_failures, 0u);         // the unknown piece is not replayed
+  bool noted = false;
+  for (const std::string& n : s.notes) noted |= n.find("unknown size") != std::string::npos;
+  EXPECT_TRUE(noted);
+}
+
+TEST(Compile, StartsFromTheBaseAndSaysSo) {
+  Snapshot base = Base(1000);
+  base.sequence = 500;
+  Allocation a;
+  a.offset = 200;
+  a.size = 100;
+  a.instance = kId | 1;
+  a.state = AllocationState::kReleasePending;
+  base.allocations.push_back(a);
+  const std::vector<Event> ev = {Allocated(2, 0, 200), Released(1), Allocated(3, 200, 300)};
+  const ReplayScript s = Compile(base, ev);
+  EXPECT_EQ(s.first_sequence, 500u);
+  EXPECT_EQ(s.end_sequence, 503u);
+  ASSERT_EQ(s.base_lives.size(), 1u);
+  ASSERT_FALSE(s.notes.empty());
+  EXPECT_NE(s.notes[0].find("not at the start of the run"), std::string::npos);
+  EXPECT_EQ(s.steps[0].kind, StepKind::kRelease);  // queued at the base
+  EXPECT_FALSE(s.steps[0].ready);
+  const ReplayResult r = Replayed(s, PlacementPolicy::kRealm);
+  EXPECT_EQ(r.self_check.as_recorded, 2u);
+}
+
+TEST(Compile, AHoleInTheHistoryIsAnError) {
+  const std::vector<Event> ev = {Allocated(1, 0, 100), E(EventType::kDeferredCompleted, 9, 100)};
+  const absl::Status hole = CompileEvents(Base(1000), ev, {}, false).status();
+  EXPECT_TRUE(absl::IsInvalidArgument(hole)) << hole;
+  EXPECT_NE(hole.message().find("hole"), std::string::npos) << hole;
+  EXPECT_NE(hole.message().find("event 2 ("), std::string::npos) << hole;  // the second
+  const std::vector<Event> release = {Released(4)};
+  EXPECT_FALSE(CompileEvents(Base(1000), release, {}, false).ok());
+}
+
+}  // namespace
+}  // namespace realm_shadow::whatif

@@ -1,0 +1,621 @@
+// whatif/compile.cc - see compile.h.
+#include "whatif/compile.h"
+
+#include <algorithm>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
+#include "realm_shadow/core/identity.h"
+
+namespace realm_shadow {
+namespace whatif {
+namespace {
+
+enum class Phase : uint8_t { kWaiting, kPending, kPlaced, kFailed, kGone };
+enum class Release : uint8_t { kNone, kPending, kReady };
+
+constexpr uint32_t kNoStep = UINT32_MAX;
+
+struct LifeInfo {
+  Phase phase = Phase::kPending;
+  Release release = Release::kNone;
+  uint32_t release_step = kNoStep;  // the kRelease step, while it is pending
+  uint32_t wait_step = kNoStep;     // the kRequestWaits step
+  uint32_t request_step = kNoStep;  // the step that made the request
+  uint32_t piece_of = kNoLife;      // provisionally a piece of this life's split
+};
+
+std::string Hex(uint64_t v) { return HexId(v); }
+
+class Compiler {
+ public:
+  Compiler(const Snapshot& base, const std::vector<Event>& events,
+           const std::vector<Identity>& identities, bool from_log, ReplayScript* out)
+      : base_(base), events_(events), identities_(identities), from_log_(from_log), s_(*out) {
+    for (const Identity& id : identities) {
+      for (const auto& [key, value] : id.attributes)
+        if (key == kSizeAttribute && (value == kSizeUpperBound || value == kSizeUnknown))
+          size_unknown_identities_.push_back(id.id);
+    }
+    std::sort(size_unknown_identities_.begin(), size_unknown_identities_.end());
+  }
+
+  bool Run(std::string* error) {
+    s_.memory_id = base_.memory_id;
+    s_.node = base_.node;
+    s_.kind = base_.kind;
+    s_.memory_name = base_.name;
+    s_.capacity = base_.capacity;
+    s_.capacity_known = base_.capacity_known;
+    s_.first_sequence = base_.sequence;
+    s_.end_sequence = base_.sequence + events_.size();
+    s_.log_times = from_log_;
+    s_.identities = identities_;
+    seq_ = base_.sequence;
+    FromBase();
+    for (size_t k = 0; k < events_.size(); ++k, ++seq_) {
+      index_ = k;
+      if (!Apply(events_[k], error)) return false;
+    }
+    Finish();
+    return true;
+  }
+
+ private:
+  // ---- lives and steps ------------------------------------------------------
+
+  uint32_t NewLife(uint64_t instance, uint64_t size, uint64_t alignment, Phase phase) {
+    auto& open = open_[instance];
+    // A failed life is forgotten once its id is used again.
+    open.erase(std::remove_if(open.begin(), open.end(),
+                              [&](uint32_t l) { return info_[l].phase == Phase::kFailed; }),
+               open.end());
+    ReplayLife l;
+    l.instance = instance;
+    l.size = size;
+    l.alignment = alignment;
+    s_.lives.push_back(l);
+    LifeInfo li;
+    li.phase = phase;
+    info_.push_back(li);
+    const uint32_t life = static_cast<uint32_t>(s_.lives.size() - 1);
+    open.push_back(life);
+    return life;
+  }
+
+  uint32_t Find(uint64_t instance, std::initializer_list<Phase> phases) const {
+    auto it = open_.find(instance);
+    if (it == open_.end()) return kNoLife;
+    for (auto l = it->second.rbegin(); l != it->second.rend(); ++l)
+      for (Phase p : phases)
+        if (info_[*l].phase == p) return *l;
+    return kNoLife;
+  }
+  uint32_t Placed(uint64_t instance) const { return Find(instance, {Phase::kPlaced}); }
+  uint32_t Waiting(uint64_t instance) const {
+    return Find(instance, {Phase::kWaiting, Phase::kPending});
+  }
+
+  void Close(uint32_t life) {
+    info_[life].phase = Phase::kGone;
+    auto it = open_.find(s_.lives[life].instance);
+    if (it == open_.end()) return;
+    auto& v = it->second;
+    v.erase(std::remove(v.begin(), v.end(), life), v.end());
+    if (v.empty()) open_.erase(it);
+  }
+
+  uint32_t AddStep(StepKind kind, uint32_t life, bool ready = false) {
+    s_.steps.push_back(ReplayStep::Of(kind, life, seq_, ready));
+    dead_.push_back(false);
+    return static_cast<uint32_t>(s_.steps.size() - 1);
+  }
+
+  // What the run recorded for the life at this event.
+  ReplayLife& Outcome(uint32_t life, RecordedOutcome outcome, Phase phase) {
+    ReplayLife& l = s_.lives[life];
+    l.recorded = outcome;
+    l.recorded_sequence = seq_;
+    info_[life].phase = phase;
+    return l;
+  }
+  void Placement(uint32_t life, uint64_t offset) {
+    Outcome(life, RecordedOutcome::kPlaced, Phase::kPlaced).recorded_offset = offset;
+  }
+  void Failure(uint32_t life, bool eventual) {
+    // Realm destroys a failed instance; its release changes nothing.
+    Outcome(life, RecordedOutcome::kFailed, Phase::kFailed).recorded_eventual = eventual;
+  }
+
+  // A waiting request shows in a heap or fails: it entered now.
+  void Enters(uint32_t life) {
+    if (info_[life].phase == Phase::kWaiting) {
+      AddStep(StepKind::kRequestEnters, life);
+      info_[life].phase = Phase::kPending;
+    }
+  }
+
+  bool Unknown(const Event& e, std::string* error) {
+    *error = "event " + std::to_string(EventNumber(seq_)) + " (" + EventTypeName(e.type) + " of " +
+             Hex(e.instance) +
+             ") concerns a request no earlier event made and the base does not "
+             "hold: the history has a hole in it";
+    return false;
+  }
+
+  // ---- the base -------------------------------------------------------------
+
+  void FromBase() {
+    if (base_.sequence > 0)
+      s_.notes.push_back("the history starts after event " + std::to_string(base_.sequence) +
+                         ", not at the start of the run: replayed from the snapshot "
+                         "there (its allocations where it shows them, under every "
+                         "policy; its pending requests enter first, then its queued "
+                         "releases are requested again)");
+    for (const Allocation& a : base_.allocations) {
+      const uint32_t life = NewLife(a.instance, a.size, a.alignment(), Phase::kPlaced);
+      ReplayLife& l = s_.lives[life];
+      l.recorded = RecordedOutcome::kLiveAtBase;
+      l.recorded_offset = a.offset;
+      l.identity = a.identity;
+      l.size_known = !SizeUnknown(a.identity);
+      s_.base_lives.push_back(life);
+    }
+    std::vector<PendingRequest> pending = base_.pending;
+    std::sort(pending.begin(), pending.end(), [](const auto& a, const auto& b) {
+      return a.sequence < b.sequence;
+    });
+    for (const PendingRequest& p : pending) {
+      const bool waits = !from_log_ && p.planned_offset == kNoOffset;
+      const uint32_t life = NewLife(p.instance, p.size, p.alignment,
+                                    waits ? Phase::kWaiting : Phase::kPending);
+      s_.lives[life].identity = p.identity;
+      s_.lives[life].size_known = !SizeUnknown(p.identity);
+      const uint32_t st = AddStep(waits ? StepKind::kRequestWaits : StepKind::kRequest, life);
+      if (waits) info_[life].wait_step = st;
+    }
+    for (uint32_t life : s_.base_lives) {
+      const Allocation* a = nullptr;
+      for (const Allocation& x : base_.allocations)
+        if (x.instance == s_.lives[life].instance && x.offset == s_.lives[life].recorded_offset) a = &x;
+      if (!a || a->state == AllocationState::kLive) continue;
+      const bool ready = a->state == AllocationState::kReleaseReady;
+      const uint32_t st = AddStep(StepKind::kRelease, life, ready);
+      info_[life].release = ready ? Release::kReady : Release::kPending;
+      info_[life].release_step = st;
+    }
+  }
+
+  bool SizeUnknown(uint32_t identity) const {
+    return identity != 0 && std::binary_search(size_unknown_identities_.begin(),
+                                                size_unknown_identities_.end(), identity);
+  }
+
+  // ---- events -----------------------------------------------------------------
+
+  bool Apply(const Event& e, std::string* error) {
+    if (group_left_ > 0) return GroupRecord(e, error);
+    switch (e.type) {
+      case EventType::kAllocated:
+      case EventType::kHeapPlaced:
+        return Placed(e, error);
+      case EventType::kDeferred:
+      case EventType::kFuturePlaced:
+        return Deferred(e);
+      case EventType::kDeferredCompleted: {
+        const uint32_t life = Waiting(e.instance);
+        if (life == kNoLife) return Unknown(e, error);
+        Enters(life);
+        Placement(life, e.offset);
+        return true;
+      }
+      case EventType::kDeferredFailed:
+      case EventType::kRequestFailed:
+      case EventType::kAllocationFailed:
+        return Failed(e, error);
+      case EventType::kRequestCancelled: {
+        const uint32_t life = Waiting(e.instance);
+        if (life == kNoLife) return true;  // a piece of a poisoned redistrict
+        if (info_[life].phase == Phase::kWaiting) AddStep(StepKind::kRequestCancelled, life);
+        s_.lives[life].recorded = RecordedOutcome::kCancelled;
+        Close(life);
+        return true;
+      }
+      case EventType::kReleaseRequested:
+        return ReleaseRequested(e);
+      case EventType::kReleased:
+      case EventType::kHeapRemoved:
+        return Released(e, error);
+      case EventType::kRedistrict:
+      case EventType::kHeapSplit:
+        group_type_ = e.type;
+        group_old_ = e.instance;
+        group_left_ = e.aux;
+        group_.clear();
+        if (group_left_ == 0) return FlushSplit(error);
+        return true;
+      case EventType::kHeapSwapped:
+      case EventType::kHeapReplaced:
+        // A reordering's or a rebuild's difference: its records are
+        // placements and removals, read one by one.
+        group_type_ = e.type;
+        group_left_ = e.aux;
+        return true;
+      case EventType::kReserved:
+      case EventType::kReservationEnded:
+        ++reservations_;
+        return true;
+      case EventType::kAttachIdentity: {
+        uint32_t life = Waiting(e.instance);
+        if (life == kNoLife) life = Placed(e.instance);
+        if (life == kNoLife) return true;
+        s_.lives[life].identity = static_cast<uint32_t>(e.offset);
+        if (SizeUnknown(static_cast<uint32_t>(e.offset))) s_.lives[life].size_known = false;
+        return true;
+      }
+      case EventType::kRedistrictPiece:
+      case EventType::kNoop:
+      case EventType::kFutureReset:
+        return true;
+    }
+    return true;
+  }
+
+  bool GroupRecord(const Event& e, std::string* error) {
+    // A redistrict's pieces may have other events between them (a log
+    // attaches each piece's identity right after it): those apply once the
+    // split is made.
+    if (group_type_ == EventType::kRedistrict && e.type != EventType::kRedistrictPiece) {
+      between_.push_back(e);
+      return true;
+    }
+    --group_left_;
+    if (group_type_ == EventType::kRedistrict || group_type_ == EventType::kHeapSplit) {
+      group_.push_back(e);
+      if (group_left_ > 0) return true;
+      if (!FlushSplit(error)) return false;
+      std::vector<Event> between;
+      between.swap(between_);
+      for (const Event& b : between)
+        if (!Apply(b, error)) return false;
+      return true;
+    }
+    // heap_swapped / heap_replaced records.
+    if (e.type == EventType::kHeapRemoved) return Released(e, error);
+    if (e.type == EventType::kHeapPlaced) {
+      // A replaced heap names what stays too: nothing to do for those.
+      const uint32_t placed = Placed(e.instance);
+      if (placed != kNoLife && s_.lives[placed].recorded_offset == e.offset) return true;
+      return Placed(e, error);
+    }
+    return true;
+  }
+
+  bool Placed(const Event& e, std::string* error) {
+    (void)error;
+    const uint32_t waiting = Waiting(e.instance);
+    if (waiting != kNoLife && info_[waiting].piece_of == kNoLife) {
+      Enters(waiting);
+      Placement(waiting, e.offset);
+      return true;
+    }
+    const uint32_t life = NewLife(e.instance, e.size, e.aux, Phase::kPending);
+    info_[life].request_step = AddStep(StepKind::kRequest, life);
+    Placement(life, e.offset);
+    return true;
+  }
+
+  bool Deferred(const Event& e) {
+    const uint32_t waiting = Waiting(e.instance);
+    if (waiting != kNoLife) {
+      // A plan for a request the heap already knows: it enters if it was
+      // waiting (not if it is a piece of a queued split).
+      if (e.offset != kNoOffset && info_[waiting].piece_of == kNoLife) Enters(waiting);
+      return true;
+    }
+    // future_placed of a placed id with no release: the future heap's copy.
+    if (e.type == EventType::kFuturePlaced) {
+      const uint32_t placed = Placed(e.instance);
+      if (placed != kNoLife && info_[placed].release == Release::kNone) return true;
+    }
+    const bool waits = e.offset == kNoOffset && !from_log_;
+    const uint32_t life = NewLife(e.instance, e.size, e.aux, waits ? Phase::kWaiting : Phase::kPending);
+    const uint32_t st = AddStep(waits ? StepKind::kRequestWaits : StepKind::kRequest, life);
+    info_[life].request_step = st;
+    if (waits) {
+      info_[life].wait_step = st;
+      // Right after a release was requested (or more pieces of it): maybe
+      // a piece of that release's split (confirmed at the split, or by the
+      // decision hooks' pattern at the release).
+      if (candidate_old_ != kNoLife && last_wait_or_release_ + 1 == seq_)
+        info_[life].piece_of = candidate_old_;
+      last_wait_or_release_ = seq_;
+    }
+    return true;
+  }
+
+  bool Failed(const Event& e, std::string* error) {
+    uint32_t life = Waiting(e.instance);
+    if (life != kNoLife) {
+      const bool eventual = info_[life].phase == Phase::kPending &&
+                            (e.type == EventType::kDeferredFailed ||
+                             (e.type == EventType::kRequestFailed && e.offset == 1));
+      Enters(life);
+      Failure(life, eventual);
+      info_[life].piece_of = kNoLife;
+      return true;
+    }
+    if (e.type == EventType::kDeferredFailed) return Unknown(e, error);
+    // A request that failed at once.  From a log, a failed redistrict piece
+    // has no size: it cannot be replayed.
+    if (e.type == EventType::kAllocationFailed && e.size == 0 && from_log_) {
+      ++unknown_size_failures_;
+      return true;
+    }
+    life = NewLife(e.instance, e.size, e.aux, Phase::kPending);
+    AddStep(StepKind::kRequest, life);
+    Failure(life, false);
+    return true;
+  }
+
+  bool ReleaseRequested(const Event& e) {
+    const uint32_t aux = e.aux;
+    // Cancelled: the life whose release is queued.
+    if (aux == 2) {
+      for (uint32_t life : LivesOf(e.instance)) {
+        if (info_[life].release != Release::kNone && info_[life].release_step != kNoStep) {
+          AddStep(StepKind::kReleaseCancelled, life);
+          info_[life].release = Release::kNone;
+          info_[life].release_step = kNoStep;
+          return true;
+        }
+      }
+      return true;
+    }
+    const bool ready = aux == 1;
+    // A queued release becoming ready.
+    for (uint32_t life : LivesOf(e.instance)) {
+      if (info_[life].release == Release::kPending) {
+        if (ready) {
+          AddStep(StepKind::kReleaseReady, life);
+          info_[life].release = Release::kReady;
+        }
+        return true;
+      }
+    }
+    uint32_t life = Placed(e.instance);
+    if (life == kNoLife || info_[life].release != Release::kNone) {
+      const uint32_t waiting = Waiting(e.instance);
+      if (waiting != kNoLife && info_[waiting].release == Release::kNone) life = waiting;
+      else if (life != kNoLife && info_[life].release != Release::kNone) return true;
+    }
+    if (life == kNoLife) return true;  // a failed instance's destroy
+    info_[life].release_step = AddStep(StepKind::kRelease, life, ready);
+    info_[life].release = ready ? Release::kReady : Release::kPending;
+    candidate_old_ = info_[life].phase == Phase::kPlaced ? life : kNoLife;
+    last_wait_or_release_ = seq_;
+    // Heap observation announces a split's pieces just before the old
+    // release: the waiting requests of the events right before this one.
+    if (candidate_old_ != kNoLife) {
+      uint64_t expect = seq_;
+      for (size_t k = s_.steps.size() - 1; k-- > 0;) {
+        const ReplayStep& st = s_.steps[k];
+        if (dead_[k] || st.kind != StepKind::kRequestWaits || st.sequence + 1 != expect) break;
+        if (info_[st.life].phase == Phase::kWaiting && info_[st.life].piece_of == kNoLife)
+          info_[st.life].piece_of = life;
+        expect = st.sequence;
+      }
+    }
+    return true;
+  }
+
+  std::vector<uint32_t> LivesOf(uint64_t instance) const {
+    auto it = open_.find(instance);
+    if (it == open_.end()) return {};
+    return std::vector<uint32_t>(it->second.rbegin(), it->second.rend());
+  }
+
+  bool Released(const Event& e, std::string* error) {
+    uint32_t life = Placed(e.instance);
+    if (life == kNoLife) {
+      // A pending or waiting request released: cancelled (decision hooks).
+      const uint32_t waiting = Waiting(e.instance);
+      if (waiting != kNoLife) {
+        if (info_[waiting].release == Release::kNone)
+          AddStep(StepKind::kRelease, waiting, true);
+        else if (info_[waiting].release == Release::kPending)
+          AddStep(StepKind::kReleaseReady, waiting);
+        s_.lives[waiting].recorded = RecordedOutcome::kCancelled;
+        Close(waiting);
+        return true;
+      }
+      if (Find(e.instance, {Phase::kFailed}) != kNoLife) {
+        Close(Find(e.instance, {Phase::kFailed}));
+        return true;
+      }
+      return Unknown(e, error);
+    }
+    if (e.type == EventType::kReleased && DecisionSplit(life)) return true;
+    if (info_[life].release == Release::kNone) AddStep(StepKind::kRelease, life, true);
+    else if (info_[life].release == Release::kPending) AddStep(StepKind::kReleaseReady, life);
+    Close(life);
+    return true;
+  }
+
+  // The decision hooks' deferred redistrict: `old` is released and the
+  // events right after complete or fail exactly the requests deferred with
+  // no plan right after its release was requested.
+  bool DecisionSplit(uint32_t old) {
+    std::vector<uint32_t> pieces;
+    for (uint32_t l = old + 1; l < s_.lives.size(); ++l)
+      if (info_[l].piece_of == old && info_[l].phase == Phase::kWaiting) pieces.push_back(l);
+    if (pieces.empty() || info_[old].release_step == kNoStep) return false;
+    size_t k = index_ + 1;
+    for (uint32_t p : pieces) {
+      if (k >= events_.size()) return false;
+      const Event& n = events_[k++];
+      if (n.instance != s_.lives[p].instance ||
+          (n.type != EventType::kDeferredCompleted && n.type != EventType::kDeferredFailed))
+        return false;
+    }
+    RewriteAsSplit(old, pieces);
+    for (uint32_t p : pieces) info_[p].piece_of = kNoLife;  // completed by the events
+    Close(old);
+    return true;
+  }
+
+  // The old life's queued release becomes a split into `pieces` (their
+  // wait steps go; they are consecutive lives, as made); the split happens
+  // now.  Pieces keep waiting until their placements are read.
+  void RewriteAsSplit(uint32_t old, const std::vector<uint32_t>& pieces) {
+    ReplayStep& st = s_.steps[info_[old].release_step];
+    const bool was_ready = st.ready;
+    st.kind = StepKind::kRedistrict;
+    st.first_piece = pieces.front();
+    st.piece_count = static_cast<uint32_t>(pieces.size());
+    for (uint32_t p : pieces) {
+      if (info_[p].wait_step != kNoStep) dead_[info_[p].wait_step] = true;
+      info_[p].phase = Phase::kPending;  // in the split
+    }
+    if (!was_ready) AddStep(StepKind::kReleaseReady, old);
+  }
+
+  bool FlushSplit(std::string* error) {
+    const uint32_t old = Placed(group_old_);
+    std::vector<const Event*> placed;
+    for (const Event& r : group_) placed.push_back(&r);
+    // A log's tighter bound: one piece, the same instance, the same start.
+    if (from_log_ && group_type_ == EventType::kRedistrict && placed.size() == 1 &&
+        placed[0]->instance == group_old_ && old != kNoLife) {
+      const uint32_t piece = NewLife(group_old_, placed[0]->size, placed[0]->aux, Phase::kPending);
+      s_.lives[piece].size_known = false;
+      s_.lives[piece].identity = s_.lives[old].identity;
+      const uint32_t st = AddStep(StepKind::kRedistrict, old, true);
+      s_.steps[st].first_piece = piece;
+      s_.steps[st].piece_count = 1;
+      Placement(piece, placed[0]->offset);
+      bound_refinements_.push_back(piece);
+      Close(old);
+      return true;
+    }
+    if (old == kNoLife) {
+      if (group_type_ == EventType::kHeapSplit && placed.empty()) return true;
+      for (const Event* r : placed) {
+        Event as_placed = *r;
+        as_placed.type = EventType::kHeapPlaced;
+        if (!Placed(as_placed, error)) return false;
+      }
+      s_.notes.push_back("event " + std::to_string(EventNumber(seq_)) + ": a split of " + Hex(group_old_) +
+                         ", which the replay does not hold; its pieces replay as requests");
+      return true;
+    }
+    // The pieces announced as waiting with the old release (heap
+    // observation), in order: the placed ones lead, the rest failed.
+    std::vector<uint32_t> announced;
+    for (uint32_t l = old + 1; l < s_.lives.size(); ++l)
+      if (info_[l].piece_of == old && info_[l].phase == Phase::kWaiting) announced.push_back(l);
+    bool use_announced = !announced.empty() && announced.size() >= placed.size() &&
+                         info_[old].release_step != kNoStep;
+    for (size_t i = 0; use_announced && i < placed.size(); ++i)
+      use_announced = s_.lives[announced[i]].instance == placed[i]->instance;
+    if (use_announced) {
+      RewriteAsSplit(old, announced);
+      for (size_t i = 0; i < placed.size(); ++i) Placement(announced[i], placed[i]->offset);
+      for (size_t i = placed.size(); i < announced.size(); ++i) info_[announced[i]].piece_of = kNoLife;
+      Close(old);
+      return true;
+    }
+    // An immediate split: new consecutive lives.  From a log, pieces of a
+    // split that waited were shown as requests of unknown size: these are
+    // the same requests, made by the split.
+    if (from_log_) {
+      for (const Event* r : placed) {
+        const uint32_t w = Waiting(r->instance);
+        if (w == kNoLife) continue;
+        if (info_[w].request_step != kNoStep) dead_[info_[w].request_step] = true;
+        s_.lives[w].recorded = RecordedOutcome::kCancelled;
+        Close(w);
+      }
+    }
+    std::vector<uint32_t> pieces;
+    for (const Event* r : placed)
+      pieces.push_back(NewLife(r->instance, r->size, r->aux, Phase::kPending));
+    if (info_[old].release_step != kNoStep && info_[old].release == Release::kPending) {
+      // Queued, now done: the queued release was the split.
+      RewriteAsSplit(old, pieces);
+    } else if (!pieces.empty()) {
+      const uint32_t st = AddStep(StepKind::kRedistrict, old, true);
+      s_.steps[st].first_piece = pieces.front();
+      s_.steps[st].piece_count = static_cast<uint32_t>(pieces.size());
+    } else {
+      AddStep(StepKind::kRelease, old, true);
+    }
+    for (size_t i = 0; i < placed.size(); ++i) {
+      Placement(pieces[i], placed[i]->offset);
+      if (from_log_) s_.lives[pieces[i]].size_known = false;
+    }
+    Close(old);
+    return true;
+  }
+
+  void Finish() {
+    // Dead steps out, in order.
+    size_t w = 0;
+    for (size_t r = 0; r < s_.steps.size(); ++r)
+      if (!dead_[r]) s_.steps[w++] = s_.steps[r];
+    s_.steps.resize(w);
+    for (uint32_t life : bound_refinements_) s_.lives[life].recorded = RecordedOutcome::kLiveAtBase;
+    if (reservations_)
+      s_.notes.push_back(std::to_string(reservations_) +
+                         " reservation event(s) (pools, upper bounds): not requests to "
+                         "Realm's allocator; the instances that hold them replay as "
+                         "the allocations they are");
+    if (unknown_size_failures_)
+      s_.notes.push_back(std::to_string(unknown_size_failures_) +
+                         " failed redistrict piece(s) of unknown size: not replayed");
+    if (!bound_refinements_.empty())
+      s_.notes.push_back(std::to_string(bound_refinements_.size()) +
+                         " tighter bound(s) on a piece's size from later placements: "
+                         "replayed as splits of the piece, not placements");
+  }
+
+  const Snapshot& base_;
+  const std::vector<Event>& events_;
+  const std::vector<Identity>& identities_;
+  const bool from_log_;
+  ReplayScript& s_;
+  std::vector<uint32_t> size_unknown_identities_;
+  std::vector<LifeInfo> info_;
+  absl::flat_hash_map<uint64_t, absl::InlinedVector<uint32_t, 2>> open_;
+  std::vector<bool> dead_;
+  uint64_t seq_ = 0;
+  size_t index_ = 0;
+  // The open split group.
+  EventType group_type_ = EventType::kNoop;
+  uint64_t group_old_ = 0;
+  uint32_t group_left_ = 0;
+  std::vector<Event> group_;
+  std::vector<Event> between_;
+  // Pieces announced right after a release request.
+  uint32_t candidate_old_ = kNoLife;
+  uint64_t last_wait_or_release_ = UINT64_MAX - 1;
+  uint64_t reservations_ = 0;
+  uint64_t unknown_size_failures_ = 0;
+  std::vector<uint32_t> bound_refinements_;
+};
+
+}  // namespace
+
+absl::StatusOr<ReplayScript> CompileEvents(const Snapshot& base,
+                                           const std::vector<Event>& events,
+                                           const std::vector<Identity>& identities,
+                                           bool from_log) {
+  ReplayScript script;
+  Compiler c(base, events, identities, from_log, &script);
+  std::string error;
+  if (!c.Run(&error)) return absl::InvalidArgumentError(error);
+  return script;
+}
+
+}  // namespace whatif
+}  // namespace realm_shadow
