@@ -65,16 +65,23 @@ std::set<uint64_t> InFlight(const DumpFile& log, uint64_t memory) {
   return out;
 }
 
-MemoryComparison CompareMemory(const Snapshot& shadow, const Snapshot& log,
-                               const std::set<uint64_t>& in_flight) {
-  MemoryComparison c;
-  c.memory_id = shadow.memory_id;
-  c.node = shadow.node;
-  c.live_shadow = shadow.allocations.size();
-  c.live_log = log.allocations.size();
-  bool differ = false, within = false;
+// What the comparison of one memory found beyond its counts; together they
+// give the verdict.
+struct Findings {
+  bool differ = false;  // a fact the log states disagrees
+  bool within = false;  // equal only where the log states the fact
+};
 
-  // ---- live allocations, by instance (ids are unique among live ones) ----
+// ---- live allocations, by instance (ids are unique among live ones) ----
+
+// Each live allocation of either side against the other's: the offset
+// always, the size where the log states it (within the bound for a
+// redistricted piece), and live vs release queued.  Returns how many bytes
+// the log's bounds exceed the shadow's sizes by (its free space is a lower
+// bound when above 0).
+uint64_t CompareLiveAllocations(const Snapshot& shadow, const Snapshot& log,
+                                const std::set<uint64_t>& in_flight,
+                                MemoryComparison* c, Findings* found) {
   std::map<uint64_t, const Allocation*> by_instance;
   for (const Allocation& a : shadow.allocations) by_instance[a.instance] = &a;
   std::set<uint64_t> seen;
@@ -85,17 +92,17 @@ MemoryComparison CompareMemory(const Snapshot& shadow, const Snapshot& log,
   const auto difference = [&](uint64_t instance, uint64_t* kind,
                               const std::string& reason) {
     if (in_flight.count(instance)) {
-      ++c.in_flight;
+      ++c->in_flight;
       return;
     }
     ++*kind;
-    differ = true;
-    AddReason(&c.reasons, &shown, reason);
+    found->differ = true;
+    AddReason(&c->reasons, &shown, reason);
   };
   for (const Allocation& l : log.allocations) {
     auto it = by_instance.find(l.instance);
     if (it == by_instance.end()) {
-      difference(l.instance, &c.only_log, "only in the log: " + Range(l));
+      difference(l.instance, &c->only_log, "only in the log: " + Range(l));
       continue;
     }
     seen.insert(l.instance);
@@ -105,112 +112,135 @@ MemoryComparison CompareMemory(const Snapshot& shadow, const Snapshot& log,
     if (knowledge == LogSize::kExact) same = same && s.size == l.size;
     if (knowledge == LogSize::kUpperBound) same = same && s.size <= l.size;
     if (!same) {
-      difference(l.instance, &c.mismatched,
+      difference(l.instance, &c->mismatched,
                  "shadow " + Range(s) + " vs log " + Range(l) +
                      (knowledge == LogSize::kUpperBound ? " (size <= bound)" : ""));
       continue;
     }
     if (knowledge == LogSize::kExact) {
-      ++c.same_exact;
+      ++c->same_exact;
     } else if (knowledge == LogSize::kUpperBound) {
-      ++c.same_bounded;
+      ++c->same_bounded;
       bounded_slack += l.size - s.size;
-      if (l.size != s.size) within = true;
+      if (l.size != s.size) found->within = true;
     } else {
-      ++c.same_unsized;
-      within = true;
+      ++c->same_unsized;
+      found->within = true;
     }
     if (Queued(s) != Queued(l))
-      difference(s.instance, &c.state_differs,
+      difference(s.instance, &c->state_differs,
                  HexId(s.instance) + ": shadow " +
                      AllocationStateName(s.state) + ", log " +
                      AllocationStateName(l.state));
   }
   for (const Allocation& s : shadow.allocations) {
     if (seen.count(s.instance)) continue;
-    difference(s.instance, &c.only_shadow, "only in the shadow: " + Range(s));
+    difference(s.instance, &c->only_shadow, "only in the shadow: " + Range(s));
   }
-  if (c.same_bounded > 0)
-    c.reasons.push_back(std::to_string(c.same_bounded) +
-                        " redistricted piece(s): the log has no size, only an "
-                        "upper bound (" +
-                        FormatHumanSize(bounded_slack) +
-                        " more than the shadow's sizes in all)");
-  if (c.same_unsized > 0)
-    c.reasons.push_back(std::to_string(c.same_unsized) +
-                        " allocation(s) placed without a layout line: the log "
-                        "has no size");
-  // Differences in pending requests and failures of in-flight instances
-  // are counted below; the free space follows from the allocations.
-  auto flying = [&](uint64_t instance) { return in_flight.count(instance) > 0; };
+  if (c->same_bounded > 0)
+    c->reasons.push_back(std::to_string(c->same_bounded) +
+                         " redistricted piece(s): the log has no size, only an "
+                         "upper bound (" +
+                         FormatHumanSize(bounded_slack) +
+                         " more than the shadow's sizes in all)");
+  if (c->same_unsized > 0)
+    c->reasons.push_back(std::to_string(c->same_unsized) +
+                         " allocation(s) placed without a layout line: the log "
+                         "has no size");
+  return bounded_slack;
+}
 
-  // ---- free space ----
+// ---- free space ----
+
+// Total free and largest hole: equal, or the log's no larger where its
+// bounds make it a lower bound; not compared without the log's capacity; a
+// difference the in-flight allocations explain is not one.  Reads the
+// in-flight count of the live allocations only (called right after them).
+void CompareFreeSpace(const Snapshot& shadow, const Snapshot& log,
+                      uint64_t bounded_slack, MemoryComparison* c,
+                      Findings* found) {
   const FreeSummary fs = Summarize(shadow);
   const FreeSummary fl = Summarize(log);
-  c.free_shadow = fs.total_free;
-  c.hole_shadow = fs.largest_hole;
-  c.free_log = fl.total_free;
-  c.hole_log = fl.largest_hole;
-  c.log_lower_bound = bounded_slack > 0;
-  const bool live_in_flight = c.in_flight > 0;
+  c->free_shadow = fs.total_free;
+  c->hole_shadow = fs.largest_hole;
+  c->free_log = fl.total_free;
+  c->hole_log = fl.largest_hole;
+  c->log_lower_bound = bounded_slack > 0;
+  const bool live_in_flight = c->in_flight > 0;
   if (!log.capacity_known) {
-    c.free_compared = false;
-    within = true;
-    c.reasons.push_back(
+    c->free_compared = false;
+    found->within = true;
+    c->reasons.push_back(
         "free space not compared: the log has no capacity (run without "
         "-level machine=1)");
-  } else if (c.log_lower_bound) {
-    if (c.free_log > c.free_shadow || c.hole_log > c.hole_shadow) {
-      differ = true;
-      c.reasons.push_back("log's free space exceeds the shadow's though the "
-                          "log's is a lower bound");
+  } else if (c->log_lower_bound) {
+    if (c->free_log > c->free_shadow || c->hole_log > c->hole_shadow) {
+      found->differ = true;
+      c->reasons.push_back("log's free space exceeds the shadow's though the "
+                           "log's is a lower bound");
     } else {
-      within = true;
+      found->within = true;
     }
-  } else if ((c.free_log != c.free_shadow || c.hole_log != c.hole_shadow) &&
+  } else if ((c->free_log != c->free_shadow || c->hole_log != c->hole_shadow) &&
              live_in_flight) {
-    within = true;  // explained by the in-flight allocations
-  } else if (c.free_log != c.free_shadow || c.hole_log != c.hole_shadow) {
-    differ = true;
-    c.reasons.push_back("free " + std::to_string(c.free_shadow) + " vs " +
-                        std::to_string(c.free_log) + " B, largest hole " +
-                        std::to_string(c.hole_shadow) + " vs " +
-                        std::to_string(c.hole_log) + " B");
+    found->within = true;  // explained by the in-flight allocations
+  } else if (c->free_log != c->free_shadow || c->hole_log != c->hole_shadow) {
+    found->differ = true;
+    c->reasons.push_back("free " + std::to_string(c->free_shadow) + " vs " +
+                         std::to_string(c->free_log) + " B, largest hole " +
+                         std::to_string(c->hole_shadow) + " vs " +
+                         std::to_string(c->hole_log) + " B");
   }
+}
 
-  // ---- pending requests ----
-  c.pending_shadow = shadow.pending.size();
-  c.pending_log = log.pending.size();
+// ---- pending requests ----
+
+// The same instances wait on both sides (the log never gives a planned
+// offset); one only one side holds differs unless it is in flight.
+void ComparePendingRequests(const Snapshot& shadow, const Snapshot& log,
+                            const std::set<uint64_t>& in_flight,
+                            MemoryComparison* c, Findings* found) {
+  auto flying = [&](uint64_t instance) { return in_flight.count(instance) > 0; };
+  c->pending_shadow = shadow.pending.size();
+  c->pending_log = log.pending.size();
   std::multiset<uint64_t> ps, pl;
   for (const PendingRequest& p : shadow.pending) ps.insert(p.instance);
   for (const PendingRequest& p : log.pending) pl.insert(p.instance);
-  if (ps != pl) {
-    // What is in one only; in-flight instances are counted apart.
-    std::vector<uint64_t> only_shadow, only_log;
-    std::set_difference(ps.begin(), ps.end(), pl.begin(), pl.end(),
-                        std::back_inserter(only_shadow));
-    std::set_difference(pl.begin(), pl.end(), ps.begin(), ps.end(),
-                        std::back_inserter(only_log));
-    const size_t before = only_shadow.size() + only_log.size();
-    only_shadow.erase(
-        std::remove_if(only_shadow.begin(), only_shadow.end(), flying),
-        only_shadow.end());
-    only_log.erase(std::remove_if(only_log.begin(), only_log.end(), flying),
-                   only_log.end());
-    c.in_flight += before - only_shadow.size() - only_log.size();
-    c.pending_differs = only_shadow.size() + only_log.size();
-    if (c.pending_differs > 0) {
-      differ = true;
-      std::string text = "pending requests differ:";
-      for (uint64_t i : only_shadow) text += " " + HexId(i) + " (shadow only)";
-      for (uint64_t i : only_log) text += " " + HexId(i) + " (log only)";
-      c.reasons.push_back(text);
-    }
+  if (ps == pl) return;
+  // What is in one only; in-flight instances are counted apart.
+  std::vector<uint64_t> only_shadow, only_log;
+  std::set_difference(ps.begin(), ps.end(), pl.begin(), pl.end(),
+                      std::back_inserter(only_shadow));
+  std::set_difference(pl.begin(), pl.end(), ps.begin(), ps.end(),
+                      std::back_inserter(only_log));
+  const size_t before = only_shadow.size() + only_log.size();
+  only_shadow.erase(
+      std::remove_if(only_shadow.begin(), only_shadow.end(), flying),
+      only_shadow.end());
+  only_log.erase(std::remove_if(only_log.begin(), only_log.end(), flying),
+                 only_log.end());
+  c->in_flight += before - only_shadow.size() - only_log.size();
+  c->pending_differs = only_shadow.size() + only_log.size();
+  if (c->pending_differs > 0) {
+    found->differ = true;
+    std::string text = "pending requests differ:";
+    for (uint64_t i : only_shadow) text += " " + HexId(i) + " (shadow only)";
+    for (uint64_t i : only_log) text += " " + HexId(i) + " (log only)";
+    c->reasons.push_back(text);
   }
+}
 
-  // ---- failures ----
-  c.failures_shadow = shadow.failures.size();
-  c.failures_log = log.failures.size();
+// ---- failures ----
+
+// The same failed instances, as often, and the same request size where the
+// log has one (a failed redistricted piece's size is not in the log);
+// in-flight instances are counted apart.
+void CompareFailures(const Snapshot& shadow, const Snapshot& log,
+                     const std::set<uint64_t>& in_flight, MemoryComparison* c,
+                     Findings* found) {
+  auto flying = [&](uint64_t instance) { return in_flight.count(instance) > 0; };
+  c->failures_shadow = shadow.failures.size();
+  c->failures_log = log.failures.size();
   std::map<uint64_t, std::vector<uint64_t>> fs_sizes, fl_sizes;
   for (const Failure& f : shadow.failures) fs_sizes[f.instance].push_back(f.size);
   for (const Failure& f : log.failures) fl_sizes[f.instance].push_back(f.size);
@@ -219,47 +249,68 @@ MemoryComparison CompareMemory(const Snapshot& shadow, const Snapshot& log,
     if (flying(instance)) {
       if (fs_sizes.count(instance) == 0 ||
           fs_sizes[instance].size() != sizes.size())
-        ++c.in_flight;
+        ++c->in_flight;
       continue;
     }
     auto it = fs_sizes.find(instance);
     if (it == fs_sizes.end() || it->second.size() != sizes.size()) {
-      ++c.failures_differ;
+      ++c->failures_differ;
       failure_text += " " + HexId(instance) + " (count)";
       continue;
     }
     for (size_t i = 0; i < sizes.size(); ++i) {
       if (sizes[i] != 0 && sizes[i] != it->second[i]) {
-        ++c.failures_differ;
+        ++c->failures_differ;
         failure_text += " " + HexId(instance) + " (size " +
                         std::to_string(it->second[i]) + " vs " +
                         std::to_string(sizes[i]) + ")";
       } else if (sizes[i] == 0 && it->second[i] != 0) {
-        within = true;
+        found->within = true;
       }
     }
   }
   for (const auto& [instance, sizes] : fs_sizes)
     if (!fl_sizes.count(instance) && flying(instance)) {
-      ++c.in_flight;
+      ++c->in_flight;
     } else if (!fl_sizes.count(instance)) {
-      ++c.failures_differ;
+      ++c->failures_differ;
       failure_text += " " + HexId(instance) + " (shadow only)";
     }
-  if (c.failures_differ > 0) {
-    differ = true;
-    c.reasons.push_back("failures differ:" + failure_text);
+  if (c->failures_differ > 0) {
+    found->differ = true;
+    c->reasons.push_back("failures differ:" + failure_text);
   }
+}
 
+// One memory, section by section (compare.h says what each fact must
+// satisfy), then the verdict: differ when a fact the log states disagrees,
+// else agree within the log when it could not state one or an instance was
+// in flight, else agree.
+MemoryComparison CompareMemory(const Snapshot& shadow, const Snapshot& log,
+                               const std::set<uint64_t>& in_flight) {
+  MemoryComparison c;
+  c.memory_id = shadow.memory_id;
+  c.node = shadow.node;
+  c.live_shadow = shadow.allocations.size();
+  c.live_log = log.allocations.size();
+  Findings found;
+  const uint64_t bounded_slack =
+      CompareLiveAllocations(shadow, log, in_flight, &c, &found);
+  // The free space follows from the allocations; differences in pending
+  // requests and failures of in-flight instances are counted after it.
+  CompareFreeSpace(shadow, log, bounded_slack, &c, &found);
+  ComparePendingRequests(shadow, log, in_flight, &c, &found);
+  CompareFailures(shadow, log, in_flight, &c, &found);
   if (c.in_flight > 0) {
-    within = true;
+    found.within = true;
     c.reasons.push_back(
         std::to_string(c.in_flight) +
         " difference(s) of instances in flight while the snapshot was taken "
         "(their log lines fall between the dump's begin line and its marker)");
   }
-  c.agreement = differ ? Agreement::kDiffer
-                       : (within ? Agreement::kAgreeWithinLog : Agreement::kAgree);
+  c.agreement = found.differ
+                    ? Agreement::kDiffer
+                    : (found.within ? Agreement::kAgreeWithinLog : Agreement::kAgree);
   return c;
 }
 

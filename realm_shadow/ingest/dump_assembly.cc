@@ -183,6 +183,616 @@ struct MemoryFacts {
   bool known = false;
 };
 
+// Instances of one node that are not (yet) allocations, by memory: each
+// list sorted as its note names them.
+struct OpenInstances {
+  // Announced with no layout and no outcome, by (announce order, id): a
+  // redistrict waiting on its precondition, or a creation cut off by the end.
+  std::map<uint64_t, std::vector<std::pair<uint64_t, uint64_t>>> waiting;
+  // Announced with a layout and no outcome.
+  std::map<uint64_t, std::vector<uint64_t>> sized_no_outcome;
+  // Created with their size but no placement (no debug-level lines).
+  std::map<uint64_t, std::vector<uint64_t>> unplaced;
+};
+
+OpenInstances OpenInstancesOf(const RebuildState& st) {
+  OpenInstances open;
+  for (const auto& [id, life] : st.instances) {
+    if (life.phase == Phase::kAnnounced && !life.have_layout)
+      open.waiting[life.memory].emplace_back(life.announce_order, id);
+    if (life.phase == Phase::kAnnounced && life.have_layout)
+      open.sized_no_outcome[life.memory].push_back(id);
+    if (life.phase == Phase::kUnplaced) open.unplaced[life.memory].push_back(id);
+  }
+  for (auto& [memory, list] : open.waiting) std::sort(list.begin(), list.end());
+  for (auto& [memory, list] : open.sized_no_outcome)
+    std::sort(list.begin(), list.end());
+  for (auto& [memory, list] : open.unplaced) std::sort(list.begin(), list.end());
+  return open;
+}
+
+// The steps of AssembleDump (dump_assembly.h says what it decides), in the
+// order their notes appear in the dump.  Each step reads what the steps
+// before it settled: the logs' roles, then the run's facts (names, machine),
+// then each node's memories.  Identities are numbered in the order the
+// memories are described, so the steps run in this order only.
+class DumpAssembler {
+ public:
+  DumpAssembler(const std::vector<ReplayedLog>& logs, IngestSummary* summary)
+      : logs_(logs), summary_(*summary), describer_(catalog_, &table_) {
+    dump_.source = "ingest-realm-log";
+    std::set<std::string> files;
+    for (const ReplayedLog& log : logs) files.insert(log.file);
+    several_files_ = files.size() > 1;
+  }
+
+  DumpFile Assemble() {
+    ChooseNodeLogs();
+    MergeRunFacts();
+    CheckNodesAgainstMachineDump();
+    NoteNodesWithoutLog();
+    JoinRemoteSpyRecords();
+    GatherLegateRecords();
+    for (const ReplayedLog* log : used_) AddLog(*log);
+    NoteRunWide();
+    std::sort(dump_.memories.begin(), dump_.memories.end(),
+              [](const Snapshot& a, const Snapshot& b) {
+                return a.memory_id != b.memory_id ? a.memory_id < b.memory_id
+                                                  : a.node < b.node;
+              });
+    return std::move(dump_);
+  }
+
+ private:
+  // A log's notes start with its file's name when several files are read.
+  std::string Prefix(const ReplayedLog& log) const {
+    return several_files_ ? log.file + ": " : std::string();
+  }
+  static std::string NameOf(const ReplayedLog& log) {
+    return log.file.empty() ? std::string("the log") : log.file;
+  }
+  // A note that is also printed at once.
+  void Warn(const std::string& warning) {
+    dump_.notes.push_back(warning);
+    summary_.warnings.push_back(warning);
+  }
+
+  // ---- which log is each node's ------------------------------------------
+
+  // The first log of a node is its log; a second one is left out; a log
+  // with no line of any node (Legate's report on stderr) only lends its
+  // records.  A truncated file is warned about once.
+  void ChooseNodeLogs() {
+    std::set<std::string> truncated_noted;
+    for (const ReplayedLog& log : logs_) {
+      const RebuildState& st = log.rebuild->state();
+      const RebuildCounts& c = st.counts;
+      if (log.truncated && truncated_noted.insert(log.file).second) {
+        ++summary_.truncated_logs;
+        Warn(NameOf(log) +
+             " ends in the middle of a line (the file was cut, or the run was "
+             "killed while writing it): that last line was not read; the rest "
+             "is rebuilt up to it");
+      }
+      const bool node_lines = c.instance_lines > 0 || c.spy_lines > 0 ||
+                              c.memory_lines > 0 || c.checkpoints > 0;
+      if (!node_lines) {
+        used_.push_back(&log);  // lends its Legate records, nothing else
+        continue;
+      }
+      auto [it, inserted] = node_log_.emplace(st.node, &log);
+      if (!inserted) {
+        ++summary_.duplicate_logs;
+        Warn(absl::StrCat(
+            NameOf(log), ": a second log of node ", st.node, " (",
+            NameOf(*it->second),
+            " is read as that node's): two logs of the same rank, or of two "
+            "runs; left out (give each rank's log once)"));
+        continue;
+      }
+      used_.push_back(&log);
+    }
+    summary_.logs = node_log_.size();
+    dump_.node = node_log_.empty()
+                     ? (logs_.empty() ? 0 : logs_[0].rebuild->state().node)
+                     : node_log_.begin()->first;
+  }
+
+  // ---- the run's facts: names, machine, memories -------------------------
+
+  // Legion Spy's names from every log (the first to give one wins, a
+  // contradiction is a run mismatch), and the machine dump's memories and
+  // nodes (the first log to list one wins).
+  void MergeRunFacts() {
+    uint64_t catalog_conflicts = 0;
+    for (const ReplayedLog* log : used_) {
+      const RebuildState& st = log->rebuild->state();
+      catalog_conflicts += catalog_.Merge(st.catalog);
+      for (const auto& [id, listed] : st.machine_memories)
+        machine_.try_emplace(id, listed, log);
+      for (uint64_t n : st.machine_nodes)
+        machine_nodes_.try_emplace(static_cast<uint32_t>(n), log);
+    }
+    if (catalog_conflicts > 0) {
+      ++summary_.run_mismatches;
+      dump_.notes.push_back(absl::StrCat(
+          catalog_conflicts,
+          " Legion Spy name(s) or operation(s) are given differently by "
+          "different logs (the first was kept): are the logs of one run?"));
+    }
+  }
+
+  // A node the machine dump does not list, or a memory whose capacity in
+  // its node's Legion Spy lines differs from the machine dump's, is a log
+  // of another run: noted, still rebuilt from its own lines.
+  void CheckNodesAgainstMachineDump() {
+    for (const auto& [node, log] : node_log_) {
+      const RebuildState& st = log->rebuild->state();
+      if (!machine_nodes_.empty() && !machine_nodes_.count(node)) {
+        ++summary_.run_mismatches;
+        dump_.notes.push_back(absl::StrCat(
+            NameOf(*log), ": node ", node, " is not among the nodes the "
+            "machine dump of ", NameOf(*machine_nodes_.begin()->second),
+            " lists: a log of another run?"));
+      }
+      for (const auto& [id, listed] : st.spy_memories) {
+        if (MemoryOwnerNode(id) != node) continue;
+        auto m = machine_.find(id);
+        if (m == machine_.end() || m->second.second == log) continue;
+        if (m->second.first.capacity != listed.capacity) {
+          ++summary_.run_mismatches;
+          Warn(absl::StrCat(
+              NameOf(*log), ": memory ", HexId(id), " has capacity ",
+              listed.capacity, " B in its Legion Spy lines, but the machine "
+              "dump of ", NameOf(*m->second.second), " says ",
+              m->second.first.capacity,
+              " B: the logs are of different runs (its memories are rebuilt "
+              "from its own lines)"));
+        }
+      }
+    }
+  }
+
+  // Nodes the machine dump lists (with a memory of some capacity) whose log
+  // is not here: named, never shown as empty memories.
+  void NoteNodesWithoutLog() {
+    std::map<uint32_t, uint64_t> missing;
+    for (const auto& [id, entry] : machine_)
+      if (!node_log_.count(MemoryOwnerNode(id)) && entry.first.capacity > 0)
+        ++missing[MemoryOwnerNode(id)];
+    for (const auto& [node, count] : missing)
+      dump_.notes.push_back(absl::StrCat(
+          "the machine dump lists node ", node, " (", count,
+          " memory(ies) with a capacity), whose log was not given: not "
+          "rebuilt"));
+  }
+
+  // ---- Legion Spy records other nodes logged -----------------------------
+
+  // A record of another node's instance (a remote copy) joins its owner's
+  // record by Legion's instance event; one the owner's log lacks is listed
+  // per owner, one of a node without a log only counted.
+  void JoinRemoteSpyRecords() {
+    for (const auto& [node, log] : node_log_) {
+      const RebuildState& st = log->rebuild->state();
+      std::map<uint32_t, IdList> unmatched;
+      for (const SpyInstance& r : st.spy) {
+        if (r.owned) continue;
+        ++summary_.spy_remote;
+        const uint32_t owner = InstanceOwnerNode(r.instance);
+        auto owner_log = node_log_.find(owner);
+        if (owner_log == node_log_.end()) {
+          ++summary_.spy_remote_no_log;
+          continue;
+        }
+        const RebuildState& os = owner_log->second->rebuild->state();
+        auto it = os.spy_by_event.find(r.event);
+        if (it != os.spy_by_event.end() && os.spy[it->second].owned) {
+          ++summary_.spy_remote_joined;
+        } else {
+          ++summary_.spy_remote_unmatched;
+          unmatched[owner].Add(r.instance);
+        }
+      }
+      for (const auto& [owner, ids] : unmatched)
+        dump_.notes.push_back(absl::StrCat(
+            NameOf(*log), ": Legion Spy names ", ids.count(),
+            " instance(s) of node ", owner, " that node ", owner,
+            "'s log never names (a truncated log, or one of another run):",
+            ids.Text()));
+    }
+  }
+
+  // ---- identities --------------------------------------------------------
+
+  // Legate records no replay bound (logged outside their owner's log) are
+  // handed to the describer, to join the owner's last life of the id.
+  void GatherLegateRecords() {
+    for (const ReplayedLog* log : used_) {
+      const RebuildState& st = log->rebuild->state();
+      summary_.legate_instances += st.counts.legate_instances;
+      summary_.legate_attached += st.counts.legate_bound;
+      for (const LegateInstance& r : st.legate)
+        if (!r.bound)
+          describer_.AddLateLegate(InstanceOwnerNode(r.instance), r.instance,
+                                   &r);
+    }
+  }
+
+  // ---- per node: notes and memories --------------------------------------
+
+  // Every input gets its line counts; a node's own log also its notes and
+  // its memories.
+  void AddLog(const ReplayedLog& log) {
+    const RebuildState& st = log.rebuild->state();
+    auto nl = node_log_.find(st.node);
+    const bool is_node_log = nl != node_log_.end() && nl->second == &log;
+    dump_.notes.push_back(Prefix(log) +
+                          LinesNote(st.counts, log.leading_unknown_lines));
+    if (!is_node_log) return;
+    NoteReplay(log);
+    NoteLegionSpy(log);
+    AddNodeMemories(log);
+  }
+
+  // What the replay could not read or had to settle: a cut, a merged file,
+  // reorderings, fatal lines without a request, other nodes' instances,
+  // missing debug-level lines (a warning when the whole log lacks them).
+  void NoteReplay(const ReplayedLog& log) {
+    const RebuildCounts& c = log.rebuild->state().counts;
+    const std::string pre = Prefix(log);
+    if (log.cut_before_line > 0)
+      dump_.notes.push_back(pre + absl::StrCat("read up to line ",
+                                               log.cut_before_line,
+                                               " (the rest was not applied)"));
+    if (log.nodes_in_file > 1)
+      dump_.notes.push_back(pre + absl::StrCat(
+          "the file holds the lines of ", log.nodes_in_file,
+          " nodes (a merged output): each node's lines are replayed apart"));
+    if (c.reorderings > 0)
+      dump_.notes.push_back(pre + absl::StrCat(
+          c.reorderings,
+          " release(s) were logged after the allocation they made room for "
+          "(another thread); applied first, as they must have happened "
+          "(reordering, not an anomaly)"));
+    if (c.fatal_without_request > 0)
+      dump_.notes.push_back(pre + absl::StrCat(
+          c.fatal_without_request,
+          " fatal out-of-memory line(s) found no request without an outcome "
+          "in their memory"));
+    if (c.remote_proxies > 0 || c.foreign_instance_lines > 0)
+      dump_.notes.push_back(pre + absl::StrCat(
+          c.remote_proxies,
+          " remote proxy line(s) (other nodes' instances this node learned "
+          "of) and ", c.foreign_instance_lines,
+          " instance line(s) naming another node's instance: counted, never "
+          "allocations here"));
+    if (c.created_without_layout > 0) {
+      if (c.layout_lines == 0 && c.placement_lines == 0) {
+        ++summary_.logs_without_debug_lines;
+        Warn(NameOf(log) + ": " + MissingDebugLinesMessage());
+      } else {
+        dump_.notes.push_back(pre + absl::StrCat(
+            c.created_without_layout,
+            " instance(s) were created with no \"instance layout\" line: "
+            "their placement is unknown (debug-level lines missing for "
+            "part of the log?)"));
+      }
+    }
+  }
+
+  // How much of the node's instances Legion Spy named, and the ones it
+  // named that no Realm life took (an anomaly: no identity attached).
+  void NoteLegionSpy(const ReplayedLog& log) {
+    const RebuildState& st = log.rebuild->state();
+    const RebuildCounts& c = st.counts;
+    const std::string pre = Prefix(log);
+    if (c.spy_lines == 0)
+      dump_.notes.push_back(pre +
+                            "no Legion Spy lines: Legion identity of instances "
+                            "(regions, fields, creating task) is not in this "
+                            "log; run with -lg:spy -level legion_spy=2 to get "
+                            "it");
+    summary_.spy_instances += c.spy_instances;
+    summary_.spy_attached += c.spy_bound;
+    summary_.spy_unknown_lines += c.spy_unknown_lines;
+    if (!st.spy_unbound.empty()) {
+      IdList ids;
+      for (uint32_t i : st.spy_unbound) ids.Add(st.spy[i].instance);
+      summary_.spy_never_logged += ids.count();
+      dump_.notes.push_back(pre + absl::StrCat(
+          "Legion Spy names ", ids.count(),
+          " instance(s) of this node that Realm's log never shows alive "
+          "when it names them (anomaly; no identity attached):",
+          ids.Text()));
+    }
+    if (c.spy_instances > 0)
+      dump_.notes.push_back(pre + absl::StrCat(
+          "Legion Spy named ", c.spy_instances, " instance(s) of this node; ",
+          c.spy_bound, " joined to the Realm instance life they were made "
+          "for (identities attached)"));
+  }
+
+  // Each memory of the node worth showing (it had instances, or a known
+  // capacity above zero) becomes a picture with its identities, the
+  // requests the log leaves open, its notes and its history.
+  void AddNodeMemories(const ReplayedLog& log) {
+    const RebuildState& st = log.rebuild->state();
+    const OpenInstances open = OpenInstancesOf(st);
+    for (const auto& [id, m] : st.memories) {
+      const MemoryFacts facts = FactsOf(id, m);
+      const bool worth_showing =
+          m.has_instances || (facts.known && facts.capacity > 0);
+      if (!worth_showing) continue;
+      Snapshot snap = PictureOf(id, m, facts);
+      const std::string mem = Prefix(log) + HexId(id);
+      if (!facts.known)
+        dump_.notes.push_back(
+            mem + ": capacity unknown (the log never said; run with "
+                  "-level inst=1,machine=1 to log it)");
+      const std::string bounded = DescribeInstances(st, id, &snap);
+      if (auto w = open.waiting.find(id); w != open.waiting.end())
+        AddWaitingRedistricts(mem, w->second, &snap);
+      if (auto u = open.unplaced.find(id); u != open.unplaced.end())
+        AddUnplaced(st, mem, u->second, &snap);
+      if (auto sz = open.sized_no_outcome.find(id);
+          sz != open.sized_no_outcome.end()) {
+        std::string list;
+        for (uint64_t inst : sz->second) absl::StrAppend(&list, " ", HexId(inst));
+        dump_.notes.push_back(mem + ": requested, outcome not in the log:" +
+                              list);
+      }
+      NoteUnsizedPieces(mem, bounded, m);
+      NameFailedRequest(st, id, &snap);
+      ListIdentities(&snap);
+      if (!m.history.checkpoints.empty())
+        dump_.histories.push_back(HistoryOf(id, m, snap));
+      dump_.memories.push_back(std::move(snap));
+    }
+  }
+
+  // Kind and capacity: the node's own machine lines (or Legion Spy's, which
+  // the replay took when those were missing), else node 0's machine dump.
+  MemoryFacts FactsOf(uint64_t id, const MemoryState& m) const {
+    MemoryFacts facts;
+    if (m.capacity_known) {
+      facts = {m.kind_name, m.capacity, true};
+    } else if (auto it = machine_.find(id); it != machine_.end()) {
+      facts = {it->second.first.kind_name, it->second.first.capacity, true};
+    }
+    return facts;
+  }
+
+  // The replay's map of the memory as a picture with its kind, node and
+  // capacity (0 and not known when nobody said).
+  static Snapshot PictureOf(uint64_t id, const MemoryState& m,
+                            const MemoryFacts& facts) {
+    Snapshot snap;
+    m.map.CopyTo(&snap);
+    snap.memory_id = id;
+    snap.name = facts.known ? facts.kind_name : m.kind_name;
+    snap.kind = ParseMemoryKind(snap.name);
+    snap.node = m.node;
+    snap.capacity = facts.known ? facts.capacity : 0;
+    snap.capacity_known = facts.known;
+    snap.addressed = snap.kind == MemoryKind::kDynamicFramebuffer;
+    return snap;
+  }
+
+  // Identities on the live allocations and deferred requests whose life the
+  // replay knows in this memory; a size the log never gave is marked.
+  // Returns the list of bounded pieces (" ID<=SIZE" each) for their note.
+  std::string DescribeInstances(const RebuildState& st, uint64_t memory_id,
+                                Snapshot* snap) {
+    auto life_of = [&](uint64_t instance) -> const InstanceLife* {
+      auto it = st.instances.find(instance);
+      return it != st.instances.end() && it->second.memory == memory_id
+                 ? &it->second
+                 : nullptr;
+    };
+    std::string bounded;
+    for (Allocation& a : snap->allocations) {
+      ++summary_.live;
+      const InstanceLife* life = life_of(a.instance);
+      if (life == nullptr || life->phase != Phase::kLive) continue;
+      const char* marker = life->bounded       ? kSizeUpperBound
+                           : !life->have_layout ? kSizeUnknown
+                                                : nullptr;
+      if (life->bounded)
+        absl::StrAppend(&bounded, " ", HexId(a.instance), "<=", a.size);
+      AllocationKind kind = a.kind;
+      const uint32_t identity = describer_.Identify(
+          st, a.instance, *life, marker, true, &kind, &summary_);
+      if (identity == 0) continue;
+      a.identity = identity;
+      if (kind != AllocationKind::kUnknown) a.kind = kind;
+      if (life->spy) ++summary_.live_with_identity;
+    }
+    for (PendingRequest& p : snap->pending) {
+      const InstanceLife* life = life_of(p.instance);
+      if (life == nullptr || life->phase != Phase::kDeferred) continue;
+      AllocationKind kind;
+      if (uint32_t identity = describer_.Identify(st, p.instance, *life,
+                                                  nullptr, true, &kind,
+                                                  &summary_))
+        p.identity = identity;
+    }
+    return bounded;
+  }
+
+  // Instances of a redistrict waiting on its precondition: pending requests
+  // of unknown size (the old instance stays live until its range is
+  // released).
+  void AddWaitingRedistricts(
+      const std::string& mem,
+      const std::vector<std::pair<uint64_t, uint64_t>>& waiting,
+      Snapshot* snap) {
+    std::string list;
+    for (const auto& [order, inst] : waiting) {
+      PendingRequest request;
+      request.instance = inst;
+      request.sequence = snap->sequence;
+      request.identity = table_.Intern(SizeMarker(kSizeUnknown));
+      snap->pending.push_back(request);
+      absl::StrAppend(&list, " ", HexId(inst));
+    }
+    dump_.notes.push_back(
+        mem + ": announced but not placed, size unknown (a redistrict "
+              "waiting on its precondition; its old instance stays live "
+              "here until the log shows its range released):" + list);
+  }
+
+  // Instances created with no placement in the log: pending requests of
+  // unknown placement with their sizes, so the memory's use is still
+  // counted while its holes are not.
+  void AddUnplaced(const RebuildState& st, const std::string& mem,
+                   const std::vector<uint64_t>& unplaced, Snapshot* snap) {
+    uint64_t bytes = 0;
+    for (uint64_t inst : unplaced) {
+      const InstanceLife& life = st.instances.at(inst);
+      PendingRequest request;
+      request.instance = inst;
+      request.size = life.size;
+      request.alignment = life.alignment;
+      request.sequence = snap->sequence;
+      request.flags = kPlacementUnknown;
+      AllocationKind kind;
+      request.identity = describer_.Identify(st, inst, life, nullptr, true,
+                                             &kind, &summary_);
+      snap->pending.push_back(request);
+      bytes += life.size;
+    }
+    dump_.notes.push_back(absl::StrCat(
+        mem, ": ", unplaced.size(), " live instance(s), ",
+        FormatSizeExact(bytes),
+        " by their sizes, of unknown placement (no debug-level lines): "
+        "holes, free space and fragmentation of this memory are "
+        "unknown"));
+  }
+
+  // Redistricted pieces the log gives no size for (bounded ones live,
+  // failed ones), and releases no destroy or redistrict explains.
+  void NoteUnsizedPieces(const std::string& mem, const std::string& bounded,
+                         const MemoryState& m) {
+    if (!bounded.empty())
+      dump_.notes.push_back(
+          mem + ": sizes are upper bounds for these redistricted pieces "
+                "(the log never gives them; each ends at or before the next "
+                "piece or the old instance's end; holes beside them are "
+                "lower bounds):" + bounded);
+    if (!m.failed_unknown_size.empty()) {
+      std::string list;
+      for (uint64_t inst : m.failed_unknown_size)
+        absl::StrAppend(&list, " ", HexId(inst));
+      dump_.notes.push_back(mem + ": failed redistricted pieces, size unknown:" +
+                            list);
+    }
+    if (m.released_without_destroy > 0)
+      dump_.notes.push_back(absl::StrCat(
+          mem, ": ", m.released_without_destroy,
+          " release(s) with no \"instance destroyed\" line and no redistrict "
+          "in sight"));
+  }
+
+  // Legate's "Failed to allocate" names the request of the most recent
+  // failure of its memory: its stores, operation and footprint.
+  void NameFailedRequest(const RebuildState& st, uint64_t id, Snapshot* snap) {
+    for (const ReplayedLog* other : used_) {
+      for (const LegateFailure& lf : other->rebuild->state().legate_failures) {
+        if (lf.memory != id || MemoryOwnerNode(lf.memory) != st.node ||
+            snap->failures.empty())
+          continue;
+        Identity identity;
+        identity.kind = AllocationKind::kRegionInstance;
+        std::string stores;
+        for (const std::string& s : lf.stores)
+          absl::StrAppend(&stores, stores.empty() ? "" : "; ", s);
+        if (!stores.empty())
+          identity.attributes.emplace_back(kStoreAttribute, stores);
+        if (!lf.operation.empty())
+          identity.attributes.emplace_back(
+              kCreatorAttribute,
+              absl::StrCat(lf.operation, " (UID ", lf.uid, ")"));
+        identity.attributes.emplace_back(
+            "requested", absl::StrCat(lf.bytes, " B (Legate's footprint)"));
+        snap->failures.back().identity = table_.Intern(std::move(identity));
+      }
+    }
+  }
+
+  // The identities the picture refers to, in id order.
+  void ListIdentities(Snapshot* snap) const {
+    std::set<uint32_t> referenced;
+    for (const Allocation& a : snap->allocations)
+      if (a.identity) referenced.insert(a.identity);
+    for (const PendingRequest& p : snap->pending)
+      if (p.identity) referenced.insert(p.identity);
+    for (const Failure& f : snap->failures)
+      if (f.identity) referenced.insert(f.identity);
+    snap->identities.clear();
+    for (uint32_t identity : referenced)
+      snap->identities.push_back(table_.Get(identity));
+  }
+
+  // The whole run's history on this node's own clock, its checkpoints
+  // described as the picture is.  Identities are joined to the picture
+  // after the replay (Legion Spy's records come from the whole log), so the
+  // history's events carry none.
+  static MemoryHistory HistoryOf(uint64_t id, const MemoryState& m,
+                                 const Snapshot& snap) {
+    MemoryHistory h = m.history;
+    h.memory_id = id;
+    h.node = m.node;
+    h.clock = HistoryClock::kLogTime;
+    h.window_events = 0;
+    for (HistoryCheckpoint& c : h.checkpoints) {
+      c.state.memory_id = id;
+      c.state.kind = snap.kind;
+      c.state.name = snap.name;
+      c.state.node = snap.node;
+      c.state.capacity = snap.capacity;
+      c.state.capacity_known = snap.capacity_known;
+      c.state.addressed = snap.addressed;
+    }
+    return h;
+  }
+
+  // ---- the whole run -----------------------------------------------------
+
+  // Remote records, what the log never says, Legate records not attached.
+  void NoteRunWide() {
+    if (summary_.spy_remote > 0)
+      dump_.notes.push_back(absl::StrCat(
+          "Legion Spy lines of other nodes' instances (remote copies): ",
+          summary_.spy_remote, ", of which ", summary_.spy_remote_joined,
+          " joined to their owner's record by Legion's instance event, ",
+          summary_.spy_remote_unmatched, " not in their owner's log, ",
+          summary_.spy_remote_no_log, " of nodes whose log was not given"));
+    dump_.notes.push_back("not in Realm's log: what a pending release waits on");
+    if (summary_.legate_size_mismatches > 0)
+      dump_.notes.push_back(absl::StrCat(
+          summary_.legate_size_mismatches,
+          " instance(s) of Legate's report have a size different from Realm's "
+          "instance of that id (another life of the id?): not attached"));
+  }
+
+  const std::vector<ReplayedLog>& logs_;
+  IngestSummary& summary_;
+  DumpFile dump_;
+  bool several_files_ = false;
+  // The logs' roles: each node's own log, and every input whose records
+  // are used (node logs and auxiliary inputs), in the order given.
+  std::map<uint32_t, const ReplayedLog*> node_log_;
+  std::vector<const ReplayedLog*> used_;
+  // The run's facts, merged over the used inputs.
+  SpyCatalog catalog_;
+  std::map<uint64_t, std::pair<ListedMemory, const ReplayedLog*>> machine_;
+  std::map<uint32_t, const ReplayedLog*> machine_nodes_;
+  // Identities, numbered per dump.
+  IdentityTable table_;
+  Describer describer_;
+};
+
 }  // namespace
 
 std::string MissingDebugLinesMessage() {
@@ -200,449 +810,7 @@ std::string MissingDebugLinesMessage() {
 DumpFile AssembleDump(const std::vector<ReplayedLog>& logs,
                       IngestSummary* summary_out) {
   IngestSummary local;
-  IngestSummary& summary = summary_out ? *summary_out : local;
-  DumpFile dump;
-  dump.source = "ingest-realm-log";
-  std::set<std::string> files;
-  for (const ReplayedLog& log : logs) files.insert(log.file);
-  const bool several_files = files.size() > 1;
-  auto prefix = [&](const ReplayedLog& log) {
-    return several_files ? log.file + ": " : std::string();
-  };
-  auto name_of = [&](const ReplayedLog& log) {
-    return log.file.empty() ? std::string("the log") : log.file;
-  };
-
-  // ---- which log is each node's ------------------------------------------
-  std::map<uint32_t, const ReplayedLog*> node_log;
-  std::vector<const ReplayedLog*> used;  // node logs and auxiliary inputs
-  std::set<std::string> truncated_noted;
-  for (const ReplayedLog& log : logs) {
-    const RebuildState& st = log.rebuild->state();
-    const RebuildCounts& c = st.counts;
-    if (log.truncated && truncated_noted.insert(log.file).second) {
-      ++summary.truncated_logs;
-      const std::string w =
-          name_of(log) +
-          " ends in the middle of a line (the file was cut, or the run was "
-          "killed while writing it): that last line was not read; the rest "
-          "is rebuilt up to it";
-      dump.notes.push_back(w);
-      summary.warnings.push_back(w);
-    }
-    const bool node_lines = c.instance_lines > 0 || c.spy_lines > 0 ||
-                            c.memory_lines > 0 || c.checkpoints > 0;
-    if (!node_lines) {
-      used.push_back(&log);  // lends its Legate records, nothing else
-      continue;
-    }
-    auto [it, inserted] = node_log.emplace(st.node, &log);
-    if (!inserted) {
-      ++summary.duplicate_logs;
-      const std::string w = absl::StrCat(
-          name_of(log), ": a second log of node ", st.node, " (",
-          name_of(*it->second),
-          " is read as that node's): two logs of the same rank, or of two "
-          "runs; left out (give each rank's log once)");
-      dump.notes.push_back(w);
-      summary.warnings.push_back(w);
-      continue;
-    }
-    used.push_back(&log);
-  }
-  summary.logs = node_log.size();
-  dump.node = node_log.empty() ? (logs.empty() ? 0 : logs[0].rebuild->state().node)
-                               : node_log.begin()->first;
-
-  // ---- the run's facts: names, machine, memories -------------------------
-  SpyCatalog catalog;
-  uint64_t catalog_conflicts = 0;
-  std::map<uint64_t, std::pair<ListedMemory, const ReplayedLog*>> machine;
-  std::map<uint32_t, const ReplayedLog*> machine_nodes;
-  for (const ReplayedLog* log : used) {
-    const RebuildState& st = log->rebuild->state();
-    catalog_conflicts += catalog.Merge(st.catalog);
-    for (const auto& [id, listed] : st.machine_memories)
-      machine.try_emplace(id, listed, log);
-    for (uint64_t n : st.machine_nodes)
-      machine_nodes.try_emplace(static_cast<uint32_t>(n), log);
-  }
-  if (catalog_conflicts > 0) {
-    ++summary.run_mismatches;
-    dump.notes.push_back(absl::StrCat(
-        catalog_conflicts,
-        " Legion Spy name(s) or operation(s) are given differently by "
-        "different logs (the first was kept): are the logs of one run?"));
-  }
-  for (const auto& [node, log] : node_log) {
-    const RebuildState& st = log->rebuild->state();
-    if (!machine_nodes.empty() && !machine_nodes.count(node)) {
-      ++summary.run_mismatches;
-      dump.notes.push_back(absl::StrCat(
-          name_of(*log), ": node ", node, " is not among the nodes the "
-          "machine dump of ", name_of(*machine_nodes.begin()->second),
-          " lists: a log of another run?"));
-    }
-    for (const auto& [id, listed] : st.spy_memories) {
-      if (MemoryOwnerNode(id) != node) continue;
-      auto m = machine.find(id);
-      if (m == machine.end() || m->second.second == log) continue;
-      if (m->second.first.capacity != listed.capacity) {
-        ++summary.run_mismatches;
-        const std::string w = absl::StrCat(
-            name_of(*log), ": memory ", HexId(id), " has capacity ",
-            listed.capacity, " B in its Legion Spy lines, but the machine "
-            "dump of ", name_of(*m->second.second), " says ",
-            m->second.first.capacity,
-            " B: the logs are of different runs (its memories are rebuilt "
-            "from its own lines)");
-        dump.notes.push_back(w);
-        summary.warnings.push_back(w);
-      }
-    }
-  }
-  // Nodes the machine dump lists whose log is not here.
-  {
-    std::map<uint32_t, uint64_t> missing;
-    for (const auto& [id, entry] : machine)
-      if (!node_log.count(MemoryOwnerNode(id)) && entry.first.capacity > 0)
-        ++missing[MemoryOwnerNode(id)];
-    for (const auto& [node, count] : missing)
-      dump.notes.push_back(absl::StrCat(
-          "the machine dump lists node ", node, " (", count,
-          " memory(ies) with a capacity), whose log was not given: not "
-          "rebuilt"));
-  }
-
-  // ---- Legion Spy records other nodes logged -----------------------------
-  for (const auto& [node, log] : node_log) {
-    const RebuildState& st = log->rebuild->state();
-    std::map<uint32_t, IdList> unmatched;
-    for (const SpyInstance& r : st.spy) {
-      if (r.owned) continue;
-      ++summary.spy_remote;
-      const uint32_t owner = InstanceOwnerNode(r.instance);
-      auto owner_log = node_log.find(owner);
-      if (owner_log == node_log.end()) {
-        ++summary.spy_remote_no_log;
-        continue;
-      }
-      const RebuildState& os = owner_log->second->rebuild->state();
-      auto it = os.spy_by_event.find(r.event);
-      if (it != os.spy_by_event.end() && os.spy[it->second].owned) {
-        ++summary.spy_remote_joined;
-      } else {
-        ++summary.spy_remote_unmatched;
-        unmatched[owner].Add(r.instance);
-      }
-    }
-    for (const auto& [owner, ids] : unmatched)
-      dump.notes.push_back(absl::StrCat(
-          name_of(*log), ": Legion Spy names ", ids.count(),
-          " instance(s) of node ", owner, " that node ", owner,
-          "'s log never names (a truncated log, or one of another run):",
-          ids.Text()));
-  }
-
-  // ---- identities --------------------------------------------------------
-  IdentityTable table;
-  Describer describer(catalog, &table);
-  for (const ReplayedLog* log : used) {
-    const RebuildState& st = log->rebuild->state();
-    summary.legate_instances += st.counts.legate_instances;
-    summary.legate_attached += st.counts.legate_bound;
-    for (const LegateInstance& r : st.legate)
-      if (!r.bound)
-        describer.AddLateLegate(InstanceOwnerNode(r.instance), r.instance, &r);
-  }
-
-  // ---- per node: notes and memories --------------------------------------
-  for (const ReplayedLog* log : used) {
-    const RebuildState& st = log->rebuild->state();
-    const RebuildCounts& c = st.counts;
-    const std::string pre = prefix(*log);
-    auto nl = node_log.find(st.node);
-    const bool is_node_log = nl != node_log.end() && nl->second == log;
-    dump.notes.push_back(pre + LinesNote(c, log->leading_unknown_lines));
-    if (!is_node_log) continue;
-    if (log->cut_before_line > 0)
-      dump.notes.push_back(pre + absl::StrCat("read up to line ",
-                                              log->cut_before_line,
-                                              " (the rest was not applied)"));
-    if (log->nodes_in_file > 1)
-      dump.notes.push_back(pre + absl::StrCat(
-          "the file holds the lines of ", log->nodes_in_file,
-          " nodes (a merged output): each node's lines are replayed apart"));
-    if (c.reorderings > 0)
-      dump.notes.push_back(pre + absl::StrCat(
-          c.reorderings,
-          " release(s) were logged after the allocation they made room for "
-          "(another thread); applied first, as they must have happened "
-          "(reordering, not an anomaly)"));
-    if (c.fatal_without_request > 0)
-      dump.notes.push_back(pre + absl::StrCat(
-          c.fatal_without_request,
-          " fatal out-of-memory line(s) found no request without an outcome "
-          "in their memory"));
-    if (c.remote_proxies > 0 || c.foreign_instance_lines > 0)
-      dump.notes.push_back(pre + absl::StrCat(
-          c.remote_proxies,
-          " remote proxy line(s) (other nodes' instances this node learned "
-          "of) and ", c.foreign_instance_lines,
-          " instance line(s) naming another node's instance: counted, never "
-          "allocations here"));
-    if (c.created_without_layout > 0) {
-      if (c.layout_lines == 0 && c.placement_lines == 0) {
-        ++summary.logs_without_debug_lines;
-        const std::string w = name_of(*log) + ": " + MissingDebugLinesMessage();
-        dump.notes.push_back(w);
-        summary.warnings.push_back(w);
-      } else {
-        dump.notes.push_back(pre + absl::StrCat(
-            c.created_without_layout,
-            " instance(s) were created with no \"instance layout\" line: "
-            "their placement is unknown (debug-level lines missing for "
-            "part of the log?)"));
-      }
-    }
-    if (c.spy_lines == 0)
-      dump.notes.push_back(pre +
-                           "no Legion Spy lines: Legion identity of instances "
-                           "(regions, fields, creating task) is not in this "
-                           "log; run with -lg:spy -level legion_spy=2 to get "
-                           "it");
-    // Legion Spy instances of this node that no Realm life took.
-    summary.spy_instances += c.spy_instances;
-    summary.spy_attached += c.spy_bound;
-    summary.spy_unknown_lines += c.spy_unknown_lines;
-    if (!st.spy_unbound.empty()) {
-      IdList ids;
-      for (uint32_t i : st.spy_unbound) ids.Add(st.spy[i].instance);
-      summary.spy_never_logged += ids.count();
-      dump.notes.push_back(pre + absl::StrCat(
-          "Legion Spy names ", ids.count(),
-          " instance(s) of this node that Realm's log never shows alive "
-          "when it names them (anomaly; no identity attached):",
-          ids.Text()));
-    }
-    if (c.spy_instances > 0)
-      dump.notes.push_back(pre + absl::StrCat(
-          "Legion Spy named ", c.spy_instances, " instance(s) of this node; ",
-          c.spy_bound, " joined to the Realm instance life they were made "
-          "for (identities attached)"));
-
-    // Announced instances with no layout and no outcome: a redistrict
-    // waiting on its precondition (or a creation cut off by the end).
-    std::map<uint64_t, std::vector<std::pair<uint64_t, uint64_t>>> waiting;
-    std::map<uint64_t, std::vector<uint64_t>> sized_no_outcome, unplaced;
-    for (const auto& [id, life] : st.instances) {
-      if (life.phase == Phase::kAnnounced && !life.have_layout)
-        waiting[life.memory].emplace_back(life.announce_order, id);
-      if (life.phase == Phase::kAnnounced && life.have_layout)
-        sized_no_outcome[life.memory].push_back(id);
-      if (life.phase == Phase::kUnplaced) unplaced[life.memory].push_back(id);
-    }
-
-    for (const auto& [id, m] : st.memories) {
-      MemoryFacts facts;
-      if (m.capacity_known) {
-        facts = {m.kind_name, m.capacity, true};
-      } else if (auto it = machine.find(id); it != machine.end()) {
-        facts = {it->second.first.kind_name, it->second.first.capacity, true};
-      }
-      const bool worth_showing =
-          m.has_instances || (facts.known && facts.capacity > 0);
-      if (!worth_showing) continue;
-      Snapshot snap;
-      m.map.CopyTo(&snap);
-      snap.memory_id = id;
-      snap.name = facts.known ? facts.kind_name : m.kind_name;
-      snap.kind = ParseMemoryKind(snap.name);
-      snap.node = m.node;
-      snap.capacity = facts.known ? facts.capacity : 0;
-      snap.capacity_known = facts.known;
-      snap.addressed = snap.kind == MemoryKind::kDynamicFramebuffer;
-      const std::string mem = pre + HexId(id);
-      if (!facts.known)
-        dump.notes.push_back(
-            mem + ": capacity unknown (the log never said; run with "
-                  "-level inst=1,machine=1 to log it)");
-
-      const uint64_t memory_id = id;
-      auto life_of = [&](uint64_t instance) -> const InstanceLife* {
-        auto it = st.instances.find(instance);
-        return it != st.instances.end() && it->second.memory == memory_id
-                   ? &it->second
-                   : nullptr;
-      };
-      std::string bounded;
-      for (Allocation& a : snap.allocations) {
-        ++summary.live;
-        const InstanceLife* life = life_of(a.instance);
-        if (life == nullptr || life->phase != Phase::kLive) continue;
-        const char* marker = life->bounded       ? kSizeUpperBound
-                             : !life->have_layout ? kSizeUnknown
-                                                  : nullptr;
-        if (life->bounded)
-          absl::StrAppend(&bounded, " ", HexId(a.instance), "<=", a.size);
-        AllocationKind kind = a.kind;
-        const uint32_t identity =
-            describer.Identify(st, a.instance, *life, marker, true, &kind,
-                               &summary);
-        if (identity == 0) continue;
-        a.identity = identity;
-        if (kind != AllocationKind::kUnknown) a.kind = kind;
-        if (life->spy) ++summary.live_with_identity;
-      }
-      for (PendingRequest& p : snap.pending) {
-        const InstanceLife* life = life_of(p.instance);
-        if (life == nullptr || life->phase != Phase::kDeferred) continue;
-        AllocationKind kind;
-        if (uint32_t identity = describer.Identify(st, p.instance, *life,
-                                                   nullptr, true, &kind,
-                                                   &summary))
-          p.identity = identity;
-      }
-      if (auto w = waiting.find(id); w != waiting.end()) {
-        std::sort(w->second.begin(), w->second.end());
-        std::string list;
-        for (const auto& [order, inst] : w->second) {
-          PendingRequest request;
-          request.instance = inst;
-          request.sequence = snap.sequence;
-          request.identity = table.Intern(SizeMarker(kSizeUnknown));
-          snap.pending.push_back(request);
-          absl::StrAppend(&list, " ", HexId(inst));
-        }
-        dump.notes.push_back(
-            mem + ": announced but not placed, size unknown (a redistrict "
-                  "waiting on its precondition; its old instance stays live "
-                  "here until the log shows its range released):" + list);
-      }
-      if (auto u = unplaced.find(id); u != unplaced.end()) {
-        std::sort(u->second.begin(), u->second.end());
-        uint64_t bytes = 0;
-        for (uint64_t inst : u->second) {
-          const InstanceLife& life = st.instances.at(inst);
-          PendingRequest request;
-          request.instance = inst;
-          request.size = life.size;
-          request.alignment = life.alignment;
-          request.sequence = snap.sequence;
-          request.flags = kPlacementUnknown;
-          AllocationKind kind;
-          request.identity = describer.Identify(st, inst, life, nullptr, true,
-                                                &kind, &summary);
-          snap.pending.push_back(request);
-          bytes += life.size;
-        }
-        dump.notes.push_back(absl::StrCat(
-            mem, ": ", u->second.size(), " live instance(s), ",
-            FormatSizeExact(bytes),
-            " by their sizes, of unknown placement (no debug-level lines): "
-            "holes, free space and fragmentation of this memory are "
-            "unknown"));
-      }
-      if (auto sz = sized_no_outcome.find(id); sz != sized_no_outcome.end()) {
-        std::sort(sz->second.begin(), sz->second.end());
-        std::string list;
-        for (uint64_t inst : sz->second) absl::StrAppend(&list, " ", HexId(inst));
-        dump.notes.push_back(mem + ": requested, outcome not in the log:" + list);
-      }
-      if (!bounded.empty())
-        dump.notes.push_back(
-            mem + ": sizes are upper bounds for these redistricted pieces "
-                  "(the log never gives them; each ends at or before the next "
-                  "piece or the old instance's end; holes beside them are "
-                  "lower bounds):" + bounded);
-      if (!m.failed_unknown_size.empty()) {
-        std::string list;
-        for (uint64_t inst : m.failed_unknown_size)
-          absl::StrAppend(&list, " ", HexId(inst));
-        dump.notes.push_back(mem + ": failed redistricted pieces, size unknown:" +
-                             list);
-      }
-      if (m.released_without_destroy > 0)
-        dump.notes.push_back(absl::StrCat(
-            mem, ": ", m.released_without_destroy,
-            " release(s) with no \"instance destroyed\" line and no redistrict "
-            "in sight"));
-      // Legate's "Failed to allocate" names the request of the most recent
-      // failure of its memory.
-      for (const ReplayedLog* other : used) {
-        for (const LegateFailure& lf : other->rebuild->state().legate_failures) {
-          if (lf.memory != id || MemoryOwnerNode(lf.memory) != st.node ||
-              snap.failures.empty())
-            continue;
-          Identity identity;
-          identity.kind = AllocationKind::kRegionInstance;
-          std::string stores;
-          for (const std::string& s : lf.stores)
-            absl::StrAppend(&stores, stores.empty() ? "" : "; ", s);
-          if (!stores.empty())
-            identity.attributes.emplace_back(kStoreAttribute, stores);
-          if (!lf.operation.empty())
-            identity.attributes.emplace_back(
-                kCreatorAttribute,
-                absl::StrCat(lf.operation, " (UID ", lf.uid, ")"));
-          identity.attributes.emplace_back(
-              "requested", absl::StrCat(lf.bytes, " B (Legate's footprint)"));
-          snap.failures.back().identity = table.Intern(std::move(identity));
-        }
-      }
-      // The identities this memory's picture refers to.
-      std::set<uint32_t> referenced;
-      for (const Allocation& a : snap.allocations)
-        if (a.identity) referenced.insert(a.identity);
-      for (const PendingRequest& p : snap.pending)
-        if (p.identity) referenced.insert(p.identity);
-      for (const Failure& f : snap.failures)
-        if (f.identity) referenced.insert(f.identity);
-      snap.identities.clear();
-      for (uint32_t identity : referenced)
-        snap.identities.push_back(table.Get(identity));
-      if (!m.history.checkpoints.empty()) {
-        // The whole run's history on this node's own clock.  Identities
-        // are joined to the picture after the replay (Legion Spy's records
-        // come from the whole log), so the history's events carry none.
-        MemoryHistory h = m.history;
-        h.memory_id = id;
-        h.node = m.node;
-        h.clock = HistoryClock::kLogTime;
-        h.window_events = 0;
-        for (HistoryCheckpoint& c : h.checkpoints) {
-          c.state.memory_id = id;
-          c.state.kind = snap.kind;
-          c.state.name = snap.name;
-          c.state.node = snap.node;
-          c.state.capacity = snap.capacity;
-          c.state.capacity_known = snap.capacity_known;
-          c.state.addressed = snap.addressed;
-        }
-        dump.histories.push_back(std::move(h));
-      }
-      dump.memories.push_back(std::move(snap));
-    }
-  }
-  if (summary.spy_remote > 0)
-    dump.notes.push_back(absl::StrCat(
-        "Legion Spy lines of other nodes' instances (remote copies): ",
-        summary.spy_remote, ", of which ", summary.spy_remote_joined,
-        " joined to their owner's record by Legion's instance event, ",
-        summary.spy_remote_unmatched, " not in their owner's log, ",
-        summary.spy_remote_no_log, " of nodes whose log was not given"));
-  dump.notes.push_back("not in Realm's log: what a pending release waits on");
-  if (summary.legate_size_mismatches > 0)
-    dump.notes.push_back(absl::StrCat(
-        summary.legate_size_mismatches,
-        " instance(s) of Legate's report have a size different from Realm's "
-        "instance of that id (another life of the id?): not attached"));
-  std::sort(dump.memories.begin(), dump.memories.end(),
-            [](const Snapshot& a, const Snapshot& b) {
-              return a.memory_id != b.memory_id ? a.memory_id < b.memory_id
-                                                : a.node < b.node;
-            });
-  return dump;
+  return DumpAssembler(logs, summary_out ? summary_out : &local).Assemble();
 }
 
 }  // namespace realm_log

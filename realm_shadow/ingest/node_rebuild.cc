@@ -254,10 +254,11 @@ void NodeRebuild::OnUserEventCancelled(uint64_t event) {
   }
 }
 
+// Lines that name no instance of this node are counted (a fatal line fails
+// its memory's newest request); the rest go to the instance's handler, by
+// the step of its life they log.
 void NodeRebuild::OnInstanceLine(const LogLine& line) {
   RebuildCounts& counts = state_.counts;
-  auto& instances = state_.instances;
-  const uint64_t inst = line.instance;
   switch (line.kind) {
     case LineKind::kMalformed:
     case LineKind::kInstOther:
@@ -279,183 +280,227 @@ void NodeRebuild::OnInstanceLine(const LogLine& line) {
       break;
   }
   ++counts.instance_lines;
-  if (!Ours(inst)) return;
+  if (!Ours(line.instance)) return;
   switch (line.kind) {
-    case LineKind::kCreateLocal: {
-      InstanceLife& life = instances[inst];
-      if (life.phase == Phase::kLive || life.phase == Phase::kDeferred) {
-        // A new life of an id still held: the release line is missing.
-        // Leave the old life to the map (the next placement is a
-        // duplicate, counted there).
-      }
-      life = InstanceLife{};
-      life.memory = MemoryOfInstance(inst);
-      life.announce_order = ++state_.announce_counter;
-      Memory(life.memory).has_instances = true;
+    case LineKind::kCreateLocal:
+      OnAnnounced(line.instance);
       return;
-    }
-    case LineKind::kLayout: {
-      ++counts.layout_lines;
-      InstanceLife& life = instances[inst];
-      if (life.phase != Phase::kAnnounced) {
-        // No "creating/reusing" line before it (a log cut at its start):
-        // a new life all the same.
-        life = InstanceLife{};
-        life.announce_order = ++state_.announce_counter;
-      }
-      life.memory = MemoryOfInstance(inst);
-      life.have_layout = true;
-      life.size = line.bytes;
-      life.alignment = line.alignment == 0 ? 1 : line.alignment;
+    case LineKind::kLayout:
+      OnLayout(line.instance, line.bytes, line.alignment);
       return;
-    }
-    case LineKind::kAllocated: {
-      ++counts.placement_lines;
-      if (ResolvePiece(inst, false, line.offset)) return;
-      InstanceLife& life = instances[inst];
-      life.memory = MemoryOfInstance(inst);
-      MemoryState& m = Memory(life.memory);
-      if (life.phase == Phase::kDeferred) {
-        MakeRoom(m, inst, line.offset, life.size);
-        Apply(m, Event{EventType::kDeferredCompleted, inst, line.offset, 0, 0});
-      } else {
-        if (!life.have_layout && life.phase != Phase::kUnplaced) {
-          // Placed with no layout and no redistrict seen: the size is not
-          // in the log.  Shown as zero bytes with size "unknown".
-          life.size = 0;
-          life.alignment = 1;
-        }
-        MakeRoom(m, inst, line.offset, life.size);
-        Apply(m, Event{EventType::kAllocated, inst, line.offset, life.size,
-                       NarrowAlignment(life.alignment)});
-      }
-      life.phase = Phase::kLive;
-      life.offset = line.offset;
-      life.release_requested = false;
-      m.live.emplace(line.offset, inst);
+    case LineKind::kAllocated:
+      OnPlaced(line.instance, line.offset);
       return;
-    }
-    case LineKind::kAllocationFailed: {
-      if (ResolvePiece(inst, true, 0)) return;
-      InstanceLife& life = instances[inst];
-      life.memory = MemoryOfInstance(inst);
-      MemoryState& m = Memory(life.memory);
-      if (life.phase == Phase::kDeferred) {
-        Apply(m, Event{EventType::kDeferredFailed, inst, 0, 0, 0});
-      } else if (!life.have_layout) {
-        // No debug lines: the size comes with "instance created", which
-        // Realm logs after the failure.
-        m.has_instances = true;
-        life.phase = Phase::kFailedUnsized;
-        return;
-      } else {
-        Apply(m, Event{EventType::kAllocationFailed, inst, 0, life.size,
-                       NarrowAlignment(life.alignment)});
-      }
-      life.phase = Phase::kFailed;
+    case LineKind::kAllocationFailed:
+      OnAllocationFailed(line.instance);
       return;
-    }
-    case LineKind::kCreated: {
-      InstanceLife& life = instances[inst];
-      if (life.phase == Phase::kFailedUnsized) {
-        Apply(Memory(life.memory), Event{EventType::kAllocationFailed, inst, 0,
-                                         line.bytes, 1});
-        life.phase = Phase::kFailed;
-        return;
-      }
-      if (life.phase != Phase::kAnnounced) return;  // confirms an outcome
-      life.memory = MemoryOfInstance(inst);
-      MemoryState& m = Memory(life.memory);
-      if (!life.have_layout) {
-        // Realm logs the layout (debug) before the outcome; without it the
-        // log lacks debug lines and says nothing of where this instance
-        // is: it holds `bytes` somewhere, placed or still deferred.
-        ++counts.created_without_layout;
-        life.size = line.bytes;
-        life.alignment = 1;
-        life.phase = Phase::kUnplaced;
-        m.has_instances = true;
-        return;
-      }
-      Apply(m, Event{EventType::kDeferred, inst, kNoOffset, life.size,
-                     NarrowAlignment(life.alignment)});
-      life.phase = Phase::kDeferred;
+    case LineKind::kCreated:
+      OnCreated(line.instance, line.bytes);
       return;
-    }
-    case LineKind::kDestroyed: {
-      auto found = instances.find(inst);
-      MemoryState& m = Memory(MemoryOfInstance(inst));
-      if (found == instances.end()) {
-        // Never seen: the map counts it (unknown instance) on release.
-        return;
-      }
-      InstanceLife& life = found->second;
-      if (life.phase == Phase::kLive || life.phase == Phase::kDeferred) {
-        Apply(m, Event{EventType::kReleaseRequested, inst, 0, 0,
-                       line.event == 0 ? 1u : 0u});
-        life.release_requested = true;
-        life.release_wait_on = line.event;
-      } else if (life.phase == Phase::kUnplaced) {
-        life.release_requested = true;
-        life.release_wait_on = line.event;
-      }
+    case LineKind::kDestroyed:
+      OnDestroyed(line.instance, line.event);
       return;
-    }
-    case LineKind::kDeallocated: {
-      if (state_.released_early.erase(inst) > 0) return;  // applied already
-      const uint64_t memory = MemoryOfInstance(inst);
-      MemoryState& m = Memory(memory);
-      auto found = instances.find(inst);
-      if (found == instances.end() || found->second.phase == Phase::kGone) {
-        Apply(m, Event{EventType::kReleased, inst});  // the map counts it
-        return;
-      }
-      InstanceLife& life = found->second;
-      if (life.phase == Phase::kUnplaced) {
-        life.phase = Phase::kGone;
-        return;
-      }
-      if (life.phase == Phase::kLive && !life.release_requested) {
-        // No destroy line: a redistrict, if new instances wait unplaced in
-        // this memory (in the order they were announced).
-        std::vector<std::pair<uint64_t, uint64_t>> waiting;
-        for (const auto& [id, other] : instances) {
-          if (other.phase == Phase::kAnnounced && !other.have_layout &&
-              other.memory == memory)
-            waiting.emplace_back(other.announce_order, id);
-        }
-        for (const auto& group : state_.open_groups)
-          for (const auto& piece : group.pieces)
-            waiting.erase(std::remove_if(waiting.begin(), waiting.end(),
-                                         [&](const auto& w) {
-                                           return w.second == piece.instance;
-                                         }),
-                          waiting.end());
-        if (!waiting.empty()) {
-          std::sort(waiting.begin(), waiting.end());
-          RedistrictGroup group;
-          group.memory = memory;
-          group.old_instance = inst;
-          group.old_offset = life.offset;
-          group.old_end = life.offset + life.size;
-          for (const auto& w : waiting) {
-            RedistrictGroup::Piece piece;
-            piece.instance = w.second;
-            group.pieces.push_back(piece);
-          }
-          state_.open_groups.push_back(std::move(group));
-          return;
-        }
-        ++m.released_without_destroy;
-      }
-      if (life.phase == Phase::kLive) m.live.erase({life.offset, inst});
-      Apply(m, Event{EventType::kReleased, inst});
-      life.phase = Phase::kGone;
+    case LineKind::kDeallocated:
+      OnDeallocated(line.instance);
       return;
-    }
     default:
       return;
   }
+}
+
+// "creating new/reusing local instance": a new life of the id, numbered in
+// announce order.
+void NodeRebuild::OnAnnounced(uint64_t inst) {
+  InstanceLife& life = state_.instances[inst];
+  if (life.phase == Phase::kLive || life.phase == Phase::kDeferred) {
+    // A new life of an id still held: the release line is missing.
+    // Leave the old life to the map (the next placement is a
+    // duplicate, counted there).
+  }
+  life = InstanceLife{};
+  life.memory = MemoryOfInstance(inst);
+  life.announce_order = ++state_.announce_counter;
+  Memory(life.memory).has_instances = true;
+}
+
+// "instance layout": the request's size and alignment, before its outcome.
+void NodeRebuild::OnLayout(uint64_t inst, uint64_t bytes, uint64_t alignment) {
+  ++state_.counts.layout_lines;
+  InstanceLife& life = state_.instances[inst];
+  if (life.phase != Phase::kAnnounced) {
+    // No "creating/reusing" line before it (a log cut at its start):
+    // a new life all the same.
+    life = InstanceLife{};
+    life.announce_order = ++state_.announce_counter;
+  }
+  life.memory = MemoryOfInstance(inst);
+  life.have_layout = true;
+  life.size = bytes;
+  life.alignment = alignment == 0 ? 1 : alignment;
+}
+
+// "allocation completed": a redistrict's piece, a deferred request
+// completing, or a placement (with size unknown when no layout came).
+void NodeRebuild::OnPlaced(uint64_t inst, uint64_t offset) {
+  ++state_.counts.placement_lines;
+  if (ResolvePiece(inst, false, offset)) return;
+  InstanceLife& life = state_.instances[inst];
+  life.memory = MemoryOfInstance(inst);
+  MemoryState& m = Memory(life.memory);
+  if (life.phase == Phase::kDeferred) {
+    MakeRoom(m, inst, offset, life.size);
+    Apply(m, Event{EventType::kDeferredCompleted, inst, offset, 0, 0});
+  } else {
+    if (!life.have_layout && life.phase != Phase::kUnplaced) {
+      // Placed with no layout and no redistrict seen: the size is not
+      // in the log.  Shown as zero bytes with size "unknown".
+      life.size = 0;
+      life.alignment = 1;
+    }
+    MakeRoom(m, inst, offset, life.size);
+    Apply(m, Event{EventType::kAllocated, inst, offset, life.size,
+                   NarrowAlignment(life.alignment)});
+  }
+  life.phase = Phase::kLive;
+  life.offset = offset;
+  life.release_requested = false;
+  m.live.emplace(offset, inst);
+}
+
+// "allocation failed": a redistrict's piece, a deferred request failing,
+// or an immediate failure (its size waits for "instance created" when the
+// log has no layout line).
+void NodeRebuild::OnAllocationFailed(uint64_t inst) {
+  if (ResolvePiece(inst, true, 0)) return;
+  InstanceLife& life = state_.instances[inst];
+  life.memory = MemoryOfInstance(inst);
+  MemoryState& m = Memory(life.memory);
+  if (life.phase == Phase::kDeferred) {
+    Apply(m, Event{EventType::kDeferredFailed, inst, 0, 0, 0});
+  } else if (!life.have_layout) {
+    // No debug lines: the size comes with "instance created", which
+    // Realm logs after the failure.
+    m.has_instances = true;
+    life.phase = Phase::kFailedUnsized;
+    return;
+  } else {
+    Apply(m, Event{EventType::kAllocationFailed, inst, 0, life.size,
+                   NarrowAlignment(life.alignment)});
+  }
+  life.phase = Phase::kFailed;
+}
+
+// "instance created": deferred when no outcome came yet; the size of a
+// failure logged without it; with no layout before it, live at an unknown
+// place; after an outcome, only a confirmation.
+void NodeRebuild::OnCreated(uint64_t inst, uint64_t bytes) {
+  InstanceLife& life = state_.instances[inst];
+  if (life.phase == Phase::kFailedUnsized) {
+    Apply(Memory(life.memory),
+          Event{EventType::kAllocationFailed, inst, 0, bytes, 1});
+    life.phase = Phase::kFailed;
+    return;
+  }
+  if (life.phase != Phase::kAnnounced) return;  // confirms an outcome
+  life.memory = MemoryOfInstance(inst);
+  MemoryState& m = Memory(life.memory);
+  if (!life.have_layout) {
+    // Realm logs the layout (debug) before the outcome; without it the
+    // log lacks debug lines and says nothing of where this instance
+    // is: it holds `bytes` somewhere, placed or still deferred.
+    ++state_.counts.created_without_layout;
+    life.size = bytes;
+    life.alignment = 1;
+    life.phase = Phase::kUnplaced;
+    m.has_instances = true;
+    return;
+  }
+  Apply(m, Event{EventType::kDeferred, inst, kNoOffset, life.size,
+                 NarrowAlignment(life.alignment)});
+  life.phase = Phase::kDeferred;
+}
+
+// "instance destroyed": the release of a live or deferred instance is
+// requested, waiting on `wait_on` (ready when 0); an unplaced one only
+// remembers it.  A failed or unknown instance changes nothing.
+void NodeRebuild::OnDestroyed(uint64_t inst, uint64_t wait_on) {
+  auto found = state_.instances.find(inst);
+  MemoryState& m = Memory(MemoryOfInstance(inst));
+  if (found == state_.instances.end()) {
+    // Never seen: the map counts it (unknown instance) on release.
+    return;
+  }
+  InstanceLife& life = found->second;
+  if (life.phase == Phase::kLive || life.phase == Phase::kDeferred) {
+    Apply(m, Event{EventType::kReleaseRequested, inst, 0, 0,
+                   wait_on == 0 ? 1u : 0u});
+    life.release_requested = true;
+    life.release_wait_on = wait_on;
+  } else if (life.phase == Phase::kUnplaced) {
+    life.release_requested = true;
+    life.release_wait_on = wait_on;
+  }
+}
+
+// "deallocation completed": the range comes back, unless it was applied
+// early (a reordering) or it is the old instance of a redistrict (a live
+// instance with no destroy while new ones wait unplaced in its memory).
+void NodeRebuild::OnDeallocated(uint64_t inst) {
+  if (state_.released_early.erase(inst) > 0) return;  // applied already
+  const uint64_t memory = MemoryOfInstance(inst);
+  MemoryState& m = Memory(memory);
+  auto found = state_.instances.find(inst);
+  if (found == state_.instances.end() || found->second.phase == Phase::kGone) {
+    Apply(m, Event{EventType::kReleased, inst});  // the map counts it
+    return;
+  }
+  InstanceLife& life = found->second;
+  if (life.phase == Phase::kUnplaced) {
+    life.phase = Phase::kGone;
+    return;
+  }
+  if (life.phase == Phase::kLive && !life.release_requested) {
+    if (OpenRedistrict(memory, inst, life)) return;
+    ++m.released_without_destroy;
+  }
+  if (life.phase == Phase::kLive) m.live.erase({life.offset, inst});
+  Apply(m, Event{EventType::kReleased, inst});
+  life.phase = Phase::kGone;
+}
+
+// A live instance of `memory` released with no destroy line: a redistrict
+// when new instances, in no open group yet, wait unplaced in that memory;
+// they become its pieces, in the order they were announced.  False when
+// none wait.
+bool NodeRebuild::OpenRedistrict(uint64_t memory, uint64_t old_instance,
+                                 const InstanceLife& old) {
+  std::vector<std::pair<uint64_t, uint64_t>> waiting;
+  for (const auto& [id, other] : state_.instances) {
+    if (other.phase == Phase::kAnnounced && !other.have_layout &&
+        other.memory == memory)
+      waiting.emplace_back(other.announce_order, id);
+  }
+  for (const auto& group : state_.open_groups)
+    for (const auto& piece : group.pieces)
+      waiting.erase(std::remove_if(waiting.begin(), waiting.end(),
+                                   [&](const auto& w) {
+                                     return w.second == piece.instance;
+                                   }),
+                    waiting.end());
+  if (waiting.empty()) return false;
+  std::sort(waiting.begin(), waiting.end());
+  RedistrictGroup group;
+  group.memory = memory;
+  group.old_instance = old_instance;
+  group.old_offset = old.offset;
+  group.old_end = old.offset + old.size;
+  for (const auto& w : waiting) {
+    RedistrictGroup::Piece piece;
+    piece.instance = w.second;
+    group.pieces.push_back(piece);
+  }
+  state_.open_groups.push_back(std::move(group));
+  return true;
 }
 
 void NodeRebuild::OnSpyLine(const LogLine& line) {

@@ -261,6 +261,17 @@ class NodeRebuild {
   MemoryState& Memory(uint64_t id);
   void Apply(MemoryState& m, const Event& e);
   void OnInstanceLine(const LogLine& line);
+  // One step of an instance's life each, by the "inst" line that logs it
+  // (realm_log.h lists them and what they mean).
+  void OnAnnounced(uint64_t inst);
+  void OnLayout(uint64_t inst, uint64_t bytes, uint64_t alignment);
+  void OnPlaced(uint64_t inst, uint64_t offset);
+  void OnAllocationFailed(uint64_t inst);
+  void OnCreated(uint64_t inst, uint64_t bytes);
+  void OnDestroyed(uint64_t inst, uint64_t wait_on);
+  void OnDeallocated(uint64_t inst);
+  bool OpenRedistrict(uint64_t memory, uint64_t old_instance,
+                      const InstanceLife& old);
   void OnSpyLine(const LogLine& line);
   void OnLegateLine(const LogLine& line);
   void MakeRoom(MemoryState& m, uint64_t instance, uint64_t offset,

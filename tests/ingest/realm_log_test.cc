@@ -1,7 +1,9 @@
-// The Realm-log reader against ground truth: the realm-frag-deferred log is
-// cut at each of its 12 CHECKPOINT lines and the rebuilt state is compared
-// with the truth taken there; the three Legion logs are checked against
-// what INDEX.txt says of them.
+// The Realm-log reader (realm_log.h) against ground truth: the
+// realm-frag-deferred log is cut at each of its 12 CHECKPOINT lines and the
+// rebuilt state is compared with the truth taken there; the three Legion
+// logs are checked against what INDEX.txt says of them; lines that are not
+// Realm's are counted, never fatal; and a log is cut at the marker line a
+// dump wrote into it (realm_shadow/log_sink.h).
 #include "realm_shadow/ingest/realm_log.h"
 
 #include <gtest/gtest.h>
@@ -15,28 +17,21 @@
 #include <vector>
 
 #include "realm_shadow/analysis/analysis.h"
+#include "realm_shadow/analysis/history_cursor.h"
+#include "realm_shadow/format/dump_marker.h"
 #include "realm_shadow/render/report.h"
 #include "realm_shadow/render/timeline.h"
-#include "realm_shadow/analysis/history_cursor.h"
+#include "tests/common/dump_io.h"
+#include "tests/common/temp_dir.h"
+#include "tests/ingest/log_fixtures.h"
 
 namespace realm_shadow {
 namespace {
 
-const std::string kFixtures = REALM_SHADOW_FIXTURES;
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-bool HaveFixtures() {
-  return std::ifstream(kFixtures + "/INDEX.txt").good();
-}
-
-#define SKIP_WITHOUT_FIXTURES()                                       \
-  if (!HaveFixtures()) FAIL() << "no fixtures at " << kFixtures
+using testing::kFixtures;
+using testing::kSys;
+using testing::Line;
+using testing::ReadFile;
 
 // "KEY a=1 b=2" -> {a:1, b:2}
 std::map<std::string, std::string> Fields(const std::string& line) {
@@ -423,29 +418,6 @@ TEST(RealmLog, FinalFragmentationFailureInSystemMemory) {
   EXPECT_TRUE(noted);
 }
 
-TEST(RealmLog, CapacityUnknownWithoutMachineLines) {
-  RealmLogReader reader;
-  reader.FeedText(
-      "[0 - 1] 0.1 {2}{inst}: creating new local instance: 4000000000000000\n"
-      "[0 - 1] 0.1 {1}{inst}: instance layout: inst=4000000000000000 "
-      "layout=Layout(bytes=64, align=32, fields={0=0+0}, lists=[[]])\n"
-      "[0 - 1] 0.1 {1}{inst}: allocation completed: inst=4000000000000000 "
-      "offset=128\n");
-  DumpFile dump = reader.Dump();
-  ASSERT_EQ(dump.memories.size(), 1u);
-  EXPECT_FALSE(dump.memories[0].capacity_known);
-  ASSERT_EQ(dump.memories[0].allocations.size(), 1u);
-  EXPECT_EQ(dump.memories[0].allocations[0].offset, 128u);
-  EXPECT_EQ(dump.memories[0].allocations[0].size, 64u);
-  bool noted = false;
-  for (const std::string& n : dump.notes)
-    noted = noted || n.find("capacity unknown") != std::string::npos;
-  EXPECT_TRUE(noted);
-  EXPECT_NE(FormatMemoryReport(dump.memories[0], ReportOptions{})
-                .find("unknown (the log never said)"),
-            std::string::npos);
-}
-
 TEST(RealmLog, NodeFromPrefixAndMemoryFromIdBits) {
   // Instance of owner node 3, memory index 2.
   const uint64_t inst = (uint64_t{1} << 62) | (uint64_t{3} << 46) |
@@ -468,65 +440,6 @@ TEST(RealmLog, NodeFromPrefixAndMemoryFromIdBits) {
   ASSERT_EQ(dump.memories.size(), 1u);
   EXPECT_EQ(dump.memories[0].memory_id, 0x1e00030000000002u);
   EXPECT_EQ(dump.memories[0].node, 3u);
-}
-
-// Realm's fatal line when nobody asked for the allocation result names the
-// memory: the newest request there without an outcome fails.
-TEST(RealmLog, FatalOutOfMemoryLineFailsTheNewestRequest) {
-  RealmLogReader reader;
-  reader.FeedText(
-      "[0 - 1] 0.1 {2}{inst}: creating new local instance: 4000000000000000\n"
-      "[0 - 1] 0.1 {1}{inst}: instance layout: inst=4000000000000000 "
-      "layout=Layout(bytes=64, align=32)\n"
-      "[0 - 1] 0.1 {1}{inst}: allocation completed: inst=4000000000000000 "
-      "offset=0\n"
-      "[0 - 1] 0.2 {2}{inst}: creating new local instance: 4000000000000001\n"
-      "[0 - 1] 0.2 {1}{inst}: instance layout: inst=4000000000000001 "
-      "layout=Layout(bytes=4096, align=64)\n"
-      "[0 - 1] 0.2 {6}{inst}: instance allocation failed - out of memory in "
-      "mem 1e00000000000000\n"
-      "[0 - 1] 0.3 {6}{inst}: instance allocation failed - out of memory in "
-      "mem 1e00000000000000\n");
-  DumpFile dump = reader.Dump();
-  ASSERT_EQ(dump.memories.size(), 1u);
-  const Snapshot& s = dump.memories[0];
-  ASSERT_EQ(s.failures.size(), 1u);
-  EXPECT_EQ(s.failures[0].instance, 0x4000000000000001u);
-  EXPECT_EQ(s.failures[0].size, 4096u);
-  EXPECT_EQ(s.failures[0].alignment, 64u);
-  EXPECT_EQ(s.allocations.size(), 1u);
-  // The second fatal line finds no request left: counted.
-  EXPECT_EQ(reader.counts().fatal_without_request, 1u);
-  EXPECT_EQ(reader.counts().unknown_lines, 0u);
-}
-
-// Every applied event is seen, in order, with its line and the log's time:
-// what a timeline of the run is built from.
-TEST(RealmLog, ObserverSeesEveryEventWithItsLineAndTime) {
-  std::vector<realm_log::AppliedEvent> seen;
-  realm_log::RebuildOptions options;
-  options.observer = [&](const realm_log::AppliedEvent& e) { seen.push_back(e); };
-  RealmLogReader reader(&options);
-  reader.FeedText(
-      "[2 - 1] 1.5 {2}{inst}: creating new local instance: 4000800080000000\n"
-      "[2 - 1] 1.5 {1}{inst}: instance layout: inst=4000800080000000 "
-      "layout=Layout(bytes=64, align=32)\n"
-      "[2 - 1]    2.000250 {1}{inst}: allocation completed: "
-      "inst=4000800080000000 offset=128\n"
-      "[2 - 1] 3.25 {2}{inst}: instance destroyed: inst=4000800080000000 "
-      "wait_on=0\n"
-      "[2 - 1] 4 {1}{inst}: deallocation completed: inst=4000800080000000\n");
-  ASSERT_EQ(seen.size(), 3u);
-  EXPECT_EQ(seen[0].event.type, EventType::kAllocated);
-  EXPECT_EQ(seen[0].line, 3u);
-  EXPECT_EQ(seen[0].time_us, 2000250u);
-  EXPECT_EQ(seen[0].node, 2u);
-  EXPECT_EQ(seen[0].memory, 0x1e00020000000000u);
-  EXPECT_EQ(seen[1].event.type, EventType::kReleaseRequested);
-  EXPECT_EQ(seen[1].time_us, 3250000u);
-  EXPECT_EQ(seen[2].event.type, EventType::kReleased);
-  EXPECT_EQ(seen[2].line, 5u);
-  EXPECT_EQ(seen[2].time_us, 4000000u);
 }
 
 TEST(RealmLog, GarbageIsCountedNeverFatal) {
@@ -565,22 +478,163 @@ TEST(RealmLog, IngestRefusesNonLogs) {
   EXPECT_NE(missing.message().find("cannot open"), std::string::npos) << missing;
 }
 
-TEST(RealmLog, SecondLogOfANodeIsLeftOutWithANote) {
-  SKIP_WITHOUT_FIXTURES();
-  const std::string log = kFixtures + "/circuit-oom.log";
-  IngestSummary summary;
-  const absl::StatusOr<DumpFile> ingested =
-      IngestRealmLogs({log, log}, IngestOptions{}, &summary);
-  ASSERT_TRUE(ingested.ok()) << ingested.status();
-  const DumpFile& dump = *ingested;
-  EXPECT_EQ(summary.duplicate_logs, 1u);
-  ASSERT_EQ(summary.warnings.size(), 1u);
-  EXPECT_NE(summary.warnings[0].find("a second log of node 0"),
-            std::string::npos)
-      << summary.warnings[0];
-  // The first log is rebuilt as it is alone.
-  ASSERT_EQ(dump.memories.size(), 1u);
-  EXPECT_EQ(dump.memories[0].allocations.size(), 48u);
+// ---- cut at a dump's marker -----------------------------------------------
+
+class CutAtDump : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dump_path_ = dir_ / "shadow.rsd";
+    DumpFile dump;
+    Snapshot s;
+    s.memory_id = kSys;
+    s.sequence = 7;
+    dump.memories.push_back(s);
+    std::string error;
+    ASSERT_TRUE(testing::WriteDumpTo(dump_path_, dump, &error)) << error;
+  }
+  std::string Marker(const std::string& file, uint64_t sequence = 7,
+                     uint64_t memory = kSys) {
+    DumpMarker m;
+    m.memory_id = memory;
+    m.sequence = sequence;
+    m.reason = "request";
+    m.file = file;
+    return Line("realm_shadow", DumpMarkerLine(m), 2);
+  }
+  std::string WriteLog(const std::vector<std::string>& lines) {
+    const std::string path = dir_ / "run.log";
+    std::ofstream out(path);
+    for (const std::string& l : lines) out << l << "\n";
+    return path;
+  }
+  // The log of `lines` cut at this fixture's dump; a refused cut fails the
+  // test and gives an empty dump.
+  DumpFile CutAt(const std::vector<std::string>& lines) {
+    absl::StatusOr<DumpFile> cut = IngestRealmLogAtDump(WriteLog(lines), dump_path_);
+    EXPECT_TRUE(cut.ok()) << cut.status();
+    return cut.ok() ? *std::move(cut) : DumpFile();
+  }
+  std::vector<std::string> Allocation(const std::string& inst, int offset) {
+    return {Line("inst", "creating new local instance: " + inst, 2),
+            Line("inst", "instance layout: inst=" + inst +
+                             " layout=Layout(bytes=256, align=32)"),
+            Line("inst", "allocation completed: inst=" + inst +
+                             " offset=" + std::to_string(offset))};
+  }
+  testing::TempDir dir_{"realm-shadow-cut"};
+  std::string dump_path_;
+};
+
+TEST_F(CutAtDump, ReplaysOnlyTheLinesBeforeTheMarker) {
+  std::vector<std::string> lines = {
+      "Memory:1e00000000000000, SYSTEM_MEM, capacity: 4096"};
+  for (auto& l : Allocation("4000000000000000", 0)) lines.push_back(l);
+  lines.push_back(Marker(dump_path_));
+  for (auto& l : Allocation("4000000000000001", 256)) lines.push_back(l);
+  DumpFile cut = CutAt(lines);
+  ASSERT_EQ(cut.memories.size(), 1u);
+  EXPECT_EQ(cut.memories[0].allocations.size(), 1u);
+  EXPECT_EQ(cut.memories[0].allocations[0].instance, 0x4000000000000000ull);
+  EXPECT_TRUE(cut.memories[0].capacity_known);
+  bool named = false;
+  for (const std::string& n : cut.notes)
+    named = named || n.find("log cut before line 5") != std::string::npos;
+  EXPECT_TRUE(named);
+}
+
+TEST_F(CutAtDump, PrefersTheMarkerWithTheDumpsSequence) {
+  std::vector<std::string> lines;
+  for (auto& l : Allocation("4000000000000000", 0)) lines.push_back(l);
+  lines.push_back(Marker(dump_path_, 7));
+  for (auto& l : Allocation("4000000000000001", 256)) lines.push_back(l);
+  lines.push_back(Marker(dump_path_, 9));  // the file written again later
+  DumpFile cut = CutAt(lines);
+  ASSERT_EQ(cut.memories.size(), 1u);
+  EXPECT_EQ(cut.memories[0].allocations.size(), 1u);
+}
+
+TEST_F(CutAtDump, MatchesByFileNameWhenTheDumpMoved) {
+  std::vector<std::string> lines;
+  for (auto& l : Allocation("4000000000000000", 0)) lines.push_back(l);
+  lines.push_back(Marker("/elsewhere/shadow.rsd"));
+  DumpFile cut = CutAt(lines);
+  bool by_name = false;
+  for (const std::string& n : cut.notes)
+    by_name = by_name || n.find("matched by file name only") != std::string::npos;
+  EXPECT_TRUE(by_name);
+}
+
+TEST_F(CutAtDump, RefusesALogWithoutTheDumpsMarker) {
+  std::vector<std::string> lines = Allocation("4000000000000000", 0);
+  lines.push_back(Marker("/elsewhere/other.rsd"));
+  const absl::Status unmarked = IngestRealmLogAtDump(WriteLog(lines), dump_path_).status();
+  EXPECT_TRUE(absl::IsNotFound(unmarked)) << unmarked;
+  EXPECT_NE(unmarked.message().find("no dump marker names"), std::string::npos) << unmarked;
+  const absl::Status no_log = IngestRealmLogAtDump(dir_ / "missing.log", dump_path_).status();
+  EXPECT_NE(no_log.message().find("cannot open"), std::string::npos) << no_log;
+  EXPECT_FALSE(IngestRealmLogAtDump(WriteLog(lines), dir_ / "missing.rsd").ok());
+}
+
+TEST_F(CutAtDump, AFailureDumpTakesTheFailureLineLoggedAfterIt) {
+  // The tracker writes a failure dump inside Realm's notify_allocation,
+  // before Realm logs "allocation failed": that one later line counts.
+  DumpFile dump;
+  Snapshot s;
+  s.memory_id = kSys;
+  s.sequence = 3;
+  Failure f;
+  f.instance = 0x4000000000000001ull;
+  f.size = 9000;
+  s.failures.push_back(f);
+  dump.memories.push_back(s);
+  std::string error;
+  ASSERT_TRUE(testing::WriteDumpTo(dump_path_, dump, &error)) << error;
+  DumpMarker m;
+  m.memory_id = kSys;
+  m.sequence = 3;
+  m.reason = "failure";
+  m.file = dump_path_;
+  std::vector<std::string> lines = {
+      "Memory:1e00000000000000, SYSTEM_MEM, capacity: 4096",
+      Line("inst", "creating new local instance: 4000000000000001", 2),
+      Line("inst", "instance layout: inst=4000000000000001 "
+                   "layout=Layout(bytes=9000, align=32)"),
+      Line("realm_shadow", DumpMarkerLine(m), 2)};
+  for (auto& l : Allocation("4000000000000002", 0)) lines.push_back(l);
+  lines.push_back(Line("inst", "allocation failed: inst=4000000000000001", 2));
+  DumpFile cut = CutAt(lines);
+  ASSERT_EQ(cut.memories.size(), 1u);
+  ASSERT_EQ(cut.memories[0].failures.size(), 1u);
+  EXPECT_EQ(cut.memories[0].failures[0].size, 9000u);
+  // Nothing else after the marker: the later allocation is not there.
+  EXPECT_TRUE(cut.memories[0].allocations.empty());
+  // A request dump at the same place does not take the later line.
+  m.reason = "request";
+  lines[3] = Line("realm_shadow", DumpMarkerLine(m), 2);
+  cut = CutAt(lines);
+  ASSERT_EQ(cut.memories.size(), 1u);
+  EXPECT_TRUE(cut.memories[0].failures.empty());
+}
+
+TEST_F(CutAtDump, InstancesLoggedBetweenBeginAndMarkerAreInFlight) {
+  DumpMarker begin;
+  begin.memory_id = kSys;
+  begin.reason = "periodic";
+  begin.file = dump_path_;
+  std::vector<std::string> lines;
+  for (auto& l : Allocation("4000000000000000", 0)) lines.push_back(l);
+  lines.push_back(Line("realm_shadow", DumpBeginLine(begin), 2));
+  for (auto& l : Allocation("4000000000000001", 256)) lines.push_back(l);
+  lines.push_back(Marker(dump_path_));
+  for (auto& l : Allocation("4000000000000002", 512)) lines.push_back(l);
+  DumpFile cut = CutAt(lines);
+  std::string note;
+  for (const std::string& n : cut.notes)
+    if (n.find(kInFlightNote) != std::string::npos) note = n;
+  EXPECT_NE(note.find("0x4000000000000001"), std::string::npos) << note;
+  EXPECT_EQ(note.find("0x4000000000000000"), std::string::npos) << note;
+  EXPECT_EQ(note.find("0x4000000000000002"), std::string::npos) << note;
+  EXPECT_NE(note.find("lines 5-7"), std::string::npos) << note;
 }
 
 }  // namespace
