@@ -48,18 +48,24 @@ TEST(Journal, ConsumesInAppendOrderAcrossManyLaps) {
 struct Collector {
   MemoryJournal* journal;
   std::vector<Event> seen;
+
+  // Makes the journal's overflow handler drain it into `seen` (the
+  // recorder's drains it into the memory's consumer).
+  void ConsumeOnOverflow() {
+    journal->SetOverflowHandler(
+        [](void* ctx) {
+          auto* col = static_cast<Collector*>(ctx);
+          col->journal->Consume([&](const Event& e) { col->seen.push_back(e); });
+        },
+        this);
+  }
 };
 
 TEST(Journal, AFullJournalCallsTheOverflowHandlerAndLosesNothing) {
   for (bool concurrent : {false, true}) {
     MemoryJournal j(64, concurrent);
     Collector c{&j, {}};
-    j.SetOverflowHandler(
-        [](void* ctx) {
-          auto* col = static_cast<Collector*>(ctx);
-          col->journal->Consume([&](const Event& e) { col->seen.push_back(e); });
-        },
-        &c);
+    c.ConsumeOnOverflow();
     for (uint64_t n = 0; n < 1000; ++n)
       j.Append(EventType::kReleased, n, 0, 0, 0);
     j.Consume([&](const Event& e) { c.seen.push_back(e); });
@@ -77,12 +83,7 @@ TEST(Journal, TheWriterUsesEveryFreeSlotAndNoMore) {
   for (bool concurrent : {false, true}) {
     MemoryJournal j(64, concurrent);
     Collector c{&j, {}};
-    j.SetOverflowHandler(
-        [](void* ctx) {
-          auto* col = static_cast<Collector*>(ctx);
-          col->journal->Consume([&](const Event& e) { col->seen.push_back(e); });
-        },
-        &c);
+    c.ConsumeOnOverflow();
     uint64_t n = 0;
     for (; n < 64; ++n) j.Append(EventType::kReleased, n, 0, 0, 0);
     EXPECT_EQ(j.overflow_count(), 0u) << concurrent;
