@@ -48,24 +48,65 @@ TEST(Journal, ConsumesInAppendOrderAcrossManyLaps) {
 struct Collector {
   MemoryJournal* journal;
   std::vector<Event> seen;
+
+  // Makes the journal's overflow handler drain it into `seen` (the
+  // recorder's drains it into the memory's consumer).
+  void ConsumeOnOverflow() {
+    journal->SetOverflowHandler(
+        [](void* ctx) {
+          auto* col = static_cast<Collector*>(ctx);
+          col->journal->Consume([&](const Event& e) { col->seen.push_back(e); });
+        },
+        this);
+  }
 };
 
 TEST(Journal, AFullJournalCallsTheOverflowHandlerAndLosesNothing) {
   for (bool concurrent : {false, true}) {
     MemoryJournal j(64, concurrent);
     Collector c{&j, {}};
-    j.SetOverflowHandler(
-        [](void* ctx) {
-          auto* col = static_cast<Collector*>(ctx);
-          col->journal->Consume([&](const Event& e) { col->seen.push_back(e); });
-        },
-        &c);
+    c.ConsumeOnOverflow();
     for (uint64_t n = 0; n < 1000; ++n)
       j.Append(EventType::kReleased, n, 0, 0, 0);
     j.Consume([&](const Event& e) { c.seen.push_back(e); });
     ASSERT_EQ(c.seen.size(), 1000u);
     for (uint64_t n = 0; n < 1000; ++n) ASSERT_EQ(c.seen[n].instance, n);
     EXPECT_GT(j.overflow_count(), 0u);
+  }
+}
+
+// The writer's room ends exactly at capacity past the consumer: it fills
+// every free slot without the handler, calls it for the next record only,
+// and after a drain uses the freed slots at once (its view of the tail is
+// refreshed, not kept).  Groups take count + 1 slots.
+TEST(Journal, TheWriterUsesEveryFreeSlotAndNoMore) {
+  for (bool concurrent : {false, true}) {
+    MemoryJournal j(64, concurrent);
+    Collector c{&j, {}};
+    c.ConsumeOnOverflow();
+    uint64_t n = 0;
+    for (; n < 64; ++n) j.Append(EventType::kReleased, n, 0, 0, 0);
+    EXPECT_EQ(j.overflow_count(), 0u) << concurrent;
+    j.Append(EventType::kReleased, n++, 0, 0, 0);  // slot 65: full
+    EXPECT_EQ(j.overflow_count(), 1u) << concurrent;
+    EXPECT_EQ(c.seen.size(), 64u) << concurrent;
+    for (; n < 128; ++n) j.Append(EventType::kReleased, n, 0, 0, 0);
+    EXPECT_EQ(j.overflow_count(), 1u) << concurrent;
+    j.Consume([&](const Event& e) { c.seen.push_back(e); });  // all 128
+    // A group of 63 + 1 fits the emptied ring exactly; one more record
+    // does not.
+    j.AppendGroup(EventType::kHeapSwapped, 0, 63, [&](uint32_t i) {
+      return Event{EventType::kHeapRemoved, 1000 + i, 0, 0, 0};
+    });
+    EXPECT_EQ(j.overflow_count(), 1u) << concurrent;
+    j.Append(EventType::kReleased, n++, 0, 0, 0);
+    EXPECT_EQ(j.overflow_count(), 2u) << concurrent;
+    j.Consume([&](const Event& e) { c.seen.push_back(e); });
+    ASSERT_EQ(c.seen.size(), 128u + 64u + 1u) << concurrent;
+    for (uint64_t i = 0; i < 128; ++i) ASSERT_EQ(c.seen[i].instance, i);
+    EXPECT_EQ(c.seen[128].type, EventType::kHeapSwapped);
+    EXPECT_EQ(c.seen[191].instance, 1062u);
+    EXPECT_EQ(c.seen[192].instance, 128u);
   }
 }
 

@@ -19,6 +19,8 @@ MemoryJournal::MemoryJournal(size_t capacity, bool concurrent_writers)
       ::operator new[](cap * sizeof(Slot), std::align_val_t{64}));
   for (size_t i = 0; i < cap; ++i) new (&slots[i]) Slot{0, 0, 0, 0, {0}};
   ring_.reset(slots);
+  // Nothing consumed yet: the whole ring is room.
+  room_end_ = cap;
 }
 
 void MemoryJournal::LineAlignedDelete::operator()(Slot* p) const {
@@ -40,21 +42,45 @@ void MemoryJournal::WaitForRoom(uint64_t position) {
   }
 }
 
-// The rare and the concurrent appends, out of line so that the serialized
-// fast path in Append needs no stack frame.
-void MemoryJournal::AppendSerializedSlow(EventType type, uint64_t instance,
-                                         uint64_t offset, uint64_t size,
-                                         uint32_t aux) {
-  const uint64_t h = ClaimSerialized(1);
-  Write(h, type, instance, offset, size, aux);
-  Publish(h, 1);
+// The appends the inline Append does not finish, out of line so that its
+// serialized fast path needs no stack frame: every concurrent one, and a
+// serialized one that found no room as far as its writer knew.
+void MemoryJournal::AppendOutOfLine(uint32_t type_code, uint64_t instance,
+                                    uint64_t offset, uint64_t size,
+                                    uint32_t aux) {
+  const EventType type = static_cast<EventType>(type_code);
+  if (!concurrent_) {
+    AppendSerializedWhenFull(type, instance, offset, size, aux);
+    return;
+  }
+  // ClaimConcurrent(1) written out, with the wait moved apart.
+  // Relaxed: the claim only has to be unique; the stamp's release store
+  // publishes the record.
+  const uint64_t h = head_.fetch_add(1, std::memory_order_relaxed);
+  // Acquire: pairs with Consume's release store of tail_, so the consumer's
+  // reads of this slot's previous lap happen before our writes to it.
+  if (__builtin_expect(h - tail_.load(std::memory_order_acquire) > mask_, 0)) {
+    WaitAndWriteConcurrent(h, type, instance, offset, size, aux);
+    return;
+  }
+  WriteAs<true>(h, type, instance, offset, size, aux);
 }
 
-void MemoryJournal::AppendConcurrent(EventType type, uint64_t instance,
-                                     uint64_t offset, uint64_t size,
-                                     uint32_t aux) {
-  const uint64_t h = ClaimConcurrent(1);
-  Write(h, type, instance, offset, size, aux);
+void MemoryJournal::AppendSerializedWhenFull(EventType type,
+                                             uint64_t instance,
+                                             uint64_t offset, uint64_t size,
+                                             uint32_t aux) {
+  const uint64_t h = ClaimSerialized(1);
+  WriteAs<false>(h, type, instance, offset, size, aux);
+  // Release: a consumer that acquires head_ sees every field written.
+  head_.store(h + 1, std::memory_order_release);
+}
+
+void MemoryJournal::WaitAndWriteConcurrent(uint64_t position, EventType type,
+                                           uint64_t instance, uint64_t offset,
+                                           uint64_t size, uint32_t aux) {
+  WaitForRoom(position);
+  WriteAs<true>(position, type, instance, offset, size, aux);
 }
 
 }  // namespace realm_shadow
