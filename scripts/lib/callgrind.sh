@@ -31,9 +31,13 @@ rs_need_program() {
 }
 
 # The instructions callgrind counted into output file $1 (empty if none).
+# A count of 0 is empty too: it means the collection's toggle named no
+# function that ran (a function renamed or moved to another namespace), and
+# a check that divided it would pass with "0.0 instructions per event".
 rs_callgrind_total() {
   local total
   total=$(awk '$1 == "totals:" {print $2}' "$1")
   [[ -n "$total" ]] || total=$(awk '$1 == "summary:" {print $2}' "$1")
+  [[ "$total" == "0" ]] && total=""
   echo "$total"
 }
