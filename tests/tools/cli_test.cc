@@ -332,7 +332,7 @@ TEST_F(Cli, LogWithoutDebugLinesIsSaidAtOnce) {
 
 // ---------------------------------------------------------------------------
 // The command table (tools/commands.cc) and what is read from it: the main
-// usage, each command's help, its parsing.
+// usage, each command's help, its parsing, docs/cli.md.
 
 using tools::Command;
 using tools::RealmShadowCommands;
@@ -457,6 +457,21 @@ TEST(CliTable, UnknownOptionsAndMissingValues) {
       }
     }
   }
+}
+
+// docs/cli.md holds exactly the block `realm-shadow help --markdown` writes.
+TEST(CliTable, DocsHoldTheCommandTable) {
+  std::ifstream in(REALM_SHADOW_CLI_DOC);
+  ASSERT_TRUE(in.good()) << REALM_SHADOW_CLI_DOC;
+  std::stringstream doc;
+  doc << in.rdbuf();
+  const Result r = RunCli("help --markdown");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(r.output, tools::CommandsMarkdown(RealmShadowCommands()));
+  EXPECT_TRUE(Contains(doc.str(), r.output))
+      << REALM_SHADOW_CLI_DOC << " does not hold what `realm-shadow help "
+      << "--markdown` writes; run tests/tools/update_cli_doc.py " << testing::kCli
+      << "\n" << r.output;
 }
 
 }  // namespace
