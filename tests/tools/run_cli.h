@@ -6,11 +6,17 @@
 #include <sys/wait.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 namespace realm_shadow::testing {
 
-inline const std::string kCli = REALM_SHADOW_CLI;
+// The build's command, or the one $REALM_SHADOW_CLI names (to run these
+// tests against another build of it).
+inline const std::string kCli = [] {
+  const char* other = std::getenv("REALM_SHADOW_CLI");
+  return std::string(other != nullptr && *other != '\0' ? other : REALM_SHADOW_CLI);
+}();
 
 struct Result {
   int status = -1;

@@ -1,0 +1,78 @@
+// tools/handlers.h - one handler per realm-shadow command, and what they
+// share: the exit statuses, the two error messages, loading dumps and the
+// --memory selection.
+//
+// A handler gets its command's parsed arguments (command_line.h) and
+// returns the exit status: 0 success, 1 bad input (a file that cannot be
+// read, a memory or node that is not there: "realm-shadow: <message>"),
+// 2 usage ("realm-shadow <command>: <problem>" then the command's help),
+// and compare's 3 when the dumps disagree.  Handlers check their operands
+// first, then the options their usage requires, then the values.
+#ifndef TOOLS_HANDLERS_H_
+#define TOOLS_HANDLERS_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "realm_shadow/format/dump.h"
+#include "realm_shadow/layers.h"
+#include "realm_shadow/render/report.h"
+#include "tools/command_line.h"
+
+namespace realm_shadow::tools {
+
+REALM_SHADOW_HEADER_OF_LAYER(tools);
+
+constexpr int kExitBadInput = 1;
+constexpr int kExitUsage = 2;
+constexpr int kExitDiffer = 3;  // compare: a fact the log states differs
+
+// Prints "realm-shadow <command>: <problem>" and the command's help to
+// stderr; returns kExitUsage.
+int Usage(const Command& command, absl::string_view problem);
+int Usage(const Command& command, const absl::Status& problem);
+
+// Prints "realm-shadow: <message>" to stderr; returns kExitBadInput.
+int BadInput(absl::string_view message);
+int BadInput(const absl::Status& status);
+
+// Every file read as a dump, in order; the first that cannot be read is
+// the error.
+absl::StatusOr<std::vector<DumpFile>> LoadDumps(const std::vector<std::string>& files);
+
+// The memories of the loaded dumps (pointing into `dumps`), only those
+// with the id of --memory when the command was given it; a --memory that
+// is no id or names no memory is the error (bad input).
+absl::StatusOr<std::vector<LoadedMemory>> SelectMemories(
+    const std::vector<DumpFile>& dumps, const CommandArgs& args);
+
+// A count given on the command line ("--top 20"): a plain decimal number up
+// to 10^9, no unit (a count is not a size).
+absl::StatusOr<size_t> ParseCount(const std::string& text);
+// Option `spelling` read as a count into *value when it is given.
+absl::Status CountOption(const CommandArgs& args, absl::string_view spelling,
+                         size_t* value);
+
+// dump_commands.cc
+int RunReport(const Command& command, const CommandArgs& args);
+int RunHoles(const Command& command, const CommandArgs& args);
+int RunBlockers(const Command& command, const CommandArgs& args);
+int RunJson(const Command& command, const CommandArgs& args);
+int RunDiff(const Command& command, const CommandArgs& args);
+// log_commands.cc
+int RunIngest(const Command& command, const CommandArgs& args);
+int RunCompare(const Command& command, const CommandArgs& args);
+// history_commands.cc
+int RunTimeline(const Command& command, const CommandArgs& args);
+int RunAt(const Command& command, const CommandArgs& args);
+int RunTrace(const Command& command, const CommandArgs& args);
+// page_command.cc
+int RunHtml(const Command& command, const CommandArgs& args);
+// replay_command.cc
+int RunReplay(const Command& command, const CommandArgs& args);
+
+}  // namespace realm_shadow::tools
+
+#endif  // TOOLS_HANDLERS_H_
