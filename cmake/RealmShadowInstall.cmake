@@ -52,7 +52,7 @@ function(realm_shadow_install_headers subdir)
     COMPONENT Development)
 endfunction()
 realm_shadow_install_headers(realm_shadow
-  hooks.h realm_sites.h heap_observer.h layers.h log_sink.h)
+  hooks.h realm_sites.h heap_observer.h layers.h log_sink.h memory_kinds.h)
 foreach(layer core recorder analysis format render live)
   file(GLOB _headers RELATIVE ${PROJECT_SOURCE_DIR}/realm_shadow/${layer}
        ${PROJECT_SOURCE_DIR}/realm_shadow/${layer}/*.h)

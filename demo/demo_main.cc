@@ -63,13 +63,13 @@ void AttachDescription(const InstanceDescription& d) {
   legion::LegionInstanceDescription facts;
   facts.kind = KindOf(d.role);
   for (const auto& [key, value] : d.attributes) {
-    if (key == legion::kStoreKey) store.store = value;
-    else if (key == legion::kShapeKey) store.shape = value;
-    else if (key == legion::kTypeKey) store.type = value;
-    else if (key == legion::kTransformKey) store.transform = value;
-    else if (key == legion::kPartitionKey) store.partition = value;
-    else if (key == legion::kProvenanceKey) store.provenance = value;
-    else if (key == legion::kCreatorKey) facts.creator = value;
+    if (key == realm_shadow::kStoreAttribute) store.store = value;
+    else if (key == realm_shadow::kShapeAttribute) store.shape = value;
+    else if (key == realm_shadow::kTypeAttribute) store.type = value;
+    else if (key == realm_shadow::kTransformAttribute) store.transform = value;
+    else if (key == realm_shadow::kPartitionAttribute) store.partition = value;
+    else if (key == realm_shadow::kProvenanceAttribute) store.provenance = value;
+    else if (key == realm_shadow::kCreatorAttribute) facts.creator = value;
     else facts.extra.emplace_back(key, value);
   }
   facts.extra.insert(facts.extra.begin(),

@@ -19,10 +19,10 @@ void AddIfSet(Identity* identity, const char* key, const std::string& value) {
 
 void AddLegionFacts(Identity* identity,
                     const LegionInstanceDescription& legion) {
-  AddIfSet(identity, kRegionsKey, legion.regions);
-  AddIfSet(identity, kFieldsKey, legion.fields);
-  AddIfSet(identity, kCreatorKey, legion.creator);
-  AddIfSet(identity, kProvenanceKey, legion.provenance);
+  AddIfSet(identity, kRegionsAttribute, legion.regions);
+  AddIfSet(identity, kFieldsAttribute, legion.fields);
+  AddIfSet(identity, kCreatorAttribute, legion.creator);
+  AddIfSet(identity, kProvenanceAttribute, legion.provenance);
 }
 
 void AddExtra(Identity* identity, const LegionInstanceDescription& legion) {
@@ -81,12 +81,12 @@ Identity MakeIdentity(const LegateStoreDescription& store, AllocationKind kind,
     if (!store.provenance.empty()) facts.provenance.clear();
     AddLegionFacts(&identity, facts);
   }
-  AddIfSet(&identity, kStoreKey, store.store);
-  AddIfSet(&identity, kShapeKey, store.shape);
-  AddIfSet(&identity, kTypeKey, store.type);
-  AddIfSet(&identity, kTransformKey, store.transform);
-  AddIfSet(&identity, kPartitionKey, store.partition);
-  AddIfSet(&identity, kProvenanceKey, store.provenance);
+  AddIfSet(&identity, kStoreAttribute, store.store);
+  AddIfSet(&identity, kShapeAttribute, store.shape);
+  AddIfSet(&identity, kTypeAttribute, store.type);
+  AddIfSet(&identity, kTransformAttribute, store.transform);
+  AddIfSet(&identity, kPartitionAttribute, store.partition);
+  AddIfSet(&identity, kProvenanceAttribute, store.provenance);
   if (legion) AddExtra(&identity, *legion);
   return identity;
 }

@@ -12,12 +12,13 @@
 // and this API carries them into the shadow.
 //
 // How it works and what it costs
-//  - A description is interned once (realm_shadow::InternIdentity: one
-//    string key built and one hash lookup under the tracker's identity
-//    mutex) into a 32-bit id.  Equal descriptions get equal ids, so a
-//    thousand instances of one field space share one entry.  Interning
-//    allocates; it is off the allocation path and belongs where Legion
-//    creates the instance, not where Realm places it.
+//  - A description is interned once (realm_shadow::InternIdentity,
+//    recorder/identity_table.h: one string key built and one hash lookup
+//    under the tracker's identity mutex) into a 32-bit id.  Equal
+//    descriptions get equal ids, so a thousand instances of one field
+//    space share one entry.  Interning allocates; it is off the allocation
+//    path and belongs where Legion creates the instance, not where Realm
+//    places it.
 //  - Attaching is one journal append (realm_shadow_attach_identity), ordered
 //    with the memory's other events: attach after Realm has answered the
 //    allocation (placed or deferred).  Legion's threads do not hold Realm's
@@ -29,8 +30,10 @@
 //  - Plain strings and integers only: no Legion header, so the glue builds
 //    and is tested without Legion.
 //
-// Attribute keys are the constants below; tools print them in the order
-// given.  Values are free text; empty values are left out.
+// Attribute keys are realm_shadow/core/identity.h's (kRegionsAttribute,
+// kFieldsAttribute, ...), the one set every source writes and every tool
+// reads; tools print them in the order given.  Values are free text; empty
+// values are left out.
 #ifndef REALM_SHADOW_LEGION_GLUE_IDENTITY_H_
 #define REALM_SHADOW_LEGION_GLUE_IDENTITY_H_
 
@@ -40,6 +43,7 @@
 #include <vector>
 
 #include "realm_shadow/hooks.h"
+#include "realm_shadow/core/identity.h"  // Identity, its attribute keys
 #include "realm_shadow/core/snapshot.h"
 #include "realm_shadow/layers.h"
 
@@ -47,19 +51,6 @@ namespace realm_shadow {
 
 REALM_SHADOW_HEADER_OF_LAYER(legion_glue);
 namespace legion {
-
-// Attribute keys (see snapshot.h Identity::attributes); the shared ones are
-// core/identity.h's, which the Realm-log reader uses too.
-inline constexpr const auto& kRegionsKey = kRegionsAttribute;
-inline constexpr const auto& kFieldsKey = kFieldsAttribute;
-inline constexpr const auto& kCreatorKey = kCreatorAttribute;
-inline constexpr const auto& kProvenanceKey = kProvenanceAttribute;
-inline constexpr const auto& kStoreKey = kStoreAttribute;
-inline constexpr char kShapeKey[] = "shape";
-inline constexpr char kTypeKey[] = "type";
-inline constexpr char kTransformKey[] = "transform";
-inline constexpr char kPartitionKey[] = "partition";
-inline constexpr char kPoolKey[] = "pool";
 
 enum class GcState : uint8_t {
   kUnknown = 0,      // not said: not pinned

@@ -77,7 +77,7 @@ Coverage Cover(std::vector<PoolSubAllocation> subs, uint64_t size) {
 Identity PoolIdentity(const PoolRecord& record) {
   Identity identity;
   identity.kind = AllocationKind::kPoolBacking;
-  identity.attributes.emplace_back(kPoolKey, HexId(record.pool));
+  identity.attributes.emplace_back(kPoolAttribute, HexId(record.pool));
   identity.attributes.emplace_back(kPoolSizeKey, std::to_string(record.size));
   return identity;
 }
@@ -98,7 +98,7 @@ std::vector<PoolRecord> PoolsFromVersion1Identities(const Snapshot& snapshot) {
     if (identity == nullptr || identity->kind != AllocationKind::kPoolBacking)
       continue;
     PoolRecord record;
-    if (!ParseU64(IdentityAttribute(*identity, kPoolKey), &record.pool))
+    if (!ParseU64(IdentityAttribute(*identity, kPoolAttribute), &record.pool))
       continue;  // a backing identity that is not ours: no pool id
     record.memory_id = snapshot.memory_id;
     record.backing_instance = a.instance;

@@ -806,15 +806,8 @@ std::vector<uint64_t> ModelMemory::Seed(
 
 uint64_t ModelMemory::Reserve(uint64_t offset, uint64_t size) {
   const uint64_t id = next_reservation_++;
-  reservations_[id] = {offset, size};
   realm_shadow_reserved(handle_, id, offset, size);
   return id;
-}
-
-bool ModelMemory::EndReservation(uint64_t reservation) {
-  if (reservations_.erase(reservation) == 0) return false;
-  realm_shadow_reservation_ended(handle_, reservation);
-  return true;
 }
 
 // ---- queries --------------------------------------------------------------------

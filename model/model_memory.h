@@ -37,8 +37,8 @@
 // memory at construction (SERIALIZED); then
 // allocated / deferred (planned offset from the future heap) /
 // deferred_completed / deferred_failed / allocation_failed /
-// release_requested / released / redistricted / reserved /
-// reservation_ended, each called after the model's state change it reports,
+// release_requested / released / redistricted / reserved, each called
+// after the model's state change it reports,
 // except release hooks, which come before the range is handed back.  With
 // observe_heaps = true the model reports as realm_sites.h does in Realm
 // instead: its current and future heaps carry HeapObservers, and it calls
@@ -223,9 +223,9 @@ class ModelMemory {
 
   // A pool or upper-bound reservation, reported to the shadow; the heaps do
   // not see it (Realm's allocator never does).  offset may be
-  // REALM_SHADOW_NO_OFFSET for an amount.  Returns the reservation id.
+  // REALM_SHADOW_NO_OFFSET for an amount.  Returns the reservation id.  It
+  // lasts as long as the memory: the model keeps nothing of it.
   uint64_t Reserve(uint64_t offset, uint64_t size);
-  bool EndReservation(uint64_t reservation);
 
   // Events (the memory's table, shared or its own).
   EventTable& events() { return *events_; }
@@ -431,7 +431,6 @@ class ModelMemory {
   absl::node_hash_map<uint64_t, std::vector<uint64_t>> piece_keys_;
   // Those of `r` (none unless r.is_redistrict).
   const std::vector<uint64_t>& PieceKeys(const Record& r) const;
-  absl::flat_hash_map<uint64_t, std::pair<uint64_t, uint64_t>> reservations_;
   uint64_t next_reservation_ = 1;
 
   uint64_t outcomes_[6] = {};

@@ -2,11 +2,13 @@
 // the check that keeps each one from reaching past them.
 //
 // The library (realm_shadow/), from the allocation path out:
-//   hooks     hooks.h, log_sink.h (C), realm_sites.h, heap_observer.h:
-//             what an allocator (Realm) includes.  Header-only.
-//   core      core/: values every other layer speaks in: events, the one
-//             table of Realm memory kinds, identities and their attribute
-//             keys, snapshots, histories, how sizes, ids and names print.
+//   hooks     hooks.h, log_sink.h, memory_kinds.h (C), realm_sites.h,
+//             heap_observer.h: what an allocator (Realm) includes, with the
+//             one table of Realm memory kinds.  Header-only.
+//   core      core/: values every other layer speaks in: events, memory
+//             kinds (the table's names and numbers), identities and their
+//             attribute keys, snapshots, histories, how sizes, ids and
+//             names print.
 //   recorder  recorder/: the hook bodies, the registry of memories, the
 //             per-memory journal, the drainer, the identity table.  The only
 //             code on the allocation path.

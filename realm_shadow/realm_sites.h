@@ -76,6 +76,7 @@
 #include <stdint.h>
 
 #include "realm_shadow/hooks.h"
+#include "realm_shadow/memory_kinds.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -95,65 +96,74 @@ typedef enum realm_shadow_realm_result {
 
 /* ---- memory kinds ------------------------------------------------------ */
 
-/* Maps Realm's spelling of a memory kind ("SYSTEM_MEM", "GPU_FB_MEM", as
- * Realm prints them and as realm_c.h names them) to ours.  Unknown names,
- * caches and NULL map to REALM_SHADOW_MEM_OTHER.  No <string.h>: a byte
- * loop over names of at most 16 characters. */
+/* Each mapping expands the one table, realm_shadow/memory_kinds.h, which
+ * also says how each of Realm's kinds is recorded and why. */
 static inline int realm_shadow_name_equals_(const char *a, const char *b) {
   while (*a && *a == *b) { ++a; ++b; }
   return *a == *b;
 }
+
+/* Maps Realm's spelling of a memory kind ("SYSTEM_MEM", "GPU_FB_MEM", as
+ * Realm prints them and as realm_c.h names them) to ours; a name the table
+ * does not hold, and NULL, map to REALM_SHADOW_MEM_OTHER.  No <string.h>:
+ * a byte loop over names of at most 16 characters. */
 static inline realm_shadow_memory_kind realm_shadow_kind_from_realm_name(
     const char *name) {
   if (!name) return REALM_SHADOW_MEM_OTHER;
-  if (realm_shadow_name_equals_(name, "SYSTEM_MEM")) return REALM_SHADOW_MEM_SYSTEM;
-  if (realm_shadow_name_equals_(name, "REGDMA_MEM")) return REALM_SHADOW_MEM_REGDMA;
-  if (realm_shadow_name_equals_(name, "SOCKET_MEM")) return REALM_SHADOW_MEM_SOCKET;
-  if (realm_shadow_name_equals_(name, "GPU_FB_MEM")) return REALM_SHADOW_MEM_FRAMEBUFFER;
-  if (realm_shadow_name_equals_(name, "Z_COPY_MEM")) return REALM_SHADOW_MEM_ZERO_COPY;
-  if (realm_shadow_name_equals_(name, "GPU_MANAGED_MEM")) return REALM_SHADOW_MEM_MANAGED;
-  if (realm_shadow_name_equals_(name, "GPU_DYNAMIC_MEM"))
-    return REALM_SHADOW_MEM_DYNAMIC_FRAMEBUFFER;
-  if (realm_shadow_name_equals_(name, "DISK_MEM") ||
-      realm_shadow_name_equals_(name, "FILE_MEM") ||
-      realm_shadow_name_equals_(name, "HDF_MEM"))
-    return REALM_SHADOW_MEM_DISK;
-  if (realm_shadow_name_equals_(name, "GLOBAL_MEM")) return REALM_SHADOW_MEM_GLOBAL;
+#define REALM_SHADOW_ROW_(realm, number, ours, our_name) \
+  if (realm_shadow_name_equals_(name, #realm)) return ours;
+  REALM_SHADOW_MEMORY_KIND_TABLE(REALM_SHADOW_ROW_, REALM_SHADOW_ROW_)
+#undef REALM_SHADOW_ROW_
   return REALM_SHADOW_MEM_OTHER;
 }
 
+/* Realm's name of a Memory::Kind value, for the memory's name in dumps;
+ * NULL if the value is none of the table's. */
+static inline const char *realm_shadow_realm_kind_name(int kind) {
+  switch (kind) {
+#define REALM_SHADOW_ROW_(realm, number, ours, our_name) \
+  case number: return #realm;
+    REALM_SHADOW_MEMORY_KIND_TABLE(REALM_SHADOW_ROW_, REALM_SHADOW_ROW_)
+#undef REALM_SHADOW_ROW_
+    default: return 0;
+  }
+}
+
 /* With Realm's realm_c.h already included (it defines REALM_MEMORY_KINDS
- * and realm_memory_kind_t; Realm::Memory::Kind has the same enumerators), the
- * enum maps directly: realm_shadow_kind_from_realm(me.kind()). */
+ * and realm_memory_kind_t, generated from one list as Realm::Memory::Kind
+ * is), as inside Realm: each row's number is checked against Realm's
+ * enumerator of its name, so that a renumbered kind stops the build instead
+ * of naming a framebuffer "Z_COPY_MEM" (a renamed or removed one stops it
+ * too: its name is no enumerator); and the enum maps directly:
+ * realm_shadow_kind_from_realm(me.kind()). */
 #if defined(REALM_MEMORY_KINDS)
+#if defined(__cplusplus)
+#define REALM_SHADOW_ROW_(realm, number, ours, our_name)              \
+  static_assert((int)realm == number,                                \
+                "Realm's Memory::Kind " #realm " is no longer " #number \
+                ": realm_shadow/memory_kinds.h has Realm's numbers");
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define REALM_SHADOW_ROW_(realm, number, ours, our_name)               \
+  _Static_assert((int)realm == number,                                \
+                 "Realm's Memory::Kind " #realm " is no longer " #number \
+                 ": realm_shadow/memory_kinds.h has Realm's numbers");
+#else
+#define REALM_SHADOW_ROW_(realm, number, ours, our_name) \
+  typedef char realm_shadow_kind_number_##realm[(int)realm == number ? 1 : -1];
+#endif
+REALM_SHADOW_MEMORY_KIND_TABLE(REALM_SHADOW_ROW_, REALM_SHADOW_ROW_)
+#undef REALM_SHADOW_ROW_
+
 static inline realm_shadow_memory_kind realm_shadow_kind_from_realm(int kind) {
-  switch ((realm_memory_kind_t)kind) {
-    case SYSTEM_MEM: return REALM_SHADOW_MEM_SYSTEM;
-    case REGDMA_MEM: return REALM_SHADOW_MEM_REGDMA;
-    case SOCKET_MEM: return REALM_SHADOW_MEM_SOCKET;
-    case GPU_FB_MEM: return REALM_SHADOW_MEM_FRAMEBUFFER;
-    case Z_COPY_MEM: return REALM_SHADOW_MEM_ZERO_COPY;
-    case GPU_MANAGED_MEM: return REALM_SHADOW_MEM_MANAGED;
-    case GPU_DYNAMIC_MEM: return REALM_SHADOW_MEM_DYNAMIC_FRAMEBUFFER;
-    case DISK_MEM: case FILE_MEM: case HDF_MEM: return REALM_SHADOW_MEM_DISK;
-    case GLOBAL_MEM: return REALM_SHADOW_MEM_GLOBAL;
+  switch (kind) {
+#define REALM_SHADOW_ROW_(realm, number, ours, our_name) \
+  case number: return ours;
+    REALM_SHADOW_MEMORY_KIND_TABLE(REALM_SHADOW_ROW_, REALM_SHADOW_ROW_)
+#undef REALM_SHADOW_ROW_
     default: return REALM_SHADOW_MEM_OTHER;
   }
 }
 #endif
-
-/* Realm's name of a Memory::Kind value (realm_c.h's order, which
- * Realm::Memory::Kind shares), for the memory's name in dumps; NULL if the
- * value is not one of them. */
-static inline const char *realm_shadow_realm_kind_name(int kind) {
-  static const char *const names[] = {
-      "NO_MEMKIND", "GLOBAL_MEM", "SYSTEM_MEM", "REGDMA_MEM", "SOCKET_MEM",
-      "Z_COPY_MEM", "GPU_FB_MEM", "DISK_MEM", "HDF_MEM", "FILE_MEM",
-      "LEVEL3_CACHE", "LEVEL2_CACHE", "LEVEL1_CACHE", "GPU_MANAGED_MEM",
-      "GPU_DYNAMIC_MEM"};
-  if (kind < 0 || kind >= (int)(sizeof(names) / sizeof(names[0]))) return 0;
-  return names[kind];
-}
 
 /* ---- registration (constructors; not on the hot path) ------------------ */
 

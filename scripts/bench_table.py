@@ -6,8 +6,10 @@ Usage: bench_table.py BENCH_JSON [--instructions FILE] [--json OUT]
 
 Reads the median aggregates (scripts/bench runs with --benchmark_repetitions
 and --benchmark_report_aggregates_only), computes every figure and ratio of
-docs/benchmarks.md, checks them against the targets of issues 4 and 14, and prints
-one markdown table.  Standard library only.
+docs/benchmarks.md, checks them against the performance targets (the list at
+the end of main: hot path, snapshots, ingest, history, replay; the README's
+table and docs/benchmarks.md show them), and prints one markdown table.
+Standard library only.
 """
 import argparse
 import json
@@ -197,7 +199,7 @@ def main():
     add(s, "ingest_ranks_lines_per_cpu_s_t1", "  one after the other, per second of one core's CPU time (lines/s)",
         None if not cpu_s else b.get("lines", 0) / cpu_s, "{:,.0f}")
 
-    # 8. history (issue 14): what keeping it adds to the consumer, its
+    # 8. history: what keeping it adds to the consumer, its
     # bytes, and `at` / `trace` on large histories.  The page's figures
     # (first render, scrub step) come from tests/browser/map_perf.mjs.
     s = "8. history"

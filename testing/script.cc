@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include "realm_shadow/core/memory_kind.h"
+
 namespace realm_shadow {
 namespace model {
 
@@ -50,16 +52,9 @@ std::vector<std::string> SplitOn(const std::string& s, char sep) {
   return parts;
 }
 
+// Realm's kind name as the one table records it (memory_kinds.h).
 realm_shadow_memory_kind KindOf(const std::string& realm_kind) {
-  if (realm_kind == "SYSTEM_MEM") return REALM_SHADOW_MEM_SYSTEM;
-  if (realm_kind == "REGDMA_MEM") return REALM_SHADOW_MEM_REGDMA;
-  if (realm_kind == "SOCKET_MEM") return REALM_SHADOW_MEM_SOCKET;
-  if (realm_kind == "GPU_FB_MEM") return REALM_SHADOW_MEM_FRAMEBUFFER;
-  if (realm_kind == "Z_COPY_MEM") return REALM_SHADOW_MEM_ZERO_COPY;
-  if (realm_kind == "GPU_MANAGED_MEM") return REALM_SHADOW_MEM_MANAGED;
-  if (realm_kind == "GPU_DYNAMIC_MEM") return REALM_SHADOW_MEM_DYNAMIC_FRAMEBUFFER;
-  if (realm_kind == "DISK_MEM" || realm_kind == "FILE_MEM") return REALM_SHADOW_MEM_DISK;
-  return REALM_SHADOW_MEM_OTHER;
+  return static_cast<realm_shadow_memory_kind>(ParseMemoryKind(realm_kind));
 }
 
 }  // namespace

@@ -359,9 +359,9 @@ class Compiler {
   }
 
   bool ReleaseRequested(const Event& e) {
-    const uint32_t aux = e.aux;
+    const ReleaseState release = EventReleaseState(e);
     // Cancelled: the life whose release is queued.
-    if (aux == 2) {
+    if (release == ReleaseState::kCancelled) {
       for (uint32_t life : LivesOf(e.instance)) {
         if (info_[life].release != Release::kNone && info_[life].release_step != kNoStep) {
           AddStep(StepKind::kReleaseCancelled, life);
@@ -372,7 +372,7 @@ class Compiler {
       }
       return true;
     }
-    const bool ready = aux == 1;
+    const bool ready = release == ReleaseState::kReady;
     // A queued release becoming ready.
     for (uint32_t life : LivesOf(e.instance)) {
       if (info_[life].release == Release::kPending) {

@@ -8,20 +8,31 @@
 // (realm, next-fit, compacting) keep their free ranges here, where the
 // answer is the same range Realm's walk stops at, found in O(log n).
 //
-// Layout: the ranges sit in address order in chunks of up to 64 (1 KiB,
-// contiguous), each chunk with the longest length it holds and the longest
-// of each group of 16 slots; a 16-ary max-tree over the chunks (in address
-// order) finds the first chunk with a range at least as long as a request
-// in O(log chunks), and in it only the groups long enough are scanned.  A
-// placement shrinks the range it takes: only when that was its group's
+// Layout: the ranges sit in address order in chunks of up to 64 (1 KiB of
+// ranges, contiguous), each chunk with the longest length it holds and the
+// longest of each group of 16 slots.
+//  - By length: a 16-ary max-tree over the chunks' longest (in address
+//    order) finds the first chunk with a range at least as long as a
+//    request in O(log chunks), and in it only the groups long enough are
+//    scanned.  A range longer than the request may still miss it by its
+//    alignment pad; the search then goes on to the next candidate, as
+//    Realm's walk does.
+//  - By address (Give, Containing, a search from an address, Prefetch):
+//    buckets cut the address space up to the last range's end into a power
+//    of two, at least 2 per chunk, each naming the chunk that held its
+//    first address when the buckets were made; the answer is that chunk or
+//    a neighbour within 4 steps, else a binary search over the chunks'
+//    first addresses.  Each call finds its chunk afresh: nothing is
+//    remembered between calls.
+// A placement shrinks the range it takes: only when that was its group's
 // longest is the group rescanned (16 ranges, where a rescan of the whole
-// chunk was a tenth of a replay's instructions).  A
-// range longer than the request may still miss it by its alignment pad;
-// the search then goes on to the next candidate, as Realm's walk does.
+// chunk was a tenth of a replay's instructions).  A chunk that fills
+// splits in two, and one that empties goes; either rebuilds the tree
+// (O(chunks), at most once per 32 insertions into a chunk) and shifts the
+// buckets in place; they are made anew every 16th rebuild, or when the
+// chunks outgrow them.
 // Numbers: the benchmark's 30k free ranges (100k live) make about 700
-// chunks, a 4-level tree (root included).  A chunk
-// that fills splits in two and the tree is rebuilt (O(chunks), at most once
-// per 32 insertions into that chunk).
+// chunks: a tree of 700, 44, 3 and 1 nodes (the root), and 2048 buckets.
 //
 // The ranges are disjoint, non-empty and maximal (Give merges with free
 // neighbours); callers never give a range that overlaps a free one.
@@ -72,9 +83,9 @@ class FreeRangeIndex {
   void Clear();
   // A hint, no change: brings the chunk that a Give of a range starting
   // at `address` reads towards the cache (its 17 lines, fetched side by
-  // side instead of one by one as Give's binary search would).  The Give
-  // finds the chunk again from its bucket (ChunkFor), which costs about
-  // what checking a remembered chunk did.
+  // side instead of one by one as Give's binary search would).  Nothing is
+  // kept: the Give finds the chunk again from its bucket (ChunkFor), a
+  // compare or two.
   void Prefetch(uint64_t address) const;
 
   // In address order.

@@ -160,9 +160,15 @@ std::string DescribeEvent(const Event& e) {
     case EventType::kAllocationFailed:
       return "allocation failed " + i + " " + FormatHumanSize(e.size) +
              " align " + std::to_string(e.aux);
-    case EventType::kReleaseRequested:
-      return std::string(e.aux == 2 ? "release cancelled " : "release requested ") +
-             i + (e.aux == 1 ? " (ready)" : e.aux == 0 ? " (pending)" : "");
+    case EventType::kReleaseRequested: {
+      const ReleaseState release = EventReleaseState(e);
+      return std::string(release == ReleaseState::kCancelled ? "release cancelled "
+                                                             : "release requested ") +
+             i +
+             (release == ReleaseState::kReady     ? " (ready)"
+              : release == ReleaseState::kPending ? " (pending)"
+                                                  : "");
+    }
     case EventType::kReleased:
       return "released " + i;
     case EventType::kRedistrict:

@@ -344,19 +344,20 @@ struct ShadowMap::State {
   // Realm destroys is forgotten; an instance not yet in any heap is
   // remembered until it appears (bounded: past the limit it is an anomaly).
   void ObservedReleaseRequest(const Event& e) {
-    const uint8_t bits = e.aux == 0   ? kPendingReleaseRequested
-                         : e.aux == 1 ? kPendingReleaseReady
-                                      : 0;
+    const ReleaseState release = EventReleaseState(e);
+    const uint8_t bits = release == ReleaseState::kPending ? kPendingReleaseRequested
+                         : release == ReleaseState::kReady ? kPendingReleaseReady
+                                                           : 0;
     if (auto it = pending.find(e.instance); it != pending.end()) {
       it->second.flags = static_cast<uint8_t>(
           (it->second.flags & ~(kPendingReleaseRequested | kPendingReleaseReady)) | bits);
       return;
     }
     if (failed.count(e.instance)) {
-      if (e.aux == 1) failed.erase(e.instance);
+      if (release == ReleaseState::kReady) failed.erase(e.instance);
       return;
     }
-    if (e.aux == 2) {
+    if (release == ReleaseState::kCancelled) {
       early_releases.erase(e.instance);
       return;
     }
@@ -365,7 +366,7 @@ struct ShadowMap::State {
       Note(AnomalyKind::kUnknownInstance, e.instance);
       return;
     }
-    early_releases[e.instance] = e.aux == 1;
+    early_releases[e.instance] = release == ReleaseState::kReady;
   }
 
   // Applies a record of a heap group; the header's type says how.
@@ -493,9 +494,10 @@ struct ShadowMap::State {
         }
         if (Allocation* a = live_one) {
           const Allocation before = *a;
-          a->state = e.aux == 0   ? AllocationState::kReleasePending
-                     : e.aux == 1 ? AllocationState::kReleaseReady
-                                  : AllocationState::kLive;  // cancelled
+          const ReleaseState release = EventReleaseState(e);
+          a->state = release == ReleaseState::kPending ? AllocationState::kReleasePending
+                     : release == ReleaseState::kReady ? AllocationState::kReleaseReady
+                                                       : AllocationState::kLive;  // cancelled
           if (observer != nullptr && a->state != before.state)
             observer->Changed(before, *a);
         } else if (!heap_observed) {

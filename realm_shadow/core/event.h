@@ -21,7 +21,7 @@ enum class EventType : uint8_t {
   kDeferredCompleted = 2,  // instance, offset
   kDeferredFailed = 3,     // instance
   kAllocationFailed = 4,   // instance, size, alignment
-  kReleaseRequested = 5,   // instance, aux = 0 pending, 1 ready, 2 cancelled
+  kReleaseRequested = 5,   // instance, aux = ReleaseState
   kReleased = 6,           // instance
   kRedistrict = 7,         // instance = old, aux = piece count; the pieces follow
   kRedistrictPiece = 8,    // instance, offset, size, alignment
@@ -54,6 +54,22 @@ inline constexpr bool IsGroupHeader(EventType type) {
 
 inline constexpr uint64_t kNoOffset = UINT64_MAX;
 
+// A kReleaseRequested record's aux: where the requested release stands.
+// Values are part of the dump format (a history's records carry them):
+// append only.  Every uint32_t fits the type, so a record read from a file
+// converts as it is, a value past kCancelled (which no writer makes)
+// included.
+enum class ReleaseState : uint32_t {
+  kPending = 0,    // requested; its precondition has not fired
+  kReady = 1,      // the precondition fired: the range goes back when the
+                   // allocator frees it
+  kCancelled = 2,  // the precondition was poisoned: no release, the
+                   // instance is live again
+};
+inline constexpr uint32_t ReleaseAux(ReleaseState state) {
+  return static_cast<uint32_t>(state);
+}
+
 const char* EventTypeName(EventType type);
 
 // One event as the hot path wrote it.  The stamp is only read atomically in
@@ -62,7 +78,7 @@ struct EventRecord {
   uint64_t instance;
   uint64_t offset;
   uint64_t size;
-  uint32_t aux;    // alignment (saturated to 2^31), piece count, ready, ...
+  uint32_t aux;    // alignment (saturated to 2^31), piece count, ReleaseState, ...
   uint32_t stamp;  // type in the low 8 bits, journal lap above (commit mark)
 };
 static_assert(sizeof(EventRecord) == 32, "two records per cache line");
@@ -75,6 +91,11 @@ struct Event {
   uint64_t size = 0;
   uint32_t aux = 0;
 };
+
+// A kReleaseRequested event's ReleaseState.
+inline ReleaseState EventReleaseState(const Event& e) {
+  return static_cast<ReleaseState>(e.aux);
+}
 
 inline Event DecodeEvent(const EventRecord& r) {
   return Event{static_cast<EventType>(r.stamp & 0xff), r.instance, r.offset,

@@ -440,7 +440,7 @@ bool FitsRecords(const Cursor& c, uint64_t n, size_t bytes) {
 bool Parser::Checkpoint(Cursor& c, const std::string& name,
                         HistoryCheckpoint* cp) {
   const std::string where = "section '" + name + "'";
-  if (!c.Has(8)) return Fail(where + " is truncated");
+  if (!c.Has(kCheckpointLengthBytes)) return Fail(where + " is truncated");
   const uint64_t state_bytes = c.Get<uint64_t>();
   if (!c.Has(state_bytes))
     return Fail(where + ": its picture needs " + std::to_string(state_bytes) +
@@ -449,7 +449,7 @@ bool Parser::Checkpoint(Cursor& c, const std::string& name,
   c.Skip(static_cast<size_t>(state_bytes));
   if (!Memory(state, name, &cp->state)) return false;
   if (!c.Has(kCheckpointExtrasBytes)) return Fail(where + " is truncated");
-  uint64_t counts[5];
+  uint64_t counts[kCheckpointArrays];
   for (uint64_t& n : counts) n = c.Get<uint64_t>();
   const uint8_t group_type = c.Get<uint8_t>();
   const uint8_t heap_observed = c.Get<uint8_t>();
@@ -460,21 +460,21 @@ bool Parser::Checkpoint(Cursor& c, const std::string& name,
     return Fail(where + ": bad group type or flag, or nonzero padding");
   cp->group_type = static_cast<EventType>(group_type);
   cp->heap_observed = heap_observed;
-  const size_t sizes[5] = {8, 8, kEarlyReleaseBytes, 1, kHistoryEventBytes};
   uint64_t total = 0;
-  for (int i = 0; i < 5; ++i) {
-    if (!FitsRecords(c, counts[i], sizes[i]))
+  for (size_t i = 0; i < kCheckpointArrays; ++i) {
+    if (!FitsRecords(c, counts[i], kCheckpointRecordBytes[i]))
       return Fail(where + ": " + std::to_string(counts[i]) + " records of " +
-                  std::to_string(sizes[i]) + " bytes need more than the " +
-                  std::to_string(c.left()) + " left");
-    total += counts[i] * sizes[i];
+                  std::to_string(kCheckpointRecordBytes[i]) +
+                  " bytes need more than the " + std::to_string(c.left()) +
+                  " left");
+    total += counts[i] * kCheckpointRecordBytes[i];
   }
   if (total > c.left()) return Fail(where + " is truncated in its arrays");
-  cp->released.resize(counts[0]);
+  cp->released.resize(counts[kReleasedIds]);
   for (uint64_t& id : cp->released) id = c.Get<uint64_t>();
-  cp->failed.resize(counts[1]);
+  cp->failed.resize(counts[kFailedIds]);
   for (uint64_t& id : cp->failed) id = c.Get<uint64_t>();
-  cp->early_releases.resize(counts[2]);
+  cp->early_releases.resize(counts[kEarlyReleases]);
   for (auto& [instance, ready] : cp->early_releases) {
     instance = c.Get<uint64_t>();
     ready = c.Get<uint8_t>();
@@ -482,16 +482,16 @@ bool Parser::Checkpoint(Cursor& c, const std::string& name,
     for (int i = 0; i < 7; ++i) pad |= c.Get<uint8_t>();
     if (ready > 1 || pad) return Fail(where + ": bad early release record");
   }
-  cp->pending_flags.resize(counts[3]);
-  if (counts[3] > 0) {
-    std::memcpy(cp->pending_flags.data(), c.here(), counts[3]);
-    c.Skip(counts[3]);
+  cp->pending_flags.resize(counts[kPendingFlags]);
+  if (counts[kPendingFlags] > 0) {
+    std::memcpy(cp->pending_flags.data(), c.here(), counts[kPendingFlags]);
+    c.Skip(counts[kPendingFlags]);
   }
   for (uint8_t flags : cp->pending_flags)  // the kind is in the high nibble
     if ((flags >> 4) >= kAllocationKindCount)
       return Fail(where + ": a pending request has unknown kind " +
                   std::to_string(flags >> 4));
-  cp->group_records.resize(counts[4]);
+  cp->group_records.resize(counts[kGroupRecords]);
   for (Event& e : cp->group_records) {
     EventRecord r;
     std::memcpy(&r, c.here(), kHistoryEventBytes);
@@ -555,8 +555,10 @@ bool Parser::HistoryMarks(Cursor& c, const std::string& where,
   }
   h->lines.resize(counts[3]);
   for (uint64_t& line : h->lines) line = c.Get<uint64_t>();
-  // Each checkpoint needs at least its length and a memory's minimum.
-  if (!FitsRecords(c, counts[0], 8 + kMemoryMinBytes + kCheckpointExtrasBytes))
+  // Each checkpoint needs at least its length, a memory's minimum and its
+  // extras.
+  if (!FitsRecords(c, counts[0],
+                   kCheckpointLengthBytes + kMemoryMinBytes + kCheckpointExtrasBytes))
     return Fail(where + ": " + std::to_string(counts[0]) +
                 " checkpoints cannot fit in " + std::to_string(c.left()) +
                 " bytes");
@@ -597,24 +599,24 @@ bool Parser::History(Cursor& c, const std::string& name, const DumpFile& dump,
 bool Parser::SkipCheckpoint(Cursor& c, const std::string& name,
                             uint64_t* sequence) {
   const std::string where = "section '" + name + "'";
-  if (!c.Has(8)) return Fail(where + " is truncated");
+  if (!c.Has(kCheckpointLengthBytes)) return Fail(where + " is truncated");
   const uint64_t state_bytes = c.Get<uint64_t>();
   if (!c.Has(state_bytes) || state_bytes < kMemoryMinBytes)
     return Fail(where + ": its picture of " + std::to_string(state_bytes) +
                 " bytes is shorter than a memory's minimum or longer than the " +
                 std::to_string(c.left()) + " bytes left");
-  std::memcpy(sequence, c.here() + 16, 8);  // MEMY: id, capacity, sequence
+  static_assert(kMemorySequenceOffset + sizeof *sequence <= kMemoryMinBytes, "");
+  std::memcpy(sequence, c.here() + kMemorySequenceOffset, sizeof *sequence);
   c.Skip(static_cast<size_t>(state_bytes));
   if (!c.Has(kCheckpointExtrasBytes)) return Fail(where + " is truncated");
-  uint64_t counts[5];
+  uint64_t counts[kCheckpointArrays];
   for (uint64_t& n : counts) n = c.Get<uint64_t>();
   c.Skip(kCheckpointExtrasBytes - sizeof counts);
-  const size_t sizes[5] = {8, 8, kEarlyReleaseBytes, 1, kHistoryEventBytes};
   uint64_t total = 0;
-  for (int i = 0; i < 5; ++i) {
-    if (!FitsRecords(c, counts[i], sizes[i]))
+  for (size_t i = 0; i < kCheckpointArrays; ++i) {
+    if (!FitsRecords(c, counts[i], kCheckpointRecordBytes[i]))
       return Fail(where + " is truncated in its arrays");
-    total += counts[i] * sizes[i];
+    total += counts[i] * kCheckpointRecordBytes[i];
   }
   if (total > c.left()) return Fail(where + " is truncated in its arrays");
   c.Skip(static_cast<size_t>(total));

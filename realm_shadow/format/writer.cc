@@ -8,6 +8,7 @@
 // of a history checkpoint's released ids at a time (8 B an id, at most
 // max(16384, live)), so that the file lists them ascending.
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstddef>
 #include <cstring>
@@ -35,11 +36,28 @@ uint64_t IdentityBytes(const Identity& identity) {
 
 uint64_t MemoryPayloadBytes(const Snapshot& s);
 
+// A checkpoint's array lengths, in the order of its counts on disk.
+std::array<uint64_t, kCheckpointArrays> CheckpointArrayCounts(
+    const HistoryCheckpoint& c) {
+  std::array<uint64_t, kCheckpointArrays> counts{};
+  counts[kReleasedIds] = c.released.size();
+  counts[kFailedIds] = c.failed.size();
+  counts[kEarlyReleases] = c.early_releases.size();
+  counts[kPendingFlags] = c.pending_flags.size();
+  counts[kGroupRecords] = c.group_records.size();
+  return counts;
+}
+
+static_assert(kCheckpointLengthBytes == sizeof(uint64_t),
+              "a checkpoint's length is a uint64_t");
+
 uint64_t CheckpointBytes(const HistoryCheckpoint& c) {
-  return 8 + MemoryPayloadBytes(c.state) + kCheckpointExtrasBytes +
-         8 * (c.released.size() + c.failed.size()) +
-         kEarlyReleaseBytes * c.early_releases.size() + c.pending_flags.size() +
-         kHistoryEventBytes * c.group_records.size();
+  uint64_t n = kCheckpointLengthBytes + MemoryPayloadBytes(c.state) +
+               kCheckpointExtrasBytes;
+  const auto counts = CheckpointArrayCounts(c);
+  for (size_t i = 0; i < kCheckpointArrays; ++i)
+    n += kCheckpointRecordBytes[i] * counts[i];
+  return n;
 }
 
 uint64_t HistoryPayloadBytes(const MemoryHistory& h) {
@@ -244,6 +262,8 @@ void WriteIdentities(Sink& out, const std::vector<Identity>& identities,
 
 // A memory payload (the MEMY layout, also a checkpoint's picture).
 void WriteMemoryPayload(Sink& out, const Snapshot& s, uint32_t* next_string) {
+  static_assert(kMemorySequenceOffset == 2 * sizeof(uint64_t),
+                "the sequence follows the memory id and the capacity");
   out.PutEach(s.memory_id, s.capacity, s.sequence, s.node);
   out.Put<uint32_t>((*next_string)++);  // name
   out.Put<uint8_t>(static_cast<uint8_t>(s.kind));
@@ -315,13 +335,9 @@ void WriteHistory(Sink& out, const MemoryHistory& h, uint32_t memory_index,
   for (uint64_t line : h.lines) out.Put<uint64_t>(line);
   std::vector<uint64_t> released;  // one buffer for every checkpoint's sorted copy
   for (const HistoryCheckpoint& c : h.checkpoints) {
-    out.Put<uint64_t>(MemoryPayloadBytes(c.state));
+    out.Put<uint64_t>(MemoryPayloadBytes(c.state));  // kCheckpointLengthBytes
     WriteMemoryPayload(out, c.state, next_string);
-    out.Put<uint64_t>(c.released.size());
-    out.Put<uint64_t>(c.failed.size());
-    out.Put<uint64_t>(c.early_releases.size());
-    out.Put<uint64_t>(c.pending_flags.size());
-    out.Put<uint64_t>(c.group_records.size());
+    for (uint64_t n : CheckpointArrayCounts(c)) out.Put<uint64_t>(n);
     out.Put<uint8_t>(static_cast<uint8_t>(c.group_type));
     out.Put<uint8_t>(c.heap_observed ? 1 : 0);
     out.Zeros(2);

@@ -810,15 +810,5 @@ const char* LineKindName(LineKind kind) {
   return "?";
 }
 
-const char* RealmMemoryKindName(uint64_t number) {
-  // realm_c.h REALM_MEMORY_KINDS, in order from NO_MEMKIND = 0.
-  static const char* const kNames[] = {
-      "NO_MEMKIND",   "GLOBAL_MEM",   "SYSTEM_MEM",      "REGDMA_MEM",
-      "SOCKET_MEM",   "Z_COPY_MEM",   "GPU_FB_MEM",      "DISK_MEM",
-      "HDF_MEM",      "FILE_MEM",     "LEVEL3_CACHE",    "LEVEL2_CACHE",
-      "LEVEL1_CACHE", "GPU_MANAGED_MEM", "GPU_DYNAMIC_MEM"};
-  return number < sizeof kNames / sizeof kNames[0] ? kNames[number] : "";
-}
-
 }  // namespace realm_log
 }  // namespace realm_shadow

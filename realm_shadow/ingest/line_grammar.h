@@ -182,10 +182,6 @@ inline uint64_t MemoryOfInstance(uint64_t instance) {
          ((instance >> 22) & 0xff);
 }
 
-// Realm's Memory::Kind by the number Legion Spy prints ("Memory M C 2"):
-// "SYSTEM_MEM", ...; "" for a number Realm does not define.
-const char* RealmMemoryKindName(uint64_t number);
-
 }  // namespace realm_log
 }  // namespace realm_shadow
 

@@ -247,7 +247,8 @@ void NodeRebuild::OnUserEventCancelled(uint64_t event) {
     if (!life.release_requested || life.release_wait_on != event ||
         life.phase != Phase::kLive)
       continue;
-    Apply(Memory(life.memory), Event{EventType::kReleaseRequested, id, 0, 0, 2});
+    Apply(Memory(life.memory), Event{EventType::kReleaseRequested, id, 0, 0,
+                                     ReleaseAux(ReleaseState::kCancelled)});
     life.release_requested = false;
     life.release_wait_on = 0;
     ++state_.counts.cancelled_releases;
@@ -433,7 +434,8 @@ void NodeRebuild::OnDestroyed(uint64_t inst, uint64_t wait_on) {
   InstanceLife& life = found->second;
   if (life.phase == Phase::kLive || life.phase == Phase::kDeferred) {
     Apply(m, Event{EventType::kReleaseRequested, inst, 0, 0,
-                   wait_on == 0 ? 1u : 0u});
+                   ReleaseAux(wait_on == 0 ? ReleaseState::kReady
+                                           : ReleaseState::kPending)});
     life.release_requested = true;
     life.release_wait_on = wait_on;
   } else if (life.phase == Phase::kUnplaced) {

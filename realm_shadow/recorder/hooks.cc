@@ -64,14 +64,17 @@ void realm_shadow_allocation_failed(realm_shadow_memory* m, uint64_t instance,
 void realm_shadow_release_requested(realm_shadow_memory* m, uint64_t instance,
                                     int ready) {
   if (!realm_shadow::internal::Recording(m)) return;
+  using realm_shadow::ReleaseState;
   m->journal.Append(EventType::kReleaseRequested, instance, 0, 0,
-                    ready ? 1u : 0u);
+                    realm_shadow::ReleaseAux(ready ? ReleaseState::kReady
+                                                   : ReleaseState::kPending));
 }
 
 void realm_shadow_release_cancelled(realm_shadow_memory* m,
                                     uint64_t instance) {
   if (!realm_shadow::internal::Recording(m)) return;
-  m->journal.Append(EventType::kReleaseRequested, instance, 0, 0, 2u);
+  m->journal.Append(EventType::kReleaseRequested, instance, 0, 0,
+                    realm_shadow::ReleaseAux(realm_shadow::ReleaseState::kCancelled));
 }
 
 void realm_shadow_released(realm_shadow_memory* m, uint64_t instance) {

@@ -11,13 +11,14 @@
 
 namespace realm_shadow::testing {
 
-inline bool Failed(const absl::Status& status, std::string* error) {
+// True when the status is ok; else false, with *error its message.
+inline bool Succeeded(const absl::Status& status, std::string* error) {
   if (!status.ok()) *error = std::string(status.message());
   return status.ok();
 }
 
 inline bool Taken(absl::StatusOr<DumpFile> dump, DumpFile* out, std::string* error) {
-  if (!dump.ok()) return Failed(dump.status(), error);
+  if (!dump.ok()) return Succeeded(dump.status(), error);
   *out = *std::move(dump);
   return true;
 }
@@ -30,11 +31,11 @@ inline bool ParseDumpTo(const std::string& bytes, DumpFile* out, std::string* er
                out, error);
 }
 inline bool WriteDumpTo(const std::string& path, const DumpFile& dump, std::string* error) {
-  return Failed(WriteDump(path, dump), error);
+  return Succeeded(WriteDump(path, dump), error);
 }
 inline bool DumpMemoryStateTo(uint64_t memory_id, const std::string& path,
                               std::string* error) {
-  return Failed(DumpMemoryState(memory_id, path), error);
+  return Succeeded(DumpMemoryState(memory_id, path), error);
 }
 
 }  // namespace realm_shadow::testing

@@ -171,20 +171,22 @@ inline DumpFile SampleHistoryDump() {
   ShadowMap map(64 * kKiB, false);
   map.set_heap_observed(true);
   HistoryRecorder recorder(6, map);
+  constexpr uint32_t kPending = ReleaseAux(ReleaseState::kPending);
+  constexpr uint32_t kReady = ReleaseAux(ReleaseState::kReady);
   const Event events[] = {
       {EventType::kHeapPlaced, 1, 0, 4096, 64},
       {EventType::kHeapPlaced, 2, 4096, 4096, 64},
       {EventType::kAttachIdentity, 1, 7, 1, 1},
       {EventType::kRequestFailed, 3, 0, 1 << 20, 64},
-      {EventType::kReleaseRequested, 9, 0, 0, 1},  // early release
+      {EventType::kReleaseRequested, 9, 0, 0, kReady},  // early release
       {EventType::kHeapRemoved, 2},
       {EventType::kFuturePlaced, 4, 8192, 2048, 64},
       {EventType::kAttachIdentity, 4, 8, 0, 2},
-      {EventType::kReleaseRequested, 1, 0, 0, 0},
+      {EventType::kReleaseRequested, 1, 0, 0, kPending},
       {EventType::kReserved, 30, kNoOffset, 512, 0},
       {EventType::kHeapRemoved, 5},
       {EventType::kHeapPlaced, 6, 16384, 100, 8},
-      {EventType::kReleaseRequested, 6, 0, 0, 1},
+      {EventType::kReleaseRequested, 6, 0, 0, kReady},
       {EventType::kHeapRemoved, 6},
       {EventType::kReleased, 3},
       {EventType::kRequestFailed, 8, 1, 1 << 20, 64},  // eventual

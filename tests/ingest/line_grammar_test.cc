@@ -9,6 +9,8 @@
 #include <deque>
 #include <string>
 
+#include "realm_shadow/core/memory_kind.h"  // RealmMemoryKindName
+
 namespace realm_shadow {
 namespace realm_log {
 namespace {

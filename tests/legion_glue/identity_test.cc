@@ -54,8 +54,8 @@ TEST_F(IdentityTest, EqualDescriptionsInternToOneId) {
   Identity back;
   ASSERT_TRUE(LookupIdentity(a, &back));
   EXPECT_EQ(back.kind, AllocationKind::kRegionInstance);
-  EXPECT_EQ(IdentityAttribute(back, kFieldsKey), "velocity, pressure");
-  EXPECT_EQ(IdentityAttribute(back, kCreatorKey), "task stencil (UID 812)");
+  EXPECT_EQ(IdentityAttribute(back, kFieldsAttribute), "velocity, pressure");
+  EXPECT_EQ(IdentityAttribute(back, kCreatorAttribute), "task stencil (UID 812)");
   EXPECT_EQ(IdentityAttribute(back, "absent"), "");
 }
 
@@ -66,7 +66,7 @@ TEST_F(IdentityTest, EmptyValuesAreLeftOutAndExtrasFollowInOrder) {
   d.extra = {{"size", "16"}, {"empty", ""}, {"node", "0"}};
   const Identity id = MakeIdentity(d);
   ASSERT_EQ(id.attributes.size(), 3u);
-  EXPECT_EQ(id.attributes[0].first, kCreatorKey);
+  EXPECT_EQ(id.attributes[0].first, kCreatorAttribute);
   EXPECT_EQ(id.attributes[1].first, "size");
   EXPECT_EQ(id.attributes[2].first, "node");
 }
@@ -82,14 +82,14 @@ TEST_F(IdentityTest, LegateStoreCarriesShapeTransformAndPartition) {
   LegionInstanceDescription legion = Velocity();
   const Identity id =
       MakeIdentity(store, AllocationKind::kRegionInstance, &legion);
-  EXPECT_EQ(IdentityAttribute(id, kTransformKey), "slice [1:,1:]");
-  EXPECT_EQ(IdentityAttribute(id, kPartitionKey), "2x4 tiling in 300x150 tiles");
-  EXPECT_EQ(IdentityAttribute(id, kFieldsKey), "velocity, pressure");
+  EXPECT_EQ(IdentityAttribute(id, kTransformAttribute), "slice [1:,1:]");
+  EXPECT_EQ(IdentityAttribute(id, kPartitionAttribute), "2x4 tiling in 300x150 tiles");
+  EXPECT_EQ(IdentityAttribute(id, kFieldsAttribute), "velocity, pressure");
   // One provenance: the user's line, not Legion's.
   int provenances = 0;
-  for (const auto& kv : id.attributes) provenances += kv.first == kProvenanceKey;
+  for (const auto& kv : id.attributes) provenances += kv.first == kProvenanceAttribute;
   EXPECT_EQ(provenances, 1);
-  EXPECT_EQ(IdentityAttribute(id, kProvenanceKey), "x = np.empty(...) at app.py:12");
+  EXPECT_EQ(IdentityAttribute(id, kProvenanceAttribute), "x = np.empty(...) at app.py:12");
   EXPECT_EQ(DescribeIdentity(nullptr), "unknown");
   EXPECT_NE(DescribeIdentity(&id).find("transform=\"slice [1:,1:]\""),
             std::string::npos);
@@ -119,7 +119,7 @@ TEST_F(IdentityTest, AttachedIdentityShowsUpInTheSnapshot) {
   EXPECT_TRUE(a.pinned());
   const Identity* id = IdentityOf(s, a);
   ASSERT_NE(id, nullptr);
-  EXPECT_EQ(IdentityAttribute(*id, kRegionsKey), "(3,1,1)");
+  EXPECT_EQ(IdentityAttribute(*id, kRegionsAttribute), "(3,1,1)");
   ASSERT_EQ(s.pending.size(), 1u);
   EXPECT_EQ(s.pending[0].identity, buffer);
   EXPECT_NE(s.FindIdentity(buffer), nullptr);

@@ -133,10 +133,10 @@ TEST_F(LegionSitesTest, RegionInstanceCarriesRegionsFieldsCreatorProvenance) {
   ASSERT_NE(a, nullptr);
   EXPECT_EQ(a->kind, AllocationKind::kRegionInstance);
   EXPECT_FALSE(a->pinned());  // a new PhysicalManager starts collectable
-  EXPECT_EQ(Attr(s, kA, kRegionsKey), "(1,2,3) (1,4,3)");
-  EXPECT_EQ(Attr(s, kA, kFieldsKey), "voltage, fid 102");
-  EXPECT_EQ(Attr(s, kA, kCreatorKey), "task calc_new_currents (UID 15)");
-  EXPECT_EQ(Attr(s, kA, kProvenanceKey), "circuit.cc:212");
+  EXPECT_EQ(Attr(s, kA, kRegionsAttribute), "(1,2,3) (1,4,3)");
+  EXPECT_EQ(Attr(s, kA, kFieldsAttribute), "voltage, fid 102");
+  EXPECT_EQ(Attr(s, kA, kCreatorAttribute), "task calc_new_currents (UID 15)");
+  EXPECT_EQ(Attr(s, kA, kProvenanceAttribute), "circuit.cc:212");
 }
 
 TEST_F(LegionSitesTest, CreatorFallsBackToTheOperationOrItsUid) {
@@ -147,27 +147,27 @@ TEST_F(LegionSitesTest, CreatorFallsBackToTheOperationOrItsUid) {
   Create(kA, &call);
   Create(kB, &call, /*uid=*/99);  // the call maps another operation
   Snapshot s = TakeSnapshot(m_);
-  EXPECT_EQ(Attr(s, kA, kCreatorKey), "Inline Mapping (UID 15)");
-  EXPECT_EQ(Attr(s, kB, kCreatorKey), "op UID 99");
+  EXPECT_EQ(Attr(s, kA, kCreatorAttribute), "Inline Mapping (UID 15)");
+  EXPECT_EQ(Attr(s, kB, kCreatorAttribute), "op UID 99");
   Create(kA, static_cast<MappingCallInfo*>(nullptr));  // no mapper call
   s = TakeSnapshot(m_);
-  EXPECT_EQ(Attr(s, kA, kCreatorKey), "op UID 15");
+  EXPECT_EQ(Attr(s, kA, kCreatorAttribute), "op UID 15");
   MappingCallInfo empty{nullptr};
   Create(kB, &empty);
   s = TakeSnapshot(m_);
-  EXPECT_EQ(Attr(s, kB, kCreatorKey), "op UID 15");
+  EXPECT_EQ(Attr(s, kB, kCreatorAttribute), "op UID 15");
 }
 
 TEST_F(LegionSitesTest, FieldNamesOnlyOnTheOwnerNodeNeverWaiting) {
   node_.owner = false;
   Create(kA, static_cast<MappingCallInfo*>(nullptr));
   EXPECT_EQ(node_.lookups, 0);
-  EXPECT_EQ(Attr(TakeSnapshot(m_), kA, kFieldsKey), "fid 101, fid 102");
+  EXPECT_EQ(Attr(TakeSnapshot(m_), kA, kFieldsAttribute), "fid 101, fid 102");
   site::RegionInstanceCreated(Memory{kSys}, Instance{kB}, regions_,
                               constraints_,
                               static_cast<FieldSpaceNode*>(nullptr), 15,
                               static_cast<MappingCallInfo*>(nullptr));
-  EXPECT_EQ(Attr(TakeSnapshot(m_), kB, kFieldsKey), "fid 101, fid 102");
+  EXPECT_EQ(Attr(TakeSnapshot(m_), kB, kFieldsAttribute), "fid 101, fid 102");
 }
 
 TEST_F(LegionSitesTest, GcStatePinsAndUnpinsKeepingTheIdentity) {
@@ -177,7 +177,7 @@ TEST_F(LegionSitesTest, GcStatePinsAndUnpinsKeepingTheIdentity) {
   Snapshot s = TakeSnapshot(m_);
   ASSERT_TRUE(Find(s, kA)->pinned());
   EXPECT_FALSE(Find(s, kB)->pinned());
-  EXPECT_EQ(Attr(s, kA, kFieldsKey), "voltage, fid 102");
+  EXPECT_EQ(Attr(s, kA, kFieldsAttribute), "voltage, fid 102");
   // 3 KiB does not fit in 2 KiB free: the only window may not use kA.
   BlockerWindow w = FindBlockers(s, 3072, 64);
   ASSERT_TRUE(w.found);
@@ -190,7 +190,7 @@ TEST_F(LegionSitesTest, GcStatePinsAndUnpinsKeepingTheIdentity) {
   site::GcStateChanged(Memory{kSys}, Instance{kB}, false);
   s = TakeSnapshot(m_);
   EXPECT_FALSE(Find(s, kA)->pinned());
-  EXPECT_EQ(Attr(s, kA, kCreatorKey), "op UID 15");
+  EXPECT_EQ(Attr(s, kA, kCreatorAttribute), "op UID 15");
   w = FindBlockers(s, 4096, 64);
   ASSERT_TRUE(w.found);
   ASSERT_EQ(w.blockers.size(), 2u);
@@ -216,9 +216,9 @@ TEST_F(LegionSitesTest, TaskLocalAndFutureInstancesArePinnedWithTheirTask) {
   const Snapshot s = TakeSnapshot(m_);
   EXPECT_EQ(Find(s, kA)->kind, AllocationKind::kDeferredBuffer);
   EXPECT_TRUE(Find(s, kA)->pinned());
-  EXPECT_EQ(Attr(s, kA, kCreatorKey), "task calc_new_currents (UID 15)");
+  EXPECT_EQ(Attr(s, kA, kCreatorAttribute), "task calc_new_currents (UID 15)");
   EXPECT_EQ(Find(s, kB)->kind, AllocationKind::kFuture);
-  EXPECT_EQ(Attr(s, kB, kCreatorKey), "op UID 16");
+  EXPECT_EQ(Attr(s, kB, kCreatorAttribute), "op UID 16");
 }
 
 TEST_F(LegionSitesTest, PoolsDeclareSubAllocateFreeAndEnd) {

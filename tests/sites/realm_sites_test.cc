@@ -1,20 +1,9 @@
 // The C part of realm_shadow/realm_sites.h: memory kinds (names, Realm's
 // enum), the dynamic framebuffer's sites.
 //
-// realm_c.h's memory-kind list, spelled here (names only) so that the
+// realm_c.h's memory-kind list first, as Realm has it, so that the
 // enum-based mapping is compiled and tested without Realm.
-#define REALM_MEMORY_KINDS(__op__)                                        \
-  __op__(NO_MEMKIND, "") __op__(GLOBAL_MEM, "") __op__(SYSTEM_MEM, "")    \
-  __op__(REGDMA_MEM, "") __op__(SOCKET_MEM, "") __op__(Z_COPY_MEM, "")    \
-  __op__(GPU_FB_MEM, "") __op__(DISK_MEM, "") __op__(HDF_MEM, "")         \
-  __op__(FILE_MEM, "") __op__(LEVEL3_CACHE, "") __op__(LEVEL2_CACHE, "")  \
-  __op__(LEVEL1_CACHE, "") __op__(GPU_MANAGED_MEM, "")                    \
-  __op__(GPU_DYNAMIC_MEM, "")
-typedef enum realm_memory_kind_t {
-#define C_ENUMS(name, desc) name,
-  REALM_MEMORY_KINDS(C_ENUMS)
-#undef C_ENUMS
-} realm_memory_kind_t;
+#include "tests/common/realm_c_memory_kinds.h"
 
 #include "realm_shadow/realm_sites.h"
 

@@ -132,5 +132,20 @@ TEST(ScriptRunner, ErrorsStopWithTheLineNumber) {
   EXPECT_FALSE(r6.RunText("frobnicate\n").ok);
 }
 
+// A memory gets the kind Realm's name has in the one table
+// (realm_shadow/memory_kinds.h), as in Realm: GLOBAL_MEM is a global
+// memory and HDF_MEM a disk one (the script's own list had neither).
+TEST(ScriptRunner, MemoriesGetTheTablesKind) {
+  ScriptRunner runner;
+  const ScriptResult r = runner.RunText(
+      "mem G GLOBAL_MEM 1000\nmem H HDF_MEM 1000\nmem F GPU_FB_MEM 1000\n"
+      "mem C LEVEL2_CACHE 1000\n");
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(runner.memory("G")->kind(), REALM_SHADOW_MEM_GLOBAL);
+  EXPECT_EQ(runner.memory("H")->kind(), REALM_SHADOW_MEM_DISK);
+  EXPECT_EQ(runner.memory("F")->kind(), REALM_SHADOW_MEM_FRAMEBUFFER);
+  EXPECT_EQ(runner.memory("C")->kind(), REALM_SHADOW_MEM_OTHER);
+}
+
 }  // namespace
 }  // namespace realm_shadow::model

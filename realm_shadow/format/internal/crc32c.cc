@@ -1,4 +1,5 @@
-// realm_shadow/dump/crc32c.cc - CRC-32C, hardware when the processor has it.
+// realm_shadow/format/internal/crc32c.cc - CRC-32C, hardware when the
+// processor has it.
 #include "realm_shadow/format/internal/crc32c.h"
 
 #include <array>

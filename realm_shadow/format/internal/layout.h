@@ -65,13 +65,39 @@ inline constexpr size_t kCountersMinBytes =
 inline constexpr size_t kMemoryMinBytes =
     kMemoryFixedBytes + kMemoryCountsBytes + kCountersMinBytes;
 
-// History (hist): fixed part, then arrays; each checkpoint is a memory
-// payload (MEMY layout) with its length before it, then the map's extras.
+// Where a memory payload (MEMY layout) holds its event sequence: after the
+// memory id and the capacity, 8 bytes each.  The history index reads a
+// checkpoint's moment there without reading its picture.
+inline constexpr size_t kMemorySequenceOffset = 16;
+
+// History (hist): fixed part, then arrays; each checkpoint is, in order,
+//  - its picture's length (kCheckpointLengthBytes),
+//  - the picture: a memory payload (MEMY layout),
+//  - the map's extras (kCheckpointExtrasBytes): the counts of the
+//    kCheckpointArrays arrays, the open group's type, the heap-observed
+//    flag, 2 bytes of padding, the group's records still to come,
+//  - the arrays, in the counts' order, each record kCheckpointRecordBytes.
+// The writer and both reader paths (the whole read and the index that
+// skips pictures) take the layout from here.
 inline constexpr size_t kHistoryFixedBytes = 64;
 inline constexpr size_t kHistoryEventBytes = 32;
 inline constexpr size_t kHistoryMarkBytes = 16;
-inline constexpr size_t kCheckpointExtrasBytes = 48;
 inline constexpr size_t kEarlyReleaseBytes = 16;
+inline constexpr size_t kCheckpointLengthBytes = 8;
+// The arrays, in their order on disk, which is their counts' order.
+enum CheckpointArray : size_t {
+  kReleasedIds,     // 8 bytes an id, ascending
+  kFailedIds,       // 8 bytes an id
+  kEarlyReleases,   // id, ready (1 byte), 7 bytes of padding
+  kPendingFlags,    // 1 byte a pending request
+  kGroupRecords,    // the open group's records, EventRecords
+  kCheckpointArrays
+};
+inline constexpr size_t kCheckpointRecordBytes[kCheckpointArrays] = {
+    8, 8, kEarlyReleaseBytes, 1, kHistoryEventBytes};
+inline constexpr size_t kCheckpointExtrasBytes = 48;
+static_assert(kCheckpointExtrasBytes == 8 * kCheckpointArrays + 1 + 1 + 2 + 4,
+              "counts, group type, heap-observed flag, padding, group_left");
 static_assert(sizeof(EventRecord) == kHistoryEventBytes,
               "history events are EventRecords byte for byte");
 static_assert(sizeof(HistoryMark) == kHistoryMarkBytes, "");

@@ -1,29 +1,23 @@
-// tests/format/dump_test.cc - the binary dump format: round trips, and every
-// kind of bad file getting a clean one-line error.
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
+// tests/format/reader_test.cc - the dump reader (format/reader.cc): what a
+// written dump reads back as, files of older versions, and every kind of bad
+// file getting a clean one-line error.  The history section has its own
+// file (history_section_test.cc).
 #include <algorithm>
-#include <cstdio>
-#include <cstring>
+#include <cstdint>
+#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <random>
-#include <atomic>
 #include <string>
-#include <thread>
+#include <utility>
+#include <vector>
 
 #include "gtest/gtest.h"
-#include "realm_shadow/format/internal/crc32c.h"
 #include "realm_shadow/format/dump.h"
 #include "tests/common/dump_io.h"
 #include "tests/common/snapshot_compare.h"
 #include "tests/common/temp_dir.h"
+#include "tests/format/dump_bytes.h"
 #include "tests/format/sample_dump.h"
-#include "realm_shadow/analysis/history_cursor.h"
 
 namespace realm_shadow {
 namespace {
@@ -31,73 +25,16 @@ namespace {
 namespace fs = std::filesystem;
 using testing::CompareDumps;
 using testing::TempDir;
+using testing_dump::Load;
+using testing_dump::OneLine;
+using testing_dump::Parse;
+using testing_dump::ReadBytes;
+using testing_dump::Reseal;
 using testing_dump::SampleDump;
-
-void WriteBytes(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary) << bytes;
-}
-
-std::string ReadBytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-bool Parse(const std::string& bytes, DumpFile* out, std::string* error) {
-  return testing::ParseDumpTo(bytes, out, error);
-}
-
-template <typename T>
-T Load(const std::string& bytes, size_t at) {
-  T v;
-  std::memcpy(&v, bytes.data() + at, sizeof v);
-  return v;
-}
-template <typename T>
-void Store(std::string* bytes, size_t at, T v) {
-  std::memcpy(&(*bytes)[at], &v, sizeof v);
-}
-
-// Makes the trailer's checksum right again after a test edited the body, so
-// the edit reaches the parser instead of the checksum.
-void Reseal(std::string* bytes) {
-  const uint32_t crc = Crc32cExtend(0, bytes->data(), bytes->size() - 8);
-  Store<uint32_t>(bytes, bytes->size() - 8, crc);
-}
-
-// Byte offset of the payload of section `index` (0: header, 1: strings,
-// 2...: memories), walking the section lengths.
-size_t SectionPayload(const std::string& bytes, int index) {
-  size_t at = 16;
-  for (int i = 0; i < index; ++i) at += 16 + Load<uint64_t>(bytes, at + 8);
-  return at + 16;
-}
-
-::testing::AssertionResult OneLine(const std::string& error) {
-  if (error.empty()) return ::testing::AssertionFailure() << "empty error";
-  if (error.find('\n') != std::string::npos) {
-    return ::testing::AssertionFailure() << "multi-line: " << error;
-  }
-  return ::testing::AssertionSuccess();
-}
-
-TEST(Crc32c, KnownVectorsAndSplits) {
-  EXPECT_EQ(Crc32cExtend(0, "123456789", 9), 0xE3069283u);
-  EXPECT_EQ(Crc32cExtendPortable(0, "123456789", 9), 0xE3069283u);
-  EXPECT_EQ(Crc32cExtend(0, "", 0), 0u);
-  // 32 zero bytes: RFC 3720 (iSCSI) B.4.
-  const std::string zeros(32, '\0');
-  EXPECT_EQ(Crc32cExtend(0, zeros.data(), zeros.size()), 0x8A9136AAu);
-  std::mt19937_64 rng(7);
-  std::string data(10007, '\0');
-  for (char& c : data) c = static_cast<char>(rng());
-  for (size_t split :
-       {size_t{0}, size_t{1}, size_t{7}, size_t{4096}, data.size()}) {
-    const uint32_t whole = Crc32cExtend(0, data.data(), data.size());
-    EXPECT_EQ(whole, Crc32cExtendPortable(0, data.data(), data.size()));
-    EXPECT_EQ(whole, Crc32cExtend(Crc32cExtend(0, data.data(), split),
-                                  data.data() + split, data.size() - split));
-  }
-}
+using testing_dump::SectionPayload;
+using testing_dump::Store;
+using testing_dump::WithSection;
+using testing_dump::WriteBytes;
 
 TEST(DumpFormat, RoundTripThroughAFile) {
   TempDir dir;
@@ -135,21 +72,6 @@ TEST(DumpFormat, RoundTripEmptyAndLarge) {
   ASSERT_TRUE(testing::WriteDumpTo(dir / "big.rsd", big, &error)) << error;
   ASSERT_TRUE(testing::ReadDumpTo(dir / "big.rsd", &back, &error)) << error;
   EXPECT_EQ(CompareDumps(back, big), "");
-}
-
-TEST(DumpFormat, OverwritesAnExistingDumpAtomically) {
-  TempDir dir;
-  std::string error;
-  DumpFile first = SampleDump();
-  first.node = 1;
-  ASSERT_TRUE(testing::WriteDumpTo(dir / "a.rsd", first, &error)) << error;
-  DumpFile second = SampleDump();
-  second.node = 2;
-  ASSERT_TRUE(testing::WriteDumpTo(dir / "a.rsd", second, &error)) << error;
-  DumpFile back;
-  ASSERT_TRUE(testing::ReadDumpTo(dir / "a.rsd", &back, &error)) << error;
-  EXPECT_EQ(back.node, 2u);
-  EXPECT_EQ(dir.Entries().size(), 1u);
 }
 
 TEST(DumpFormat, TruncatedAtEveryOffset) {
@@ -395,20 +317,6 @@ TEST(DumpFormat, TrailingGarbageAndCorruptTrailer) {
   EXPECT_EQ(error, "corrupt trailer");
 }
 
-// Inserts a section (tag, payload) before the trailer and fixes the trailer.
-std::string WithSection(std::string bytes, const char (&tag)[5],
-                        const std::string& payload) {
-  std::string section(tag, 4);
-  section.append(4, '\0');
-  const uint64_t length = payload.size();
-  section.append(reinterpret_cast<const char*>(&length), 8);
-  section += payload;
-  bytes.insert(bytes.size() - 16, section);
-  Store<uint64_t>(&bytes, bytes.size() - 16, bytes.size() - 16);
-  Reseal(&bytes);
-  return bytes;
-}
-
 // An unknown optional section's tag is checked by its first byte only; an
 // error naming the section prints the rest as '?' where it is not
 // printable, so that it stays one line (a fuzzer's find: a tag "z\n..."
@@ -512,77 +420,6 @@ TEST(DumpFormat, IdentitiesAreSortedAndUnique) {
   EXPECT_EQ(error, "section 'memory 0': identity 1 is listed twice");
 }
 
-TEST(DumpWrite, UnwritableDestinationsFailCleanly) {
-  TempDir dir;
-  const DumpFile dump = SampleDump();
-  std::string error;
-  // A directory that does not exist.
-  EXPECT_FALSE(testing::WriteDumpTo(dir / "no/such/dir/a.rsd", dump, &error));
-  EXPECT_NE(error.find("No such file or directory"), std::string::npos)
-      << error;
-  EXPECT_TRUE(OneLine(error));
-  // A path through a regular file.
-  WriteBytes(dir / "file", "x");
-  EXPECT_FALSE(testing::WriteDumpTo(dir / "file/a.rsd", dump, &error));
-  EXPECT_NE(error.find("Not a directory"), std::string::npos) << error;
-  // A destination that is a directory: the rename fails, the temp goes.
-  ASSERT_EQ(::mkdir((dir / "taken").c_str(), 0755), 0);
-  ::close(::open((dir / "taken/inside").c_str(), O_CREAT | O_WRONLY, 0644));
-  EXPECT_FALSE(testing::WriteDumpTo(dir / "taken", dump, &error));
-  EXPECT_NE(error.find("rename failed"), std::string::npos) << error;
-  std::vector<std::string> entries = dir.Entries();
-  std::sort(entries.begin(), entries.end());
-  EXPECT_EQ(entries, (std::vector<std::string>{"file", "taken"}));
-}
-
-TEST(DumpWrite, ReadOnlyDirectory) {
-  if (::geteuid() == 0) GTEST_SKIP() << "root ignores directory permissions";
-  TempDir dir;
-  ASSERT_EQ(::chmod(dir.path().c_str(), 0555), 0);
-  std::string error;
-  EXPECT_FALSE(testing::WriteDumpTo(dir / "a.rsd", SampleDump(), &error));
-  EXPECT_NE(error.find("Permission denied"), std::string::npos) << error;
-  EXPECT_TRUE(dir.Entries().empty());
-}
-
-// A write that fails half way (the file-size limit stands in for a full
-// disk): false with the reason, no temporary left, and the previous dump
-// under the final name intact.
-TEST(DumpWrite, FailureMidWriteLeavesThePreviousDump) {
-  TempDir dir;
-  std::string error;
-  DumpFile old_dump = SampleDump();
-  old_dump.node = 11;
-  ASSERT_TRUE(testing::WriteDumpTo(dir / "a.rsd", old_dump, &error)) << error;
-
-  DumpFile big;
-  big.memories.emplace_back();
-  big.memories.back().allocations.resize(10000);  // 320 KB
-  rlimit saved;
-  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &saved), 0);
-  void (*old_handler)(int) = ::signal(SIGXFSZ, SIG_IGN);
-  rlimit small = saved;
-  small.rlim_cur = 100 << 10;
-  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
-  const bool ok = testing::WriteDumpTo(dir / "a.rsd", big, &error);
-  ::setrlimit(RLIMIT_FSIZE, &saved);
-  ::signal(SIGXFSZ, old_handler);
-
-  EXPECT_FALSE(ok);
-  EXPECT_NE(error.find("write failed: File too large"), std::string::npos)
-      << error;
-  EXPECT_EQ(dir.Entries(), std::vector<std::string>{"a.rsd"});
-  DumpFile back;
-  ASSERT_TRUE(testing::ReadDumpTo(dir / "a.rsd", &back, &error)) << error;
-  EXPECT_EQ(back.node, 11u);
-}
-
-}  // namespace
-}  // namespace realm_shadow
-
-namespace realm_shadow {
-namespace {
-
 // The fuzz target's seeds (tests/fuzz/corpus/dump_reader) are small valid
 // dumps made here; REALM_SHADOW_WRITE_SEEDS=1 rewrites them after a format
 // change.  They must stay readable and equal to what made them.
@@ -653,292 +490,6 @@ TEST(DumpFormat, FilesCountingFewerEventTypesStillRead) {
     for (int t = 12; t < kEventTypeCount; ++t) s.counters.by_type[t] = 0;
   EXPECT_EQ(testing::CompareDumps(back, want), "");
   EXPECT_EQ(back.memories[0].counters.by_type[11], 111u);
-}
-
-// Two threads writing one path at once each get a temporary of their own:
-// every write succeeds and the file is always one whole dump.  (They used
-// to share "path.tmp.<pid>", so one thread's rename moved the other's half-
-// written file, or found it gone.)
-TEST(DumpWrite, ConcurrentWritersOfOnePathNeverCollide) {
-  testing::TempDir dir;
-  const std::string path = dir.path() + "/same.rsd";
-  const DumpFile dump = SampleDump();
-  std::atomic<int> failures{0};
-  auto writer = [&] {
-    for (int i = 0; i < 300; ++i) {
-      std::string error;
-      if (!testing::WriteDumpTo(path, dump, &error)) ++failures;
-    }
-  };
-  std::thread a(writer), b(writer);
-  a.join();
-  b.join();
-  EXPECT_EQ(failures.load(), 0);
-  DumpFile back;
-  std::string error;
-  ASSERT_TRUE(testing::ReadDumpTo(path, &back, &error)) << error;
-  EXPECT_EQ(testing::CompareDumps(back, dump), "");
-  // No temporary is left behind.
-  size_t files = 0;
-  for (const auto& entry : fs::directory_iterator(dir.path())) {
-    (void)entry;
-    ++files;
-  }
-  EXPECT_EQ(files, 1u);
-}
-
-// ---- the optional history section (hist) ---------------------------------
-
-TEST(DumpHistory, RoundTripKeepsEveryFieldAndEveryMoment) {
-  const DumpFile dump = testing_dump::SampleHistoryDump();
-  const MemoryHistory& h = dump.histories[0];
-  // The sample reaches what it is for: a moved base, checkpoints inside a
-  // group, the hidden sets, times that go back.
-  ASSERT_GT(h.first_sequence(), 0u);
-  bool inside_group = false, early = false, failed = false, released = false;
-  for (const HistoryCheckpoint& c : h.checkpoints) {
-    inside_group |= c.group_left > 0 && !c.group_records.empty();
-    early |= !c.early_releases.empty();
-    failed |= !c.failed.empty();
-    released |= !c.released.empty();
-  }
-  EXPECT_TRUE(inside_group && early && failed && released);
-  DumpFile back;
-  std::string error;
-  ASSERT_TRUE(Parse(SerializeDump(dump), &back, &error)) << error;
-  EXPECT_EQ(CompareDumps(back, dump), "");
-  ASSERT_EQ(back.histories.size(), 1u);
-  EXPECT_EQ(FindHistory(back, back.memories[0]), &back.histories[0]);
-  for (uint64_t s = h.first_sequence(); s <= h.end_sequence(); ++s) {
-    const absl::StatusOr<Snapshot> want = StateAt(h, s);
-    const absl::StatusOr<Snapshot> got = StateAt(back.histories[0], s);
-    ASSERT_TRUE(want.ok()) << want.status();
-    ASSERT_TRUE(got.ok()) << got.status();
-    EXPECT_EQ(testing::CompareSnapshots(*got, *want, testing::SnapshotFields::kAll), "")
-        << "moment " << s;
-  }
-  EXPECT_EQ(CompareSnapshots(back.memories[0], dump.memories[0],
-                             testing::SnapshotFields::kAll), "");
-}
-
-// The consumer takes a checkpoint's released ids in its hash table's order
-// (history.h); the file lists them ascending, so that it does not depend on
-// that order, and the state at every moment is the same.
-TEST(DumpHistory, ReleasedIdsAreWrittenAscending) {
-  DumpFile dump = testing_dump::SampleHistoryDump();
-  MemoryHistory& h = dump.histories[0];
-  h.checkpoints[0].released = {0x4000000000000f09ull, 0x4000000000000f02ull,
-                               0x4000000000000f05ull};
-  DumpFile back;
-  std::string error;
-  ASSERT_TRUE(Parse(SerializeDump(dump), &back, &error)) << error;
-  EXPECT_EQ(back.histories[0].checkpoints[0].released,
-            (std::vector<uint64_t>{0x4000000000000f02ull, 0x4000000000000f05ull,
-                                   0x4000000000000f09ull}));
-  for (uint64_t s = h.first_sequence(); s <= h.end_sequence(); ++s) {
-    const absl::StatusOr<Snapshot> want = StateAt(h, s);
-    const absl::StatusOr<Snapshot> got = StateAt(back.histories[0], s);
-    ASSERT_TRUE(want.ok() && got.ok()) << want.status() << got.status();
-    EXPECT_EQ(testing::CompareSnapshots(*got, *want, testing::SnapshotFields::kAll), "")
-        << "moment " << s;
-  }
-}
-
-TEST(DumpHistory, TruncatedAndFlippedAreCaught) {
-  const std::string bytes = SerializeDump(testing_dump::SampleHistoryDump());
-  for (size_t k = 1; k < bytes.size(); ++k) {
-    DumpFile out;
-    std::string error;
-    ASSERT_FALSE(Parse(bytes.substr(0, k), &out, &error)) << "length " << k;
-    ASSERT_TRUE(OneLine(error)) << "length " << k;
-  }
-  for (size_t i = 16; i + 16 < bytes.size(); i += 7) {
-    std::string bad = bytes;
-    bad[i] ^= 0x10;
-    DumpFile out;
-    std::string error;
-    ASSERT_FALSE(Parse(bad, &out, &error)) << "byte " << i;
-    EXPECT_EQ(error, "checksum mismatch");
-  }
-}
-
-// Every byte of the hist section changed, with the checksum made right
-// again: a clean refusal or a dump that still passes CheckHistory, never a
-// crash (ASan builds of this test catch reads out of bounds).
-TEST(DumpHistory, EveryEditedByteOfTheSectionWithAValidChecksum) {
-  const std::string bytes = SerializeDump(testing_dump::SampleHistoryDump());
-  const size_t hist = SectionPayload(bytes, 3) - 16;  // header, strings, 1 memory
-  ASSERT_EQ(bytes.substr(hist, 4), "hist");
-  for (size_t i = hist; i + 16 < bytes.size(); ++i) {
-    for (uint8_t flip : {0x01, 0x80, 0xff}) {
-      std::string bad = bytes;
-      bad[i] ^= flip;
-      Reseal(&bad);
-      DumpFile out;
-      std::string error;
-      if (Parse(bad, &out, &error)) {
-        for (const MemoryHistory& h : out.histories) {
-          const absl::Status checked = CheckHistory(h);
-          ASSERT_TRUE(checked.ok()) << checked;
-        }
-      } else {
-        ASSERT_TRUE(OneLine(error)) << "byte " << i;
-      }
-    }
-  }
-}
-
-// DumpMoments (what `at` reads): at every moment of the sample, the cut it
-// gives has the state, the time and the line that the whole history gives,
-// and holds no more than the checkpoints and events the moment needs.
-TEST(DumpHistory, OneMomentReadGivesWhatTheWholeReadGives) {
-  const DumpFile dump = testing_dump::SampleHistoryDump();
-  const MemoryHistory& h = dump.histories[0];
-  ASSERT_GT(h.checkpoints.size(), 2u);
-  const std::string bytes = SerializeDump(dump);
-  DumpMoments moments;
-  const absl::Status parsed =
-      moments.Parse(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), true);
-  ASSERT_TRUE(parsed.ok()) << parsed;
-  EXPECT_EQ(CompareSnapshots(moments.dump().memories.at(0), dump.memories[0],
-                             testing::SnapshotFields::kAll), "");
-  ASSERT_EQ(moments.histories().size(), 1u);
-  const DumpMoments::Outline& o = moments.histories()[0];
-  EXPECT_EQ(o.first_sequence, h.first_sequence());
-  EXPECT_EQ(o.end_sequence, h.end_sequence());
-  EXPECT_EQ(o.checkpoints, h.checkpoints.size());
-  EXPECT_EQ(o.marks.size(), h.marks.size());
-  for (uint64_t s = h.first_sequence(); s <= h.end_sequence(); ++s) {
-    const absl::StatusOr<MemoryHistory> cut_or = moments.HistoryFor(0, s);
-    ASSERT_TRUE(cut_or.ok()) << cut_or.status();
-    const MemoryHistory& cut = *cut_or;
-    const absl::StatusOr<Snapshot> want = StateAt(h, s);
-    const absl::StatusOr<Snapshot> got = StateAt(cut, s);
-    ASSERT_TRUE(want.ok()) << want.status();
-    ASSERT_TRUE(got.ok()) << got.status();
-    EXPECT_EQ(testing::CompareSnapshots(*got, *want, testing::SnapshotFields::kAll), "")
-        << "moment " << s;
-    EXPECT_LE(cut.checkpoints.size(), 2u);
-    EXPECT_LE(cut.end_sequence(), s + 1);
-    if (s > h.first_sequence()) {
-      EXPECT_EQ(cut.TimeOfEvent(s - 1), h.TimeOfEvent(s - 1)) << "moment " << s;
-      EXPECT_EQ(cut.LineOfEvent(s - 1), h.LineOfEvent(s - 1)) << "moment " << s;
-    }
-    EXPECT_EQ(cut.TimeOfMoment(s), h.TimeOfMoment(s)) << "moment " << s;
-  }
-  const absl::StatusOr<MemoryHistory> past = moments.HistoryFor(0, h.end_sequence() + 1);
-  EXPECT_TRUE(absl::IsOutOfRange(past.status())) << past.status();
-  EXPECT_NE(past.status().message().find("outside the history"), std::string::npos)
-      << past.status();
-}
-
-// Every byte of the hist section changed, checksum made right: DumpMoments
-// accepts whatever the whole reader accepts, and never crashes on the rest.
-TEST(DumpHistory, OneMomentReadOfEveryEditedByte) {
-  const std::string bytes = SerializeDump(testing_dump::SampleHistoryDump());
-  const size_t hist = SectionPayload(bytes, 3) - 16;
-  for (size_t i = hist; i + 16 < bytes.size(); ++i) {
-    std::string bad = bytes;
-    bad[i] ^= 0x80;
-    Reseal(&bad);
-    DumpFile whole;
-    std::string error;
-    const bool accepted = Parse(bad, &whole, &error);
-    DumpMoments moments;
-    if (const absl::Status parsed =
-            moments.Parse(reinterpret_cast<const uint8_t*>(bad.data()), bad.size(), false);
-        !parsed.ok()) {
-      ASSERT_FALSE(accepted) << "byte " << i << ": " << parsed;
-      ASSERT_TRUE(OneLine(std::string(parsed.message()))) << "byte " << i;
-      continue;
-    }
-    for (size_t k = 0; k < moments.histories().size(); ++k) {
-      const DumpMoments::Outline& o = moments.histories()[k];
-      for (uint64_t s : {o.first_sequence, (o.first_sequence + o.end_sequence) / 2,
-                         o.end_sequence}) {
-        const absl::StatusOr<MemoryHistory> cut = moments.HistoryFor(k, s);
-        const absl::StatusOr<Snapshot> state = cut.ok() ? StateAt(*cut, s) : cut.status();
-        if (!state.ok()) {
-          ASSERT_FALSE(accepted) << "byte " << i << ": " << state.status();
-          ASSERT_TRUE(OneLine(std::string(state.status().message()))) << "byte " << i;
-        }
-      }
-    }
-  }
-}
-
-TEST(DumpHistory, HostileCountsGetCleanErrors) {
-  const std::string bytes = SerializeDump(testing_dump::SampleHistoryDump());
-  const size_t payload = SectionPayload(bytes, 3);
-  struct Case {
-    size_t at;
-    uint64_t value;
-    const char* expect;
-  } cases[] = {
-      {payload + 0, 7, "is of memory 7, but the dump holds 1"},
-      {payload + 24, uint64_t{1} << 60, "checkpoints cannot fit"},
-      {payload + 32, uint64_t{1} << 60, "events, "},
-      {payload + 40, uint64_t{1} << 61, "marks and"},
-      {payload + 56, uint64_t{1} << 59, "identities cannot fit"},
-  };
-  for (const Case& c : cases) {
-    std::string bad = bytes;
-    if (c.at == payload) Store<uint32_t>(&bad, c.at, static_cast<uint32_t>(c.value));
-    else Store<uint64_t>(&bad, c.at, c.value);
-    Reseal(&bad);
-    DumpFile out;
-    std::string error;
-    EXPECT_FALSE(Parse(bad, &out, &error));
-    EXPECT_NE(error.find(c.expect), std::string::npos) << error;
-    EXPECT_TRUE(OneLine(error));
-  }
-  // Marks out of order: CheckHistory's refusal, named.
-  std::string bad = bytes;
-  const uint64_t events = Load<uint64_t>(bytes, payload + 32);
-  const size_t marks = payload + 64 + 32 * events;
-  Store<uint64_t>(&bad, marks, Load<uint64_t>(bytes, marks) + 1000);
-  Reseal(&bad);
-  DumpFile out;
-  std::string error;
-  EXPECT_FALSE(Parse(bad, &out, &error));
-  EXPECT_NE(error.find("section 'history 0': history of memory"), std::string::npos)
-      << error;
-}
-
-// A section this reader does not know, after the memories (a later
-// version's optional data), is skipped; a dump without any reads as before.
-TEST(DumpHistory, UnknownOptionalSectionsAreSkipped) {
-  const DumpFile dump = testing_dump::SampleHistoryDump();
-  std::string bytes = SerializeDump(dump);
-  std::string extra = "zzzz";
-  extra.append(4, '\0');
-  const uint64_t length = 5;
-  extra.append(reinterpret_cast<const char*>(&length), 8);
-  extra.append("hello");
-  bytes.insert(bytes.size() - 16, extra);
-  Store<uint64_t>(&bytes, bytes.size() - 16, bytes.size() - 16);
-  Reseal(&bytes);
-  DumpFile back;
-  std::string error;
-  ASSERT_TRUE(Parse(bytes, &back, &error)) << error;
-  EXPECT_EQ(CompareDumps(back, dump), "");
-  DumpFile plain = dump;
-  plain.histories.clear();
-  ASSERT_TRUE(Parse(SerializeDump(plain), &back, &error)) << error;
-  EXPECT_TRUE(back.histories.empty());
-}
-
-TEST(DumpHistory, WriterRefusesAHistoryOfNoMemory) {
-  DumpFile dump = testing_dump::SampleHistoryDump();
-  dump.histories[0].memory_id = 0x1e000000000000ffull;
-  TempDir dir;
-  std::string error;
-  EXPECT_FALSE(testing::WriteDumpTo(dir / "x.rsd", dump, &error));
-  EXPECT_NE(error.find("which the dump does not hold"), std::string::npos) << error;
-  dump.histories[0].memory_id = testing_dump::kFbId;
-  dump.histories.push_back(dump.histories[0]);
-  EXPECT_FALSE(testing::WriteDumpTo(dir / "x.rsd", dump, &error));
-  EXPECT_NE(error.find("two histories"), std::string::npos) << error;
 }
 
 TEST(DumpFormat, FuzzSeedCorpus) {
