@@ -6,6 +6,7 @@
 
 #include "realm_shadow/analysis/analysis.h"
 #include "realm_shadow/core/text.h"
+#include "realm_shadow/render/report.h"
 
 namespace realm_shadow {
 namespace {
@@ -15,12 +16,6 @@ constexpr size_t kReportedBlockers = 16;
 
 std::string Count(size_t n, const char* noun) {
   return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
-}
-
-std::string IdentityText(const Snapshot& s, uint32_t id) {
-  const Identity* identity = s.FindIdentity(id);
-  if (identity == nullptr) return "";
-  return IdentityText(*identity);
 }
 
 }  // namespace
@@ -49,7 +44,7 @@ std::string FormatFailureReport(const Snapshot& s, uint64_t instance) {
            std::to_string(failure->alignment) + ", instance " +
            HexId(instance) +
            (failure->eventual ? ", deferred then failed" : ", failed at once") +
-           IdentityText(s, failure->identity) + "\n";
+           IdentityText(s.identities, failure->identity) + "\n";
   }
   out +=
       "  capacity       " +
@@ -120,7 +115,7 @@ std::string FormatFailureReport(const Snapshot& s, uint64_t instance) {
            (a.state != AllocationState::kLive
                 ? std::string(" (") + AllocationStateName(a.state) + ")"
                 : std::string()) +
-           IdentityText(s, a.identity) + "\n";
+           IdentityText(s.identities, a.identity) + "\n";
   }
   return out;
 }

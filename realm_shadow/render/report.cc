@@ -32,13 +32,6 @@ std::string SignedSize(int64_t delta) {
   return "+" + FormatSizeExact(static_cast<uint64_t>(delta));
 }
 
-std::string IdentityText(const Snapshot& s, uint32_t identity) {
-  if (identity == 0) return "";
-  const Identity* id = s.FindIdentity(identity);
-  if (id == nullptr) return absl::StrCat(" identity#", identity);
-  return FormatIdentityAttributes(*id);
-}
-
 // Snapshot with every upper-bounded allocation removed: the most free space
 // the truth can have.
 Snapshot WithoutBounded(const Snapshot& s) {
@@ -347,13 +340,21 @@ std::vector<LoadedMemory> ListMemories(const std::vector<DumpFile>& dumps,
   return out;
 }
 
-std::string FormatIdentityAttributes(const Identity& identity) {
-  std::string text;
-  for (const auto& [key, value] : identity.attributes) {
-    if (key == "why") continue;  // long prose; the notes carry it
-    absl::StrAppend(&text, " ", key, "=", value);
-  }
-  return text;
+const Identity* FindIdentityById(const std::vector<Identity>& identities,
+                                 uint32_t id) {
+  if (id == 0) return nullptr;
+  const auto it = std::lower_bound(
+      identities.begin(), identities.end(), id,
+      [](const Identity& identity, uint32_t key) { return identity.id < key; });
+  return it != identities.end() && it->id == id ? &*it : nullptr;
+}
+
+std::string IdentityText(const std::vector<Identity>& identities, uint32_t id,
+                         bool with_kind) {
+  if (id == 0) return "";
+  const Identity* identity = FindIdentityById(identities, id);
+  if (identity == nullptr) return absl::StrCat(" identity#", id);
+  return IdentityText(*identity, with_kind);
 }
 
 std::string MemoryTitle(const Snapshot& s) {
@@ -393,7 +394,7 @@ std::string FormatAllocationLine(const Snapshot& s, const Allocation& a) {
   if (a.pinned()) line += " pinned";
   if (a.flags & kFromRedistrict) line += " redistricted";
   if (a.flags & kWasDeferred) line += " was-deferred";
-  line += IdentityText(s, a.identity);
+  line += IdentityText(s.identities, a.identity);
   return line;
 }
 
@@ -501,7 +502,7 @@ std::string FormatMemoryReport(const Snapshot& s,
                       p.alignment);
     if (p.planned_offset != kNoOffset)
       absl::StrAppend(&out, " planned at ", p.planned_offset);
-    out += IdentityText(s, p.identity) + "\n";
+    out += IdentityText(s.identities, p.identity) + "\n";
   }
   out += MoreLine(deferred.size(), shown, "    ");
   std::vector<const Allocation*> releases;
@@ -526,12 +527,12 @@ std::string FormatMemoryReport(const Snapshot& s,
                     f.eventual ? " (deferred, failed later)" : " (instant)");
     if (f.size == 0) {
       out += ": request size unknown (not in the source)" +
-             IdentityText(s, f.identity) + "\n";
+             IdentityText(s.identities, f.identity) + "\n";
       continue;
     }
     const uint64_t alignment = f.alignment == 0 ? 1 : f.alignment;
     absl::StrAppend(&out, ": request ", FormatSizeExact(f.size), " align ",
-                    alignment, IdentityText(s, f.identity), "\n");
+                    alignment, IdentityText(s.identities, f.identity), "\n");
     if (!placed) {
       absl::StrAppend(&out, "      now: cause unknown (placements unknown; "
                             "at least ", FormatSizeExact(sum.used + unplaced.bytes),
@@ -680,7 +681,7 @@ std::string ChangeText(const Snapshot& before, const Snapshot& after,
                                  AllocationStateName(y.state)));
   if (c.what & kIdentityChanged) {
     const auto text = [](const Snapshot& s, uint32_t id) {
-      const std::string t = IdentityText(s, id);
+      const std::string t = IdentityText(s.identities, id);
       return t.empty() ? std::string("(none)") : t.substr(1);
     };
     parts.push_back(absl::StrCat("identity ", text(before, x.identity), " -> ",

@@ -46,9 +46,21 @@ struct LoadedMemory {
 std::vector<LoadedMemory> ListMemories(const std::vector<DumpFile>& dumps,
                                        const std::vector<std::string>& files);
 
-// An identity's attributes as reports print them: " key=value" each, in
-// order ("why", long prose the notes carry, left out).
-std::string FormatIdentityAttributes(const Identity& identity);
+// ---- identities, as every text of this layer names them -------------------
+
+// The identity with this id among `identities`, which are sorted by id (a
+// Snapshot's and a MemoryHistory's are), or nullptr; id 0 is "none".
+// O(log n): texts look one up per line.
+const Identity* FindIdentityById(const std::vector<Identity>& identities,
+                                 uint32_t id);
+// The identity `id` names, as the report, the failure report and the
+// timeline print it after an allocation or a request: core/identity.h's
+// IdentityText (" key=value" each, one line, "why" left out; with_kind puts
+// the kind first, for lines that have no kind of their own).  "" for id 0;
+// " identity#7" when `identities` lacks it (a picture whose identity table
+// was cut short), so that the reader still sees there was one.
+std::string IdentityText(const std::vector<Identity>& identities, uint32_t id,
+                         bool with_kind = false);
 
 // "node 0 memory 0x1e00000000000000 (system, SYSTEM_MEM)".
 std::string MemoryTitle(const Snapshot& snapshot);
