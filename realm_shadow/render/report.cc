@@ -118,18 +118,11 @@ std::string GroupLines(const Snapshot& s,
   return out;
 }
 
-// "... 5 more (--all shows every one)" after a list cut to `shown`.
-std::string MoreLine(size_t total, size_t shown, const std::string& indent) {
-  if (shown == 0 || total <= shown) return "";
-  return absl::StrCat(indent, "... ", total - shown,
-                      " more (--all shows every one)\n");
-}
-
 size_t Shown(const ReportOptions& o, size_t limit) { return o.all ? 0 : limit; }
 
 std::string WindowText(const Snapshot& s, const BlockerWindow& w,
                        const char* label, const std::string& indent,
-                       size_t shown, const std::string& attribute) {
+                       const ListCut& cut, const std::string& attribute) {
   std::string out;
   if (w.fits_already) {
     absl::StrAppend(&out, indent, label, ": fits now at offset ",
@@ -162,12 +155,10 @@ std::string WindowText(const Snapshot& s, const BlockerWindow& w,
       absl::StrAppend(&out, "; ", groups.size() - n, " more group(s)");
     out += "\n";
   }
-  const size_t n =
-      shown == 0 ? w.blockers.size() : std::min(shown, w.blockers.size());
-  for (size_t i = 0; i < n; ++i)
+  for (size_t i = 0; i < cut.Listed(w.blockers.size()); ++i)
     absl::StrAppend(&out, indent, "  ", FormatAllocationLine(s, w.blockers[i]),
                     "\n");
-  out += MoreLine(w.blockers.size(), shown, indent + "  ");
+  out += cut.MoreLine(w.blockers.size(), indent + "  ");
   return out;
 }
 
@@ -183,7 +174,8 @@ bool SameWindow(const BlockerWindow& a, const BlockerWindow& b) {
 
 std::string BlockersBothObjectives(const Snapshot& s, uint64_t size,
                                    uint64_t alignment,
-                                   const std::string& indent, size_t shown,
+                                   const std::string& indent,
+                                   const ListCut& cut,
                                    const std::string& attribute) {
   const BlockerWindow bytes =
       FindBlockers(s, size, alignment, BlockerObjective::kFewestBytes);
@@ -192,17 +184,22 @@ std::string BlockersBothObjectives(const Snapshot& s, uint64_t size,
   std::string out;
   if (SameWindow(bytes, count)) {
     out += WindowText(s, bytes, "blockers (fewest bytes = fewest allocations)",
-                      indent, shown, attribute);
+                      indent, cut, attribute);
   } else {
-    out += WindowText(s, bytes, "blockers (fewest bytes)", indent, shown,
+    out += WindowText(s, bytes, "blockers (fewest bytes)", indent, cut,
                       attribute);
-    out += WindowText(s, count, "blockers (fewest allocations)", indent, shown,
+    out += WindowText(s, count, "blockers (fewest allocations)", indent, cut,
                       attribute);
   }
   return out;
 }
 
 }  // namespace
+
+std::string ListCut::MoreLine(size_t total, const std::string& indent) const {
+  if (Listed(total) == total) return "";
+  return absl::StrCat(indent, "... ", total - shown, " more (", hint, ")\n");
+}
 
 std::string GroupAttribute(const std::string& name) {
   if (name == "region") return kRegionsAttribute;
@@ -398,37 +395,44 @@ std::string FormatAllocationLine(const Snapshot& s, const Allocation& a) {
   return line;
 }
 
-std::string FormatMemoryReport(const Snapshot& s,
-                               const ReportOptions& options) {
-  const std::vector<Hole> holes = FindHoles(s);
-  const FreeSummary sum = SummarizeHoles(s, holes);
-  const uint64_t bounded = BoundedBytes(s);
-  const KindUsage unplaced = UnplacedUsage(s);
-  const bool placed = unplaced.count == 0;
-  const size_t shown = Shown(options, options.instances_shown);
-  std::string out = MemoryTitle(s) + "\n";
+MemorySpace MeasureSpace(const Snapshot& s) {
+  MemorySpace space;
+  space.holes = FindHoles(s);
+  space.summary = SummarizeHoles(s, space.holes);
+  space.bounded = BoundedBytes(s);
+  space.unplaced = UnplacedUsage(s);
+  return space;
+}
+
+std::string FormatCapacityAndUse(const Snapshot& s, const MemorySpace& space) {
+  const FreeSummary& sum = space.summary;
+  std::string out;
   if (s.capacity_known)
     absl::StrAppend(&out, "  capacity            ", FormatSizeExact(s.capacity),
                     "\n");
   else
     absl::StrAppend(&out, "  capacity            unknown (the log never said)\n");
-  if (placed) {
+  if (space.placed()) {
     absl::StrAppend(&out, "  used                ", FormatSizeExact(sum.used),
                     " in ", sum.allocation_count, " allocation(s); peak ",
                     FormatSizeExact(s.counters.peak_used), "\n");
   } else {
     absl::StrAppend(&out, "  used                at least ",
-                    FormatSizeExact(sum.used + unplaced.bytes), " in ",
-                    sum.allocation_count + unplaced.count,
-                    " instance(s), of which ", unplaced.count,
-                    " (", FormatSizeExact(unplaced.bytes),
+                    FormatSizeExact(sum.used + space.unplaced.bytes), " in ",
+                    sum.allocation_count + space.unplaced.count,
+                    " instance(s), of which ", space.unplaced.count, " (",
+                    FormatSizeExact(space.unplaced.bytes),
                     ") of unknown placement\n");
   }
-  if (bounded > 0)
+  if (space.bounded > 0)
     absl::StrAppend(&out, "                      of which ",
-                    FormatSizeExact(bounded),
+                    FormatSizeExact(space.bounded),
                     " are upper bounds (redistricted pieces; see notes)\n");
-  out += "  use by kind        ";
+  return out;
+}
+
+std::string FormatUseByKind(const Snapshot& s) {
+  std::string out = "  use by kind        ";
   const auto kinds = UsageByKind(s);
   bool any_kind = false;
   for (int k = 0; k < kAllocationKindCount; ++k) {
@@ -440,59 +444,69 @@ std::string FormatMemoryReport(const Snapshot& s,
   }
   if (!any_kind) out += " none";
   out += "\n";
-  // Who holds it: the top groups by the chosen (or most telling) attribute.
-  const std::string attribute = options.group_by.empty()
-                                    ? MostTellingAttribute(s)
-                                    : GroupAttribute(options.group_by);
-  if (!attribute.empty()) {
-    const std::vector<AllocationGroup> groups = GroupAllocations(s, attribute);
-    absl::StrAppend(&out, "  by ", attribute, "  (", groups.size(),
-                    " group(s), largest first: bytes, share of capacity, "
-                    "count, largest)\n");
-    out += GroupLines(s, groups, Shown(options, options.groups_shown), "    ");
+  return out;
+}
+
+std::string FormatHolders(const Snapshot& s, const std::string& attribute,
+                          size_t groups_shown) {
+  if (attribute.empty()) return "";
+  const std::vector<AllocationGroup> groups = GroupAllocations(s, attribute);
+  return absl::StrCat("  by ", attribute, "  (", groups.size(),
+                      " group(s), largest first: bytes, share of capacity, "
+                      "count, largest)\n",
+                      GroupLines(s, groups, groups_shown, "    "));
+}
+
+std::string FormatFreeSpace(const Snapshot& s, const MemorySpace& space) {
+  const FreeSummary& sum = space.summary;
+  if (!space.placed())
+    return absl::StrCat("  placements          unknown for ",
+                        space.unplaced.count,
+                        " instance(s): the log has no debug-level lines (see "
+                        "the notes); holes, free space and fragmentation are "
+                        "unknown\n");
+  if (s.addressed)
+    return absl::StrCat("  total free          ",
+                        FormatSizeExact(sum.total_free),
+                        " (addressed memory: one allocation per range, no "
+                        "holes)\n");
+  return absl::StrCat(
+      "  total free          ", FormatSizeExact(sum.total_free),
+      s.capacity_known ? "" : " (between allocations only: capacity unknown)",
+      space.bounded > 0 ? " (a lower bound)" : "", "\n",
+      "  largest hole        ", FormatSizeExact(sum.largest_hole), "\n",
+      "  holes               ", sum.hole_count, "; fragmentation ",
+      Percent(sum.fragmentation), " (1 - largest hole / total free)\n");
+}
+
+std::string FormatLargestHoles(const Snapshot& s, const MemorySpace& space,
+                               size_t top) {
+  if (!space.placed() || s.addressed) return "";
+  const std::vector<Hole> largest = TopHoles(space.holes, top);
+  if (largest.empty()) return "";
+  std::string out =
+      absl::StrCat("  largest holes (top ", top, ", largest first)\n");
+  for (const Hole& h : largest)
+    absl::StrAppend(&out, "    ", Range(h.offset, h.size), "  ",
+                    FormatSizeExact(h.size), "\n");
+  out += "  hole histogram (by size)\n";
+  const HoleHistogram hist = HoleSizeHistogram(space.holes);
+  for (int b = 0; b < 64; ++b) {
+    if (hist[b] == 0) continue;
+    const std::string lo = FormatHumanSize(uint64_t{1} << b);
+    const std::string hi =
+        b == 63 ? "16 EiB" : FormatHumanSize(uint64_t{1} << (b + 1));
+    absl::StrAppend(&out, "    [", lo, ", ", hi, ")  ", hist[b], "\n");
   }
-  if (!placed) {
-    absl::StrAppend(&out, "  placements          unknown for ", unplaced.count,
-                    " instance(s): the log has no debug-level lines (see the "
-                    "notes); holes, free space and fragmentation are unknown\n");
-  } else if (s.addressed) {
-    absl::StrAppend(&out, "  total free          ",
-                    FormatSizeExact(sum.total_free),
-                    " (addressed memory: one allocation per range, no holes)\n");
-  } else {
-    absl::StrAppend(&out, "  total free          ",
-                    FormatSizeExact(sum.total_free),
-                    s.capacity_known ? "" : " (between allocations only: "
-                                            "capacity unknown)",
-                    bounded > 0 ? " (a lower bound)" : "", "\n");
-    absl::StrAppend(&out, "  largest hole        ",
-                    FormatSizeExact(sum.largest_hole), "\n");
-    absl::StrAppend(&out, "  holes               ", sum.hole_count,
-                    "; fragmentation ", Percent(sum.fragmentation),
-                    " (1 - largest hole / total free)\n");
-    const std::vector<Hole> top = TopHoles(holes, options.top_holes);
-    if (!top.empty()) {
-      absl::StrAppend(&out, "  largest holes (top ", options.top_holes,
-                      ", largest first)\n");
-      for (const Hole& h : top)
-        absl::StrAppend(&out, "    ", Range(h.offset, h.size), "  ",
-                        FormatSizeExact(h.size), "\n");
-      out += "  hole histogram (by size)\n";
-      const HoleHistogram hist = HoleSizeHistogram(holes);
-      for (int b = 0; b < 64; ++b) {
-        if (hist[b] == 0) continue;
-        const std::string lo = FormatHumanSize(uint64_t{1} << b);
-        const std::string hi =
-            b == 63 ? "16 EiB" : FormatHumanSize(uint64_t{1} << (b + 1));
-        absl::StrAppend(&out, "    [", lo, ", ", hi, ")  ", hist[b], "\n");
-      }
-    }
-  }
+  return out;
+}
+
+std::string FormatDeferredRequests(const Snapshot& s, const ListCut& cut) {
   std::vector<const PendingRequest*> deferred;
   for (const PendingRequest& p : s.pending)
     if (!p.placement_unknown()) deferred.push_back(&p);
-  absl::StrAppend(&out, "  deferred requests   ", deferred.size(), "\n");
-  for (size_t i = 0; i < deferred.size() && (shown == 0 || i < shown); ++i) {
+  std::string out = absl::StrCat("  deferred requests   ", deferred.size(), "\n");
+  for (size_t i = 0; i < cut.Listed(deferred.size()); ++i) {
     const PendingRequest& p = *deferred[i];
     absl::StrAppend(&out, "    instance ", HexId(p.instance), " ");
     if (p.size == 0 && p.identity != 0)
@@ -504,17 +518,30 @@ std::string FormatMemoryReport(const Snapshot& s,
       absl::StrAppend(&out, " planned at ", p.planned_offset);
     out += IdentityText(s.identities, p.identity) + "\n";
   }
-  out += MoreLine(deferred.size(), shown, "    ");
+  out += cut.MoreLine(deferred.size(), "    ");
+  return out;
+}
+
+std::string FormatPendingReleases(const Snapshot& s, const ListCut& cut) {
   std::vector<const Allocation*> releases;
   for (const Allocation& a : s.allocations)
     if (a.state != AllocationState::kLive) releases.push_back(&a);
-  absl::StrAppend(&out, "  pending releases    ", releases.size(), "\n");
-  for (size_t i = 0; i < releases.size() && (shown == 0 || i < shown); ++i)
+  std::string out = absl::StrCat("  pending releases    ", releases.size(), "\n");
+  for (size_t i = 0; i < cut.Listed(releases.size()); ++i)
     absl::StrAppend(&out, "    ", FormatAllocationLine(s, *releases[i]), "\n");
-  out += MoreLine(releases.size(), shown, "    ");
-  absl::StrAppend(&out, "  failures            ", s.counters.failures,
-                  " in all", s.failures.empty() ? "" : "; most recent last",
-                  "\n");
+  out += cut.MoreLine(releases.size(), "    ");
+  return out;
+}
+
+std::string FormatFailures(const Snapshot& s, const MemorySpace& space,
+                           const ReportOptions& options,
+                           const std::string& attribute) {
+  const FreeSummary& sum = space.summary;
+  const ListCut cut{Shown(options, options.instances_shown)};
+  std::string out = absl::StrCat("  failures            ", s.counters.failures,
+                                 " in all",
+                                 s.failures.empty() ? "" : "; most recent last",
+                                 "\n");
   const size_t first_failure =
       s.failures.size() > options.failures_shown && !options.all
           ? s.failures.size() - options.failures_shown
@@ -533,9 +560,10 @@ std::string FormatMemoryReport(const Snapshot& s,
     const uint64_t alignment = f.alignment == 0 ? 1 : f.alignment;
     absl::StrAppend(&out, ": request ", FormatSizeExact(f.size), " align ",
                     alignment, IdentityText(s.identities, f.identity), "\n");
-    if (!placed) {
+    if (!space.placed()) {
       absl::StrAppend(&out, "      now: cause unknown (placements unknown; "
-                            "at least ", FormatSizeExact(sum.used + unplaced.bytes),
+                            "at least ",
+                      FormatSizeExact(sum.used + space.unplaced.bytes),
                       " used)\n");
       continue;
     }
@@ -544,12 +572,16 @@ std::string FormatMemoryReport(const Snapshot& s,
                     ", largest hole ", FormatSizeExact(sum.largest_hole),
                     ")\n");
     if (!s.addressed)
-      out += BlockersBothObjectives(s, f.size, alignment, "      ", shown,
+      out += BlockersBothObjectives(s, f.size, alignment, "      ", cut,
                                     attribute);
   }
+  return out;
+}
+
+std::string FormatAnomalies(const Snapshot& s, const ReportOptions& options) {
   uint64_t anomaly_total = 0;
   for (uint64_t n : s.counters.anomalies) anomaly_total += n;
-  absl::StrAppend(&out, "  anomalies           ", anomaly_total);
+  std::string out = absl::StrCat("  anomalies           ", anomaly_total);
   for (int k = 0; k < kAnomalyKindCount; ++k)
     if (s.counters.anomalies[k])
       absl::StrAppend(&out, "; ", AnomalyKindName(static_cast<AnomalyKind>(k)),
@@ -569,9 +601,28 @@ std::string FormatMemoryReport(const Snapshot& s,
       absl::StrAppend(&out, " with ", HexId(a.other_instance));
     out += "\n";
   }
-  if (!s.exact)
-    out += "  NOT EXACT: tracking was off for some events\n";
   return out;
+}
+
+std::string FormatExactness(const Snapshot& s) {
+  return s.exact ? "" : "  NOT EXACT: tracking was off for some events\n";
+}
+
+std::string FormatMemoryReport(const Snapshot& s,
+                               const ReportOptions& options) {
+  const MemorySpace space = MeasureSpace(s);
+  const ListCut cut{Shown(options, options.instances_shown)};
+  // Who holds it: the chosen attribute, or the most telling one present.
+  const std::string attribute = options.group_by.empty()
+                                    ? MostTellingAttribute(s)
+                                    : GroupAttribute(options.group_by);
+  return absl::StrCat(
+      MemoryTitle(s), "\n", FormatCapacityAndUse(s, space), FormatUseByKind(s),
+      FormatHolders(s, attribute, Shown(options, options.groups_shown)),
+      FormatFreeSpace(s, space), FormatLargestHoles(s, space, options.top_holes),
+      FormatDeferredRequests(s, cut), FormatPendingReleases(s, cut),
+      FormatFailures(s, space, options, attribute),
+      FormatAnomalies(s, options), FormatExactness(s));
 }
 
 std::string FormatDumpNotes(const DumpFile& dump, const std::string& file) {
@@ -664,7 +715,7 @@ std::string FormatBlockers(const Snapshot& s, uint64_t size,
                     objective == BlockerObjective::kFewestBytes
                         ? "blockers (fewest bytes)"
                         : "blockers (fewest allocations)",
-                    "  ", 0, MostTellingAttribute(s));
+                    "  ", ListCut{0}, MostTellingAttribute(s));
   return out;
 }
 

@@ -129,9 +129,76 @@ std::vector<LoadedMemory> ByPressure(const std::vector<LoadedMemory>& memories);
 std::string FormatRunSummary(const std::vector<LoadedMemory>& memories,
                              size_t rows);
 
-// The full report of one memory (see docs/cli.md for a sample).
+// The full report of one memory (see docs/cli.md for a sample): the
+// sections below, in their order, after MemoryTitle.
 std::string FormatMemoryReport(const Snapshot& snapshot,
                                const ReportOptions& options);
+
+// ---- the memory report, section by section ---------------------------------
+// Each section returns whole lines ("  label               value\n", labels
+// padded to 22 columns, lists indented 4); the live failure report
+// (failure_report.h) prints some of them as they are.
+
+// What the sections share, computed once per memory: the holes are the one
+// pass over the allocations (O(n) on a sorted picture).
+struct MemorySpace {
+  std::vector<Hole> holes;
+  FreeSummary summary;   // of `holes`
+  uint64_t bounded = 0;  // BoundedBytes
+  KindUsage unplaced;    // UnplacedUsage
+  // Whether every live instance has a placement: otherwise holes, free
+  // space and fragmentation are unknown and the sections say so.
+  bool placed() const { return unplaced.count == 0; }
+};
+MemorySpace MeasureSpace(const Snapshot& snapshot);
+
+// How a section cuts a list of instances: the first `shown` (0: all), then
+// "... 5 more (<hint>)": the report's hint is its --all option, the live
+// report's the dump.
+struct ListCut {
+  size_t shown = 10;
+  std::string hint = "--all shows every one";
+
+  // How many of `total` entries are listed.
+  size_t Listed(size_t total) const {
+    return shown == 0 || total < shown ? total : shown;
+  }
+  // "<indent>... 5 more (<hint>)\n" after a list it cut; "" otherwise.
+  std::string MoreLine(size_t total, const std::string& indent) const;
+};
+
+// "capacity" and "used" (with the peak; a lower bound while placements are
+// unknown), and the share of upper-bound sizes.
+std::string FormatCapacityAndUse(const Snapshot& snapshot,
+                                 const MemorySpace& space);
+// "use by kind": count and bytes of each AllocationKind present.
+std::string FormatUseByKind(const Snapshot& snapshot);
+// "by <attribute>": who holds the memory, groups largest first, cut to
+// `groups_shown` (0: all); nothing when `attribute` is empty.
+std::string FormatHolders(const Snapshot& snapshot,
+                          const std::string& attribute, size_t groups_shown);
+// "total free", "largest hole", "holes" with the fragmentation; one line
+// instead for an addressed memory or unknown placements.
+std::string FormatFreeSpace(const Snapshot& snapshot, const MemorySpace& space);
+// The `top` largest holes and the hole-size histogram (nothing where holes
+// are unknown or meaningless, or there are none).
+std::string FormatLargestHoles(const Snapshot& snapshot,
+                               const MemorySpace& space, size_t top);
+// "deferred requests": requests waiting for releases, in deferral order.
+std::string FormatDeferredRequests(const Snapshot& snapshot, const ListCut& cut);
+// "pending releases": allocations whose release waits on an event.
+std::string FormatPendingReleases(const Snapshot& snapshot, const ListCut& cut);
+// "failures": the counters' total, then the most recent failures
+// (options.failures_shown, or all), each with its request, its cause in
+// this picture and its blocker windows, grouped by `attribute`.
+std::string FormatFailures(const Snapshot& snapshot, const MemorySpace& space,
+                           const ReportOptions& options,
+                           const std::string& attribute);
+// "anomalies": totals by kind, then the most recent (options.anomalies_shown).
+std::string FormatAnomalies(const Snapshot& snapshot,
+                            const ReportOptions& options);
+// "NOT EXACT" when tracking was off for some events; nothing otherwise.
+std::string FormatExactness(const Snapshot& snapshot);
 // The notes of a dump file ("what the source could not tell").
 std::string FormatDumpNotes(const DumpFile& dump, const std::string& file);
 // Report of every memory of every dump, then each file's notes.
