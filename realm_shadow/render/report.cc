@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -12,6 +13,7 @@
 #include "realm_shadow/core/snapshot.h"
 #include "realm_shadow/core/text.h"
 #include "realm_shadow/core/identity.h"
+#include "realm_shadow/render/failure_report.h"
 
 namespace realm_shadow {
 namespace {
@@ -31,47 +33,6 @@ std::string SignedSize(int64_t delta) {
     return "-" + FormatSizeExact(static_cast<uint64_t>(-(delta + 1)) + 1);
   return "+" + FormatSizeExact(static_cast<uint64_t>(delta));
 }
-
-// Snapshot with every upper-bounded allocation removed: the most free space
-// the truth can have.
-Snapshot WithoutBounded(const Snapshot& s) {
-  Snapshot copy = s;
-  copy.allocations.erase(
-      std::remove_if(copy.allocations.begin(), copy.allocations.end(),
-                     [&](const Allocation& a) { return SizeIsUpperBound(s, a); }),
-      copy.allocations.end());
-  return copy;
-}
-
-std::string CauseText(const Snapshot& s, uint64_t size, uint64_t alignment) {
-  const FailureCause now = ClassifyRequest(s, size, alignment);
-  if (now == FailureCause::kFits) return "fits now";
-  const uint64_t bounded = BoundedBytes(s);
-  if (bounded == 0 || now == FailureCause::kFragmentation)
-    return FailureCauseName(now);
-  // Exhaustion with upper-bound sizes: the true free space may reach the
-  // request, which would make it fragmentation.
-  if (Summarize(WithoutBounded(s)).total_free < size)
-    return FailureCauseName(now);
-  return absl::StrCat("exhaustion or fragmentation (", FormatSizeExact(bounded),
-                      " are redistricted pieces whose sizes the log never "
-                      "gave)");
-}
-
-// Identities by id, for lookups in loops (Snapshot::FindIdentity scans).
-class IdentityIndex {
- public:
-  explicit IdentityIndex(const Snapshot& s) {
-    for (const Identity& id : s.identities) by_id_.emplace(id.id, &id);
-  }
-  const Identity* Find(uint32_t id) const {
-    auto it = by_id_.find(id);
-    return it == by_id_.end() ? nullptr : it->second;
-  }
-
- private:
-  std::unordered_map<uint32_t, const Identity*> by_id_;
-};
 
 std::string ValueOf(const Identity* id, AllocationKind kind,
                     const std::string& attribute) {
@@ -120,80 +81,6 @@ std::string GroupLines(const Snapshot& s,
 
 size_t Shown(const ReportOptions& o, size_t limit) { return o.all ? 0 : limit; }
 
-std::string WindowText(const Snapshot& s, const BlockerWindow& w,
-                       const char* label, const std::string& indent,
-                       const ListCut& cut, const std::string& attribute) {
-  std::string out;
-  if (w.fits_already) {
-    absl::StrAppend(&out, indent, label, ": fits now at offset ",
-                    w.placement, "\n");
-    return out;
-  }
-  if (!w.found) {
-    absl::StrAppend(&out, indent, label,
-                    ": none (no window of collectable allocations makes it "
-                    "fit: the request is larger than what pinned ranges "
-                    "leave, or than the memory)\n");
-    return out;
-  }
-  absl::StrAppend(&out, indent, label, ": release ", w.blockers.size(),
-                  " allocation(s), ", FormatSizeExact(w.bytes_to_free),
-                  "; window ", Range(w.window_offset,
-                                     w.window_end - w.window_offset),
-                  ", placed at ", w.placement, "\n");
-  if (!attribute.empty() && w.blockers.size() > 1) {
-    // Who the window belongs to, in one line.
-    const std::vector<AllocationGroup> groups =
-        GroupAllocations(s, attribute, &w.blockers);
-    absl::StrAppend(&out, indent, "  by ", attribute, ":");
-    const size_t n = std::min<size_t>(groups.size(), 4);
-    for (size_t i = 0; i < n; ++i)
-      absl::StrAppend(&out, i ? ";" : "", " ", groups[i].value, " ",
-                      groups[i].count, " (", FormatHumanSize(groups[i].bytes),
-                      ")");
-    if (n < groups.size())
-      absl::StrAppend(&out, "; ", groups.size() - n, " more group(s)");
-    out += "\n";
-  }
-  for (size_t i = 0; i < cut.Listed(w.blockers.size()); ++i)
-    absl::StrAppend(&out, indent, "  ", FormatAllocationLine(s, w.blockers[i]),
-                    "\n");
-  out += cut.MoreLine(w.blockers.size(), indent + "  ");
-  return out;
-}
-
-bool SameWindow(const BlockerWindow& a, const BlockerWindow& b) {
-  if (a.found != b.found || a.blockers.size() != b.blockers.size())
-    return false;
-  for (size_t i = 0; i < a.blockers.size(); ++i)
-    if (a.blockers[i].instance != b.blockers[i].instance ||
-        a.blockers[i].offset != b.blockers[i].offset)
-      return false;
-  return true;
-}
-
-std::string BlockersBothObjectives(const Snapshot& s, uint64_t size,
-                                   uint64_t alignment,
-                                   const std::string& indent,
-                                   const ListCut& cut,
-                                   const std::string& attribute) {
-  const BlockerWindow bytes =
-      FindBlockers(s, size, alignment, BlockerObjective::kFewestBytes);
-  const BlockerWindow count =
-      FindBlockers(s, size, alignment, BlockerObjective::kFewestAllocations);
-  std::string out;
-  if (SameWindow(bytes, count)) {
-    out += WindowText(s, bytes, "blockers (fewest bytes = fewest allocations)",
-                      indent, cut, attribute);
-  } else {
-    out += WindowText(s, bytes, "blockers (fewest bytes)", indent, cut,
-                      attribute);
-    out += WindowText(s, count, "blockers (fewest allocations)", indent, cut,
-                      attribute);
-  }
-  return out;
-}
-
 }  // namespace
 
 std::string ListCut::MoreLine(size_t total, const std::string& indent) const {
@@ -210,7 +97,9 @@ std::string GroupAttribute(const std::string& name) {
 std::string MostTellingAttribute(const Snapshot& s) {
   // In that order, the first attribute present that puts two allocations
   // together (a region per tile groups nothing); failing that, the first
-  // present.
+  // present.  The search stops at the first value seen twice: the live
+  // failure report runs this on the failing thread, and a picture of
+  // Legion instances has a second tile of a store within its first few.
   std::string first;
   for (const char* key : {kStoreAttribute, kRegionsAttribute, kTaskAttribute}) {
     bool present = false;
@@ -218,8 +107,18 @@ std::string MostTellingAttribute(const Snapshot& s) {
       for (const auto& kv : id.attributes) present |= kv.first == key;
     if (!present) continue;
     if (first.empty()) first = key;
-    for (const AllocationGroup& g : GroupAllocations(s, key))
-      if (g.count > 1 && g.value != "(unknown)") return key;
+    std::unordered_set<std::string> seen;
+    auto twice = [&](uint32_t identity) {
+      const Identity* id = s.FindIdentity(identity);
+      if (id == nullptr) return false;
+      for (const auto& [k, value] : id->attributes)
+        if (k == key) return value != "(unknown)" && !seen.insert(value).second;
+      return false;
+    };
+    for (const Allocation& a : s.allocations)
+      if (twice(a.identity)) return key;
+    for (const PendingRequest& p : s.pending)
+      if (p.placement_unknown() && twice(p.identity)) return key;
   }
   return first;
 }
@@ -233,11 +132,12 @@ std::string AttributeValue(const Snapshot& s, uint32_t identity,
 std::vector<AllocationGroup> GroupAllocations(
     const Snapshot& s, const std::string& attribute,
     const std::vector<Allocation>* subset) {
-  const IdentityIndex index(s);
+  // FindIdentity is a binary search: a window's few blockers cost no index
+  // of every identity.
   std::unordered_map<std::string, AllocationGroup> groups;
   auto add = [&](uint32_t identity, AllocationKind kind, uint64_t size) {
     const std::string value =
-        ValueOf(identity ? index.Find(identity) : nullptr, kind, attribute);
+        ValueOf(s.FindIdentity(identity), kind, attribute);
     AllocationGroup& g = groups[value];
     g.value = value;
     ++g.count;
@@ -249,7 +149,7 @@ std::vector<AllocationGroup> GroupAllocations(
   if (subset == nullptr)
     for (const PendingRequest& p : s.pending)
       if (p.placement_unknown()) {
-        const Identity* id = p.identity ? index.Find(p.identity) : nullptr;
+        const Identity* id = s.FindIdentity(p.identity);
         add(p.identity, id ? id->kind : AllocationKind::kUnknown, p.size);
       }
   std::vector<AllocationGroup> out;
@@ -374,6 +274,15 @@ bool SizeIsUpperBound(const Snapshot& s, const Allocation& a) {
 }
 
 uint64_t BoundedBytes(const Snapshot& s) {
+  // Only a rebuilt log's pieces carry the attribute: a picture without such
+  // an identity (every tracker dump) costs a pass over its identities, not
+  // over its allocations (the live failure report asks on the failing
+  // thread).
+  bool any = false;
+  for (const Identity& id : s.identities)
+    for (const auto& [key, value] : id.attributes)
+      any |= key == kSizeAttribute && value == kSizeUpperBound;
+  if (!any) return 0;
   uint64_t bytes = 0;
   for (const Allocation& a : s.allocations)
     if (SizeIsUpperBound(s, a)) bytes += a.size;
@@ -395,10 +304,14 @@ std::string FormatAllocationLine(const Snapshot& s, const Allocation& a) {
   return line;
 }
 
-MemorySpace MeasureSpace(const Snapshot& s) {
+MemorySpace MeasureSpace(const Snapshot& s, bool keep_holes) {
   MemorySpace space;
-  space.holes = FindHoles(s);
-  space.summary = SummarizeHoles(s, space.holes);
+  if (keep_holes) {
+    space.holes = FindHoles(s);
+    space.summary = SummarizeHoles(s, space.holes);
+  } else {
+    space.summary = Summarize(s);
+  }
   space.bounded = BoundedBytes(s);
   space.unplaced = UnplacedUsage(s);
   return space;
@@ -536,8 +449,8 @@ std::string FormatPendingReleases(const Snapshot& s, const ListCut& cut) {
 std::string FormatFailures(const Snapshot& s, const MemorySpace& space,
                            const ReportOptions& options,
                            const std::string& attribute) {
-  const FreeSummary& sum = space.summary;
-  const ListCut cut{Shown(options, options.instances_shown)};
+  const FailureTextOptions failure_text{
+      "    ", ListCut{Shown(options, options.instances_shown)}, attribute};
   std::string out = absl::StrCat("  failures            ", s.counters.failures,
                                  " in all",
                                  s.failures.empty() ? "" : "; most recent last",
@@ -548,33 +461,8 @@ std::string FormatFailures(const Snapshot& s, const MemorySpace& space,
           : 0;
   if (first_failure > 0)
     absl::StrAppend(&out, "    (", first_failure, " earlier not shown)\n");
-  for (size_t i = first_failure; i < s.failures.size(); ++i) {
-    const Failure& f = s.failures[i];
-    absl::StrAppend(&out, "    instance ", HexId(f.instance),
-                    f.eventual ? " (deferred, failed later)" : " (instant)");
-    if (f.size == 0) {
-      out += ": request size unknown (not in the source)" +
-             IdentityText(s.identities, f.identity) + "\n";
-      continue;
-    }
-    const uint64_t alignment = f.alignment == 0 ? 1 : f.alignment;
-    absl::StrAppend(&out, ": request ", FormatSizeExact(f.size), " align ",
-                    alignment, IdentityText(s.identities, f.identity), "\n");
-    if (!space.placed()) {
-      absl::StrAppend(&out, "      now: cause unknown (placements unknown; "
-                            "at least ",
-                      FormatSizeExact(sum.used + space.unplaced.bytes),
-                      " used)\n");
-      continue;
-    }
-    absl::StrAppend(&out, "      now: ", CauseText(s, f.size, alignment),
-                    " (total free ", FormatSizeExact(sum.total_free),
-                    ", largest hole ", FormatSizeExact(sum.largest_hole),
-                    ")\n");
-    if (!s.addressed)
-      out += BlockersBothObjectives(s, f.size, alignment, "      ", cut,
-                                    attribute);
-  }
+  for (size_t i = first_failure; i < s.failures.size(); ++i)
+    out += FormatFailure(s, space, s.failures[i], failure_text);
   return out;
 }
 
@@ -707,15 +595,15 @@ std::string FormatBlockers(const Snapshot& s, uint64_t size,
     return out;
   }
   const FreeSummary sum = Summarize(s);
-  absl::StrAppend(&out, "  does not fit: ", CauseText(s, size, alignment),
+  absl::StrAppend(&out, "  does not fit: ", FailureCauseText(s, size, alignment),
                   " (total free ", FormatSizeExact(sum.total_free),
                   ", largest hole ", FormatSizeExact(sum.largest_hole), ")\n");
   const BlockerWindow w = FindBlockers(s, size, alignment, objective);
-  out += WindowText(s, w,
-                    objective == BlockerObjective::kFewestBytes
-                        ? "blockers (fewest bytes)"
-                        : "blockers (fewest allocations)",
-                    "  ", ListCut{0}, MostTellingAttribute(s));
+  out += FormatBlockerWindow(s, w,
+                             objective == BlockerObjective::kFewestBytes
+                                 ? "blockers (fewest bytes)"
+                                 : "blockers (fewest allocations)",
+                             "  ", ListCut{0}, MostTellingAttribute(s));
   return out;
 }
 

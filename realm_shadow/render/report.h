@@ -142,15 +142,18 @@ std::string FormatMemoryReport(const Snapshot& snapshot,
 // What the sections share, computed once per memory: the holes are the one
 // pass over the allocations (O(n) on a sorted picture).
 struct MemorySpace {
-  std::vector<Hole> holes;
-  FreeSummary summary;   // of `holes`
+  std::vector<Hole> holes;  // empty unless kept (FormatLargestHoles)
+  FreeSummary summary;
   uint64_t bounded = 0;  // BoundedBytes
   KindUsage unplaced;    // UnplacedUsage
   // Whether every live instance has a placement: otherwise holes, free
   // space and fragmentation are unknown and the sections say so.
   bool placed() const { return unplaced.count == 0; }
 };
-MemorySpace MeasureSpace(const Snapshot& snapshot);
+// keep_holes = false sums the holes without keeping them: what the live
+// report, which lists none, measures on the failing thread (100k holes are
+// 1.6 MB and a third of its time).
+MemorySpace MeasureSpace(const Snapshot& snapshot, bool keep_holes = true);
 
 // How a section cuts a list of instances: the first `shown` (0: all), then
 // "... 5 more (<hint>)": the report's hint is its --all option, the live
@@ -189,8 +192,9 @@ std::string FormatDeferredRequests(const Snapshot& snapshot, const ListCut& cut)
 // "pending releases": allocations whose release waits on an event.
 std::string FormatPendingReleases(const Snapshot& snapshot, const ListCut& cut);
 // "failures": the counters' total, then the most recent failures
-// (options.failures_shown, or all), each with its request, its cause in
-// this picture and its blocker windows, grouped by `attribute`.
+// (options.failures_shown, or all), each as failure_report.h's
+// FormatFailure writes it: both objectives' windows, grouped by
+// `attribute`, cut at options.instances_shown.
 std::string FormatFailures(const Snapshot& snapshot, const MemorySpace& space,
                            const ReportOptions& options,
                            const std::string& attribute);
@@ -210,7 +214,8 @@ std::string FormatReport(const std::vector<DumpFile>& dumps,
 std::string FormatHoles(const Snapshot& snapshot, size_t top);
 
 // The blocker answer for one request in one memory: whether it fits, the
-// cause if not, and the cheapest window (by `objective`).
+// cause if not, and the cheapest window (by `objective`), in the words of a
+// failure's (failure_report.h FailureCauseText, FormatBlockerWindow).
 std::string FormatBlockers(const Snapshot& snapshot, uint64_t size,
                            uint64_t alignment, BlockerObjective objective);
 

@@ -7,25 +7,15 @@
 #include <gtest/gtest.h>
 
 #include "tests/analysis/snapshot_builder.h"
+#include "tests/render/text_helpers.h"
 
 namespace realm_shadow {
 namespace {
 
 using testing::Alloc;
+using testing::Contains;
+using testing::MakeIdentity;
 using testing::MakeSnapshot;
-
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
-Identity MakeIdentity(uint32_t id, AllocationKind kind,
-                      std::vector<std::pair<std::string, std::string>> attributes) {
-  Identity identity;
-  identity.id = id;
-  identity.kind = kind;
-  identity.attributes = std::move(attributes);
-  return identity;
-}
 
 // ---- identities -------------------------------------------------------------
 
@@ -73,6 +63,48 @@ TEST(FormatAllocationLine, MissingIdentityIsNamed) {
   s.allocations[0].identity = 5;
   EXPECT_TRUE(Contains(FormatAllocationLine(s, s.allocations[0]),
                        "live unknown identity#5"));
+}
+
+// ---- who holds the memory --------------------------------------------------
+
+// The store when two allocations share one, else the region, else the task;
+// failing all, the first present; "(unknown)" and a missing identity group
+// nothing.
+TEST(MostTellingAttribute, FirstThatPutsTwoTogether) {
+  Snapshot s = MakeSnapshot(
+      4096, {Alloc(0, 10, 1), Alloc(100, 10, 2), Alloc(200, 10, 3)});
+  EXPECT_EQ(MostTellingAttribute(s), "");  // no identities
+  s.identities = {
+      MakeIdentity(1, AllocationKind::kRegionInstance,
+                   {{"store", "Store(1)"}, {"regions", "r"}, {"task", "t"}}),
+      MakeIdentity(2, AllocationKind::kRegionInstance,
+                   {{"store", "Store(2)"}, {"regions", "r"}, {"task", "t"}}),
+      MakeIdentity(3, AllocationKind::kRegionInstance,
+                   {{"store", "(unknown)"}, {"task", "u"}})};
+  s.allocations[0].identity = 1;
+  s.allocations[1].identity = 2;
+  s.allocations[2].identity = 3;
+  EXPECT_EQ(MostTellingAttribute(s), "regions");  // stores are one each
+  s.allocations[2].identity = 1;                  // a second Store(1)
+  EXPECT_EQ(MostTellingAttribute(s), "store");
+  // Nothing shared: the first present.
+  s.allocations[2].identity = 3;
+  s.identities[1].attributes = {{"store", "Store(2)"}, {"regions", "q"},
+                                {"task", "v"}};
+  EXPECT_EQ(MostTellingAttribute(s), "store");
+  // An id the table lacks is "(unknown)" too: it groups nothing.
+  s.identities[2].attributes = {{"store", "(unknown)"}, {"task", "t"}};
+  s.allocations[1].identity = 9;
+  EXPECT_EQ(MostTellingAttribute(s), "task");
+  // An instance of unknown placement counts.
+  s.allocations[2].identity = 0;
+  PendingRequest unplaced;
+  unplaced.instance = 4;
+  unplaced.size = 10;
+  unplaced.identity = 1;
+  unplaced.flags = kPlacementUnknown;
+  s.pending = {unplaced};
+  EXPECT_EQ(MostTellingAttribute(s), "store");
 }
 
 // ---- the memory report, section by section --------------------------------

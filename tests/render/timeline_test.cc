@@ -9,13 +9,12 @@
 #include "realm_shadow/analysis/history_cursor.h"
 #include "realm_shadow/analysis/history_recorder.h"
 #include "realm_shadow/analysis/shadow_map.h"
+#include "tests/render/text_helpers.h"
 
 namespace realm_shadow {
 namespace {
 
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using testing::Contains;
 
 // Two allocations and a deferred request that fails, in a 4 KiB memory:
 // instance 1 carries identity 7 (in the history's table), instance 2
