@@ -100,8 +100,7 @@ std::string report_failed_instance_creation(uint64_t memory_id,
   const bool dumped = dump_memory_state(memory_id, path.c_str());
   std::string text = "realm-shadow: " + what + "\n" +
                      failure_report(memory_id, footprint) +
-                     (dumped ? "  dump           " + path + "\n"
-                             : std::string("  dump           not written\n"));
+                     FormatDumpPointer(dumped ? path : "not written");
   std::fputs(text.c_str(), stderr);
   std::fflush(stderr);
   return dumped ? path : std::string();

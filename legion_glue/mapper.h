@@ -24,8 +24,8 @@
 //  - It never aborts: a bad memory id or an unwritable path returns false
 //    and prints one line to stderr.
 //  - The failure report is the one the dump-on-failure observer prints
-//    (realm_shadow/live/on_failure.h FormatFailureReport), followed by one
-//    line per pool in the memory (pools.h FormatPoolUsage).
+//    (realm_shadow/render/failure_report.h FormatFailureReport), followed
+//    by one line per pool in the memory (pools.h FormatPoolUsage).
 #ifndef REALM_SHADOW_LEGION_GLUE_MAPPER_H_
 #define REALM_SHADOW_LEGION_GLUE_MAPPER_H_
 

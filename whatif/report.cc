@@ -6,6 +6,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "realm_shadow/core/identity.h"
 #include "realm_shadow/core/snapshot.h"
 #include "realm_shadow/format/json_writer.h"
 #include "realm_shadow/render/report.h"
@@ -166,7 +167,7 @@ std::string FormatFirstFailure(const ReplayScript& s, const ReplayResult& r) {
   absl::StrAppend(&text, ": ", FormatSizeExact(l.size), " align ", l.alignment, " for ",
                   HexId(l.instance), ", ", FailureKindName(f.kind));
   if (const Identity* id = FindIdentity(s, l.identity))
-    absl::StrAppend(&text, ";", FormatIdentityAttributes(*id));
+    absl::StrAppend(&text, ";", IdentityText(*id));
   return text;
 }
 

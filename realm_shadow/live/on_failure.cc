@@ -1,5 +1,5 @@
-// realm_shadow/live/on_failure.cc - the dump-on-failure observer and the
-// failure report.
+// realm_shadow/live/on_failure.cc - the dump-on-failure observer: the dump,
+// and the failure report (render/failure_report.h) on stderr.
 //
 // The observer runs on the thread whose allocation failed, possibly while
 // Realm holds the memory's allocator mutex, and possibly when the system
@@ -21,6 +21,7 @@
 
 #include "absl/strings/numbers.h"
 #include "realm_shadow/analysis/analysis.h"
+#include "realm_shadow/core/text.h"
 #include "realm_shadow/live/snapshots.h"
 #include "realm_shadow/format/dump.h"
 #include "realm_shadow/live/internal/tracked_dump.h"
@@ -107,18 +108,18 @@ void OnFailure(realm_shadow_memory* memory, uint64_t instance) {
   if (k != 0) AnnounceDump(path, snapshot, "failure");
   std::string report = FormatFailureReport(snapshot, instance);
   if (k == 0) {
-    report += "  dump           not written: REALM_SHADOW_DUMP_LIMIT reached\n";
+    report += FormatDumpPointer("not written: REALM_SHADOW_DUMP_LIMIT reached");
   } else {
     // The last level of the directory is made if missing (a user who sets
     // REALM_SHADOW_DUMP_DIR=/tmp/dumps should not lose the first dump);
     // WriteDump reports whatever still fails.
     ::mkdir(dir.c_str(), 0777);
     if (const absl::Status written = WriteDump(path, dump); written.ok()) {
-      report += "  dump           " + path + "\n";
+      report += FormatDumpPointer(path);
     } else {
       AnnounceDumpNotWritten(path, std::string(written.message()));
-      report += "  dump           not written: " +
-                OneLine(std::string(written.message())) + "\n";
+      report += FormatDumpPointer("not written: " +
+                                  OneLine(std::string(written.message())));
     }
   }
   std::fputs(report.c_str(), stderr);

@@ -1,31 +1,93 @@
-// realm_shadow/render/failure_report.h - the report of one failed
-// allocation, as the live side prints it at the moment of failure and the
-// command prints it from a dump.
+// realm_shadow/render/failure_report.h - a failed allocation in words: the
+// one text of a failure that the report (`realm-shadow report`), the
+// blocker answer (`realm-shadow blockers`) and the live side at the moment
+// of failure (live/on_failure.cc, legion_glue's mapper) all print.
 //
-// Layer render: text from a snapshot, nothing live.  Cost: the holes, the
-// cause and the blocker window of one snapshot (linear in its allocations).
+// A failure is told in three parts, each written here and nowhere else:
+//   the request   "instance 0x4000000000000030 (instant): request 717.91 KiB
+//                 (735140 B) align 32" and the identity of the instance;
+//   its cause     "now: exhaustion (total free 128 KiB (131072 B), largest
+//                 hole 128 KiB (131072 B))", judged on the picture at hand,
+//                 which the report may have taken long after the failure;
+//   its blockers  the cheapest windows of collectable allocations whose
+//                 release makes it fit, by bytes and by count (one window
+//                 when both objectives pick the same), grouped by an identity
+//                 attribute, each allocation as FormatAllocationLine writes
+//                 it (report.h).
+// Each caller adds only what is its own: the report its per-memory sections
+// around its list of failures; the live report a first line naming the
+// memory, the memory's figures (the report's own sections, report.h) and
+// where the dump went.
+//
+// Layer render: text from a snapshot, nothing live.  Cost: the holes (one
+// pass over the allocations), the cause, one or two blocker searches
+// (linear, analysis.h FindBlockers) and one grouping of the blockers.
 #ifndef REALM_SHADOW_RENDER_FAILURE_REPORT_H_
 #define REALM_SHADOW_RENDER_FAILURE_REPORT_H_
 
 #include <cstdint>
 #include <string>
 
+#include "realm_shadow/analysis/analysis.h"
 #include "realm_shadow/core/snapshot.h"
 #include "realm_shadow/layers.h"
+#include "realm_shadow/render/report.h"
 
 namespace realm_shadow {
 
 REALM_SHADOW_HEADER_OF_LAYER(render);
 
-// The report printed at a failure, several lines ending in '\n': the memory,
-// the request (from the snapshot's most recent failure of `instance`),
-// capacity, used, total free, largest hole, fragmentation, the cause
-// (fragmentation or exhaustion) and the blocker window with its
-// allocations' kinds and identities.  The CLI and legion_glue print the same
-// text.
-// Sizes are written by FormatHumanSize / FormatSizeExact (snapshot.h), as in
-// every other report.
+// Where a failure's text goes and how much of it.
+struct FailureTextOptions {
+  // Of the request's line; the cause and the windows are indented 2 more,
+  // the windows' allocations 4 more.
+  std::string indent = "    ";
+  ListCut blockers;  // each window's allocations
+  // "by <attribute>:" under each window of two blockers or more; "" for none.
+  std::string group_attribute;
+  // Also the window of fewest allocations, when it is another one.  Each
+  // search is a pass over the allocations: the second took BM_FailureReport
+  // (bench/on_failure_benchmark.cc, 100k allocations) from 3.9 to 6.4 ms
+  // of CPU, so the live report, on the failing thread, does without.
+  bool fewest_allocations_too = true;
+};
+
+// One failure of `snapshot`: the request, then (when its size is known) the
+// cause in this picture and the blocker windows.  While placements are
+// unknown the cause is too, and no window is sought.
+std::string FormatFailure(const Snapshot& snapshot, const MemorySpace& space,
+                          const Failure& failure,
+                          const FailureTextOptions& options);
+
+// Why `size` bytes at `alignment` do not fit in `snapshot`, in a word or
+// two: "fragmentation", "exhaustion", "fits now", or, where a log's
+// upper-bound sizes leave both open, "exhaustion or fragmentation (...)".
+std::string FailureCauseText(const Snapshot& snapshot, uint64_t size,
+                             uint64_t alignment);
+
+// One blocker window under `label` ("blockers (fewest bytes)"): what it
+// takes to release, where the request then goes, who holds the window (by
+// `group_attribute`) and its allocations, cut by `cut`.  An addressed
+// memory has no window: the released bytes make room wherever the device
+// puts them.
+std::string FormatBlockerWindow(const Snapshot& snapshot,
+                                const BlockerWindow& window,
+                                const std::string& label,
+                                const std::string& indent, const ListCut& cut,
+                                const std::string& group_attribute);
+
+// The report printed at a failure, several lines ending in '\n': the memory
+// ("realm-shadow: allocation failed in memory ..."), its figures (report.h
+// FormatCapacityAndUse, FormatFreeSpace, and FormatDeferredRequests when
+// any wait), then the snapshot's most recent failure of `instance` as
+// FormatFailure writes it: the window of fewest bytes only, at most 16 of
+// its allocations, the rest left to the dump.  The caller adds
+// FormatDumpPointer.
 std::string FormatFailureReport(const Snapshot& snapshot, uint64_t instance);
+
+// The live report's last line: "  dump                <where>\n", where is a
+// path or why there is none.
+std::string FormatDumpPointer(const std::string& where);
 
 }  // namespace realm_shadow
 

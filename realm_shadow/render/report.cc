@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -12,6 +13,7 @@
 #include "realm_shadow/core/snapshot.h"
 #include "realm_shadow/core/text.h"
 #include "realm_shadow/core/identity.h"
+#include "realm_shadow/render/failure_report.h"
 
 namespace realm_shadow {
 namespace {
@@ -31,54 +33,6 @@ std::string SignedSize(int64_t delta) {
     return "-" + FormatSizeExact(static_cast<uint64_t>(-(delta + 1)) + 1);
   return "+" + FormatSizeExact(static_cast<uint64_t>(delta));
 }
-
-std::string IdentityText(const Snapshot& s, uint32_t identity) {
-  if (identity == 0) return "";
-  const Identity* id = s.FindIdentity(identity);
-  if (id == nullptr) return absl::StrCat(" identity#", identity);
-  return FormatIdentityAttributes(*id);
-}
-
-// Snapshot with every upper-bounded allocation removed: the most free space
-// the truth can have.
-Snapshot WithoutBounded(const Snapshot& s) {
-  Snapshot copy = s;
-  copy.allocations.erase(
-      std::remove_if(copy.allocations.begin(), copy.allocations.end(),
-                     [&](const Allocation& a) { return SizeIsUpperBound(s, a); }),
-      copy.allocations.end());
-  return copy;
-}
-
-std::string CauseText(const Snapshot& s, uint64_t size, uint64_t alignment) {
-  const FailureCause now = ClassifyRequest(s, size, alignment);
-  if (now == FailureCause::kFits) return "fits now";
-  const uint64_t bounded = BoundedBytes(s);
-  if (bounded == 0 || now == FailureCause::kFragmentation)
-    return FailureCauseName(now);
-  // Exhaustion with upper-bound sizes: the true free space may reach the
-  // request, which would make it fragmentation.
-  if (Summarize(WithoutBounded(s)).total_free < size)
-    return FailureCauseName(now);
-  return absl::StrCat("exhaustion or fragmentation (", FormatSizeExact(bounded),
-                      " are redistricted pieces whose sizes the log never "
-                      "gave)");
-}
-
-// Identities by id, for lookups in loops (Snapshot::FindIdentity scans).
-class IdentityIndex {
- public:
-  explicit IdentityIndex(const Snapshot& s) {
-    for (const Identity& id : s.identities) by_id_.emplace(id.id, &id);
-  }
-  const Identity* Find(uint32_t id) const {
-    auto it = by_id_.find(id);
-    return it == by_id_.end() ? nullptr : it->second;
-  }
-
- private:
-  std::unordered_map<uint32_t, const Identity*> by_id_;
-};
 
 std::string ValueOf(const Identity* id, AllocationKind kind,
                     const std::string& attribute) {
@@ -125,91 +79,14 @@ std::string GroupLines(const Snapshot& s,
   return out;
 }
 
-// "... 5 more (--all shows every one)" after a list cut to `shown`.
-std::string MoreLine(size_t total, size_t shown, const std::string& indent) {
-  if (shown == 0 || total <= shown) return "";
-  return absl::StrCat(indent, "... ", total - shown,
-                      " more (--all shows every one)\n");
-}
-
 size_t Shown(const ReportOptions& o, size_t limit) { return o.all ? 0 : limit; }
 
-std::string WindowText(const Snapshot& s, const BlockerWindow& w,
-                       const char* label, const std::string& indent,
-                       size_t shown, const std::string& attribute) {
-  std::string out;
-  if (w.fits_already) {
-    absl::StrAppend(&out, indent, label, ": fits now at offset ",
-                    w.placement, "\n");
-    return out;
-  }
-  if (!w.found) {
-    absl::StrAppend(&out, indent, label,
-                    ": none (no window of collectable allocations makes it "
-                    "fit: the request is larger than what pinned ranges "
-                    "leave, or than the memory)\n");
-    return out;
-  }
-  absl::StrAppend(&out, indent, label, ": release ", w.blockers.size(),
-                  " allocation(s), ", FormatSizeExact(w.bytes_to_free),
-                  "; window ", Range(w.window_offset,
-                                     w.window_end - w.window_offset),
-                  ", placed at ", w.placement, "\n");
-  if (!attribute.empty() && w.blockers.size() > 1) {
-    // Who the window belongs to, in one line.
-    const std::vector<AllocationGroup> groups =
-        GroupAllocations(s, attribute, &w.blockers);
-    absl::StrAppend(&out, indent, "  by ", attribute, ":");
-    const size_t n = std::min<size_t>(groups.size(), 4);
-    for (size_t i = 0; i < n; ++i)
-      absl::StrAppend(&out, i ? ";" : "", " ", groups[i].value, " ",
-                      groups[i].count, " (", FormatHumanSize(groups[i].bytes),
-                      ")");
-    if (n < groups.size())
-      absl::StrAppend(&out, "; ", groups.size() - n, " more group(s)");
-    out += "\n";
-  }
-  const size_t n =
-      shown == 0 ? w.blockers.size() : std::min(shown, w.blockers.size());
-  for (size_t i = 0; i < n; ++i)
-    absl::StrAppend(&out, indent, "  ", FormatAllocationLine(s, w.blockers[i]),
-                    "\n");
-  out += MoreLine(w.blockers.size(), shown, indent + "  ");
-  return out;
-}
-
-bool SameWindow(const BlockerWindow& a, const BlockerWindow& b) {
-  if (a.found != b.found || a.blockers.size() != b.blockers.size())
-    return false;
-  for (size_t i = 0; i < a.blockers.size(); ++i)
-    if (a.blockers[i].instance != b.blockers[i].instance ||
-        a.blockers[i].offset != b.blockers[i].offset)
-      return false;
-  return true;
-}
-
-std::string BlockersBothObjectives(const Snapshot& s, uint64_t size,
-                                   uint64_t alignment,
-                                   const std::string& indent, size_t shown,
-                                   const std::string& attribute) {
-  const BlockerWindow bytes =
-      FindBlockers(s, size, alignment, BlockerObjective::kFewestBytes);
-  const BlockerWindow count =
-      FindBlockers(s, size, alignment, BlockerObjective::kFewestAllocations);
-  std::string out;
-  if (SameWindow(bytes, count)) {
-    out += WindowText(s, bytes, "blockers (fewest bytes = fewest allocations)",
-                      indent, shown, attribute);
-  } else {
-    out += WindowText(s, bytes, "blockers (fewest bytes)", indent, shown,
-                      attribute);
-    out += WindowText(s, count, "blockers (fewest allocations)", indent, shown,
-                      attribute);
-  }
-  return out;
-}
-
 }  // namespace
+
+std::string ListCut::MoreLine(size_t total, const std::string& indent) const {
+  if (Listed(total) == total) return "";
+  return absl::StrCat(indent, "... ", total - shown, " more (", hint, ")\n");
+}
 
 std::string GroupAttribute(const std::string& name) {
   if (name == "region") return kRegionsAttribute;
@@ -220,7 +97,9 @@ std::string GroupAttribute(const std::string& name) {
 std::string MostTellingAttribute(const Snapshot& s) {
   // In that order, the first attribute present that puts two allocations
   // together (a region per tile groups nothing); failing that, the first
-  // present.
+  // present.  The search stops at the first value seen twice: the live
+  // failure report runs this on the failing thread, and a picture of
+  // Legion instances has a second tile of a store within its first few.
   std::string first;
   for (const char* key : {kStoreAttribute, kRegionsAttribute, kTaskAttribute}) {
     bool present = false;
@@ -228,8 +107,18 @@ std::string MostTellingAttribute(const Snapshot& s) {
       for (const auto& kv : id.attributes) present |= kv.first == key;
     if (!present) continue;
     if (first.empty()) first = key;
-    for (const AllocationGroup& g : GroupAllocations(s, key))
-      if (g.count > 1 && g.value != "(unknown)") return key;
+    std::unordered_set<std::string> seen;
+    auto twice = [&](uint32_t identity) {
+      const Identity* id = s.FindIdentity(identity);
+      if (id == nullptr) return false;
+      for (const auto& [k, value] : id->attributes)
+        if (k == key) return value != "(unknown)" && !seen.insert(value).second;
+      return false;
+    };
+    for (const Allocation& a : s.allocations)
+      if (twice(a.identity)) return key;
+    for (const PendingRequest& p : s.pending)
+      if (p.placement_unknown() && twice(p.identity)) return key;
   }
   return first;
 }
@@ -243,11 +132,12 @@ std::string AttributeValue(const Snapshot& s, uint32_t identity,
 std::vector<AllocationGroup> GroupAllocations(
     const Snapshot& s, const std::string& attribute,
     const std::vector<Allocation>* subset) {
-  const IdentityIndex index(s);
+  // FindIdentity is a binary search: a window's few blockers cost no index
+  // of every identity.
   std::unordered_map<std::string, AllocationGroup> groups;
   auto add = [&](uint32_t identity, AllocationKind kind, uint64_t size) {
     const std::string value =
-        ValueOf(identity ? index.Find(identity) : nullptr, kind, attribute);
+        ValueOf(s.FindIdentity(identity), kind, attribute);
     AllocationGroup& g = groups[value];
     g.value = value;
     ++g.count;
@@ -259,7 +149,7 @@ std::vector<AllocationGroup> GroupAllocations(
   if (subset == nullptr)
     for (const PendingRequest& p : s.pending)
       if (p.placement_unknown()) {
-        const Identity* id = p.identity ? index.Find(p.identity) : nullptr;
+        const Identity* id = s.FindIdentity(p.identity);
         add(p.identity, id ? id->kind : AllocationKind::kUnknown, p.size);
       }
   std::vector<AllocationGroup> out;
@@ -347,13 +237,21 @@ std::vector<LoadedMemory> ListMemories(const std::vector<DumpFile>& dumps,
   return out;
 }
 
-std::string FormatIdentityAttributes(const Identity& identity) {
-  std::string text;
-  for (const auto& [key, value] : identity.attributes) {
-    if (key == "why") continue;  // long prose; the notes carry it
-    absl::StrAppend(&text, " ", key, "=", value);
-  }
-  return text;
+const Identity* FindIdentityById(const std::vector<Identity>& identities,
+                                 uint32_t id) {
+  if (id == 0) return nullptr;
+  const auto it = std::lower_bound(
+      identities.begin(), identities.end(), id,
+      [](const Identity& identity, uint32_t key) { return identity.id < key; });
+  return it != identities.end() && it->id == id ? &*it : nullptr;
+}
+
+std::string IdentityText(const std::vector<Identity>& identities, uint32_t id,
+                         bool with_kind) {
+  if (id == 0) return "";
+  const Identity* identity = FindIdentityById(identities, id);
+  if (identity == nullptr) return absl::StrCat(" identity#", id);
+  return IdentityText(*identity, with_kind);
 }
 
 std::string MemoryTitle(const Snapshot& s) {
@@ -376,6 +274,15 @@ bool SizeIsUpperBound(const Snapshot& s, const Allocation& a) {
 }
 
 uint64_t BoundedBytes(const Snapshot& s) {
+  // Only a rebuilt log's pieces carry the attribute: a picture without such
+  // an identity (every tracker dump) costs a pass over its identities, not
+  // over its allocations (the live failure report asks on the failing
+  // thread).
+  bool any = false;
+  for (const Identity& id : s.identities)
+    for (const auto& [key, value] : id.attributes)
+      any |= key == kSizeAttribute && value == kSizeUpperBound;
+  if (!any) return 0;
   uint64_t bytes = 0;
   for (const Allocation& a : s.allocations)
     if (SizeIsUpperBound(s, a)) bytes += a.size;
@@ -393,41 +300,52 @@ std::string FormatAllocationLine(const Snapshot& s, const Allocation& a) {
   if (a.pinned()) line += " pinned";
   if (a.flags & kFromRedistrict) line += " redistricted";
   if (a.flags & kWasDeferred) line += " was-deferred";
-  line += IdentityText(s, a.identity);
+  line += IdentityText(s.identities, a.identity);
   return line;
 }
 
-std::string FormatMemoryReport(const Snapshot& s,
-                               const ReportOptions& options) {
-  const std::vector<Hole> holes = FindHoles(s);
-  const FreeSummary sum = SummarizeHoles(s, holes);
-  const uint64_t bounded = BoundedBytes(s);
-  const KindUsage unplaced = UnplacedUsage(s);
-  const bool placed = unplaced.count == 0;
-  const size_t shown = Shown(options, options.instances_shown);
-  std::string out = MemoryTitle(s) + "\n";
+MemorySpace MeasureSpace(const Snapshot& s, bool keep_holes) {
+  MemorySpace space;
+  if (keep_holes) {
+    space.holes = FindHoles(s);
+    space.summary = SummarizeHoles(s, space.holes);
+  } else {
+    space.summary = Summarize(s);
+  }
+  space.bounded = BoundedBytes(s);
+  space.unplaced = UnplacedUsage(s);
+  return space;
+}
+
+std::string FormatCapacityAndUse(const Snapshot& s, const MemorySpace& space) {
+  const FreeSummary& sum = space.summary;
+  std::string out;
   if (s.capacity_known)
     absl::StrAppend(&out, "  capacity            ", FormatSizeExact(s.capacity),
                     "\n");
   else
     absl::StrAppend(&out, "  capacity            unknown (the log never said)\n");
-  if (placed) {
+  if (space.placed()) {
     absl::StrAppend(&out, "  used                ", FormatSizeExact(sum.used),
                     " in ", sum.allocation_count, " allocation(s); peak ",
                     FormatSizeExact(s.counters.peak_used), "\n");
   } else {
     absl::StrAppend(&out, "  used                at least ",
-                    FormatSizeExact(sum.used + unplaced.bytes), " in ",
-                    sum.allocation_count + unplaced.count,
-                    " instance(s), of which ", unplaced.count,
-                    " (", FormatSizeExact(unplaced.bytes),
+                    FormatSizeExact(sum.used + space.unplaced.bytes), " in ",
+                    sum.allocation_count + space.unplaced.count,
+                    " instance(s), of which ", space.unplaced.count, " (",
+                    FormatSizeExact(space.unplaced.bytes),
                     ") of unknown placement\n");
   }
-  if (bounded > 0)
+  if (space.bounded > 0)
     absl::StrAppend(&out, "                      of which ",
-                    FormatSizeExact(bounded),
+                    FormatSizeExact(space.bounded),
                     " are upper bounds (redistricted pieces; see notes)\n");
-  out += "  use by kind        ";
+  return out;
+}
+
+std::string FormatUseByKind(const Snapshot& s) {
+  std::string out = "  use by kind        ";
   const auto kinds = UsageByKind(s);
   bool any_kind = false;
   for (int k = 0; k < kAllocationKindCount; ++k) {
@@ -439,59 +357,69 @@ std::string FormatMemoryReport(const Snapshot& s,
   }
   if (!any_kind) out += " none";
   out += "\n";
-  // Who holds it: the top groups by the chosen (or most telling) attribute.
-  const std::string attribute = options.group_by.empty()
-                                    ? MostTellingAttribute(s)
-                                    : GroupAttribute(options.group_by);
-  if (!attribute.empty()) {
-    const std::vector<AllocationGroup> groups = GroupAllocations(s, attribute);
-    absl::StrAppend(&out, "  by ", attribute, "  (", groups.size(),
-                    " group(s), largest first: bytes, share of capacity, "
-                    "count, largest)\n");
-    out += GroupLines(s, groups, Shown(options, options.groups_shown), "    ");
+  return out;
+}
+
+std::string FormatHolders(const Snapshot& s, const std::string& attribute,
+                          size_t groups_shown) {
+  if (attribute.empty()) return "";
+  const std::vector<AllocationGroup> groups = GroupAllocations(s, attribute);
+  return absl::StrCat("  by ", attribute, "  (", groups.size(),
+                      " group(s), largest first: bytes, share of capacity, "
+                      "count, largest)\n",
+                      GroupLines(s, groups, groups_shown, "    "));
+}
+
+std::string FormatFreeSpace(const Snapshot& s, const MemorySpace& space) {
+  const FreeSummary& sum = space.summary;
+  if (!space.placed())
+    return absl::StrCat("  placements          unknown for ",
+                        space.unplaced.count,
+                        " instance(s): the log has no debug-level lines (see "
+                        "the notes); holes, free space and fragmentation are "
+                        "unknown\n");
+  if (s.addressed)
+    return absl::StrCat("  total free          ",
+                        FormatSizeExact(sum.total_free),
+                        " (addressed memory: one allocation per range, no "
+                        "holes)\n");
+  return absl::StrCat(
+      "  total free          ", FormatSizeExact(sum.total_free),
+      s.capacity_known ? "" : " (between allocations only: capacity unknown)",
+      space.bounded > 0 ? " (a lower bound)" : "", "\n",
+      "  largest hole        ", FormatSizeExact(sum.largest_hole), "\n",
+      "  holes               ", sum.hole_count, "; fragmentation ",
+      Percent(sum.fragmentation), " (1 - largest hole / total free)\n");
+}
+
+std::string FormatLargestHoles(const Snapshot& s, const MemorySpace& space,
+                               size_t top) {
+  if (!space.placed() || s.addressed) return "";
+  const std::vector<Hole> largest = TopHoles(space.holes, top);
+  if (largest.empty()) return "";
+  std::string out =
+      absl::StrCat("  largest holes (top ", top, ", largest first)\n");
+  for (const Hole& h : largest)
+    absl::StrAppend(&out, "    ", Range(h.offset, h.size), "  ",
+                    FormatSizeExact(h.size), "\n");
+  out += "  hole histogram (by size)\n";
+  const HoleHistogram hist = HoleSizeHistogram(space.holes);
+  for (int b = 0; b < 64; ++b) {
+    if (hist[b] == 0) continue;
+    const std::string lo = FormatHumanSize(uint64_t{1} << b);
+    const std::string hi =
+        b == 63 ? "16 EiB" : FormatHumanSize(uint64_t{1} << (b + 1));
+    absl::StrAppend(&out, "    [", lo, ", ", hi, ")  ", hist[b], "\n");
   }
-  if (!placed) {
-    absl::StrAppend(&out, "  placements          unknown for ", unplaced.count,
-                    " instance(s): the log has no debug-level lines (see the "
-                    "notes); holes, free space and fragmentation are unknown\n");
-  } else if (s.addressed) {
-    absl::StrAppend(&out, "  total free          ",
-                    FormatSizeExact(sum.total_free),
-                    " (addressed memory: one allocation per range, no holes)\n");
-  } else {
-    absl::StrAppend(&out, "  total free          ",
-                    FormatSizeExact(sum.total_free),
-                    s.capacity_known ? "" : " (between allocations only: "
-                                            "capacity unknown)",
-                    bounded > 0 ? " (a lower bound)" : "", "\n");
-    absl::StrAppend(&out, "  largest hole        ",
-                    FormatSizeExact(sum.largest_hole), "\n");
-    absl::StrAppend(&out, "  holes               ", sum.hole_count,
-                    "; fragmentation ", Percent(sum.fragmentation),
-                    " (1 - largest hole / total free)\n");
-    const std::vector<Hole> top = TopHoles(holes, options.top_holes);
-    if (!top.empty()) {
-      absl::StrAppend(&out, "  largest holes (top ", options.top_holes,
-                      ", largest first)\n");
-      for (const Hole& h : top)
-        absl::StrAppend(&out, "    ", Range(h.offset, h.size), "  ",
-                        FormatSizeExact(h.size), "\n");
-      out += "  hole histogram (by size)\n";
-      const HoleHistogram hist = HoleSizeHistogram(holes);
-      for (int b = 0; b < 64; ++b) {
-        if (hist[b] == 0) continue;
-        const std::string lo = FormatHumanSize(uint64_t{1} << b);
-        const std::string hi =
-            b == 63 ? "16 EiB" : FormatHumanSize(uint64_t{1} << (b + 1));
-        absl::StrAppend(&out, "    [", lo, ", ", hi, ")  ", hist[b], "\n");
-      }
-    }
-  }
+  return out;
+}
+
+std::string FormatDeferredRequests(const Snapshot& s, const ListCut& cut) {
   std::vector<const PendingRequest*> deferred;
   for (const PendingRequest& p : s.pending)
     if (!p.placement_unknown()) deferred.push_back(&p);
-  absl::StrAppend(&out, "  deferred requests   ", deferred.size(), "\n");
-  for (size_t i = 0; i < deferred.size() && (shown == 0 || i < shown); ++i) {
+  std::string out = absl::StrCat("  deferred requests   ", deferred.size(), "\n");
+  for (size_t i = 0; i < cut.Listed(deferred.size()); ++i) {
     const PendingRequest& p = *deferred[i];
     absl::StrAppend(&out, "    instance ", HexId(p.instance), " ");
     if (p.size == 0 && p.identity != 0)
@@ -501,54 +429,47 @@ std::string FormatMemoryReport(const Snapshot& s,
                       p.alignment);
     if (p.planned_offset != kNoOffset)
       absl::StrAppend(&out, " planned at ", p.planned_offset);
-    out += IdentityText(s, p.identity) + "\n";
+    out += IdentityText(s.identities, p.identity) + "\n";
   }
-  out += MoreLine(deferred.size(), shown, "    ");
+  out += cut.MoreLine(deferred.size(), "    ");
+  return out;
+}
+
+std::string FormatPendingReleases(const Snapshot& s, const ListCut& cut) {
   std::vector<const Allocation*> releases;
   for (const Allocation& a : s.allocations)
     if (a.state != AllocationState::kLive) releases.push_back(&a);
-  absl::StrAppend(&out, "  pending releases    ", releases.size(), "\n");
-  for (size_t i = 0; i < releases.size() && (shown == 0 || i < shown); ++i)
+  std::string out = absl::StrCat("  pending releases    ", releases.size(), "\n");
+  for (size_t i = 0; i < cut.Listed(releases.size()); ++i)
     absl::StrAppend(&out, "    ", FormatAllocationLine(s, *releases[i]), "\n");
-  out += MoreLine(releases.size(), shown, "    ");
-  absl::StrAppend(&out, "  failures            ", s.counters.failures,
-                  " in all", s.failures.empty() ? "" : "; most recent last",
-                  "\n");
+  out += cut.MoreLine(releases.size(), "    ");
+  return out;
+}
+
+std::string FormatFailures(const Snapshot& s, const MemorySpace& space,
+                           const ReportOptions& options,
+                           const std::string& attribute) {
+  const FailureTextOptions failure_text{
+      "    ", ListCut{Shown(options, options.instances_shown)}, attribute};
+  std::string out = absl::StrCat("  failures            ", s.counters.failures,
+                                 " in all",
+                                 s.failures.empty() ? "" : "; most recent last",
+                                 "\n");
   const size_t first_failure =
       s.failures.size() > options.failures_shown && !options.all
           ? s.failures.size() - options.failures_shown
           : 0;
   if (first_failure > 0)
     absl::StrAppend(&out, "    (", first_failure, " earlier not shown)\n");
-  for (size_t i = first_failure; i < s.failures.size(); ++i) {
-    const Failure& f = s.failures[i];
-    absl::StrAppend(&out, "    instance ", HexId(f.instance),
-                    f.eventual ? " (deferred, failed later)" : " (instant)");
-    if (f.size == 0) {
-      out += ": request size unknown (not in the source)" +
-             IdentityText(s, f.identity) + "\n";
-      continue;
-    }
-    const uint64_t alignment = f.alignment == 0 ? 1 : f.alignment;
-    absl::StrAppend(&out, ": request ", FormatSizeExact(f.size), " align ",
-                    alignment, IdentityText(s, f.identity), "\n");
-    if (!placed) {
-      absl::StrAppend(&out, "      now: cause unknown (placements unknown; "
-                            "at least ", FormatSizeExact(sum.used + unplaced.bytes),
-                      " used)\n");
-      continue;
-    }
-    absl::StrAppend(&out, "      now: ", CauseText(s, f.size, alignment),
-                    " (total free ", FormatSizeExact(sum.total_free),
-                    ", largest hole ", FormatSizeExact(sum.largest_hole),
-                    ")\n");
-    if (!s.addressed)
-      out += BlockersBothObjectives(s, f.size, alignment, "      ", shown,
-                                    attribute);
-  }
+  for (size_t i = first_failure; i < s.failures.size(); ++i)
+    out += FormatFailure(s, space, s.failures[i], failure_text);
+  return out;
+}
+
+std::string FormatAnomalies(const Snapshot& s, const ReportOptions& options) {
   uint64_t anomaly_total = 0;
   for (uint64_t n : s.counters.anomalies) anomaly_total += n;
-  absl::StrAppend(&out, "  anomalies           ", anomaly_total);
+  std::string out = absl::StrCat("  anomalies           ", anomaly_total);
   for (int k = 0; k < kAnomalyKindCount; ++k)
     if (s.counters.anomalies[k])
       absl::StrAppend(&out, "; ", AnomalyKindName(static_cast<AnomalyKind>(k)),
@@ -568,9 +489,28 @@ std::string FormatMemoryReport(const Snapshot& s,
       absl::StrAppend(&out, " with ", HexId(a.other_instance));
     out += "\n";
   }
-  if (!s.exact)
-    out += "  NOT EXACT: tracking was off for some events\n";
   return out;
+}
+
+std::string FormatExactness(const Snapshot& s) {
+  return s.exact ? "" : "  NOT EXACT: tracking was off for some events\n";
+}
+
+std::string FormatMemoryReport(const Snapshot& s,
+                               const ReportOptions& options) {
+  const MemorySpace space = MeasureSpace(s);
+  const ListCut cut{Shown(options, options.instances_shown)};
+  // Who holds it: the chosen attribute, or the most telling one present.
+  const std::string attribute = options.group_by.empty()
+                                    ? MostTellingAttribute(s)
+                                    : GroupAttribute(options.group_by);
+  return absl::StrCat(
+      MemoryTitle(s), "\n", FormatCapacityAndUse(s, space), FormatUseByKind(s),
+      FormatHolders(s, attribute, Shown(options, options.groups_shown)),
+      FormatFreeSpace(s, space), FormatLargestHoles(s, space, options.top_holes),
+      FormatDeferredRequests(s, cut), FormatPendingReleases(s, cut),
+      FormatFailures(s, space, options, attribute),
+      FormatAnomalies(s, options), FormatExactness(s));
 }
 
 std::string FormatDumpNotes(const DumpFile& dump, const std::string& file) {
@@ -655,15 +595,15 @@ std::string FormatBlockers(const Snapshot& s, uint64_t size,
     return out;
   }
   const FreeSummary sum = Summarize(s);
-  absl::StrAppend(&out, "  does not fit: ", CauseText(s, size, alignment),
+  absl::StrAppend(&out, "  does not fit: ", FailureCauseText(s, size, alignment),
                   " (total free ", FormatSizeExact(sum.total_free),
                   ", largest hole ", FormatSizeExact(sum.largest_hole), ")\n");
   const BlockerWindow w = FindBlockers(s, size, alignment, objective);
-  out += WindowText(s, w,
-                    objective == BlockerObjective::kFewestBytes
-                        ? "blockers (fewest bytes)"
-                        : "blockers (fewest allocations)",
-                    "  ", 0, MostTellingAttribute(s));
+  out += FormatBlockerWindow(s, w,
+                             objective == BlockerObjective::kFewestBytes
+                                 ? "blockers (fewest bytes)"
+                                 : "blockers (fewest allocations)",
+                             "  ", ListCut{0}, MostTellingAttribute(s));
   return out;
 }
 
@@ -680,7 +620,7 @@ std::string ChangeText(const Snapshot& before, const Snapshot& after,
                                  AllocationStateName(y.state)));
   if (c.what & kIdentityChanged) {
     const auto text = [](const Snapshot& s, uint32_t id) {
-      const std::string t = IdentityText(s, id);
+      const std::string t = IdentityText(s.identities, id);
       return t.empty() ? std::string("(none)") : t.substr(1);
     };
     parts.push_back(absl::StrCat("identity ", text(before, x.identity), " -> ",

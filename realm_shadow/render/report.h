@@ -46,9 +46,21 @@ struct LoadedMemory {
 std::vector<LoadedMemory> ListMemories(const std::vector<DumpFile>& dumps,
                                        const std::vector<std::string>& files);
 
-// An identity's attributes as reports print them: " key=value" each, in
-// order ("why", long prose the notes carry, left out).
-std::string FormatIdentityAttributes(const Identity& identity);
+// ---- identities, as every text of this layer names them -------------------
+
+// The identity with this id among `identities`, which are sorted by id (a
+// Snapshot's and a MemoryHistory's are), or nullptr; id 0 is "none".
+// O(log n): texts look one up per line.
+const Identity* FindIdentityById(const std::vector<Identity>& identities,
+                                 uint32_t id);
+// The identity `id` names, as the report, the failure report and the
+// timeline print it after an allocation or a request: core/identity.h's
+// IdentityText (" key=value" each, one line, "why" left out; with_kind puts
+// the kind first, for lines that have no kind of their own).  "" for id 0;
+// " identity#7" when `identities` lacks it (a picture whose identity table
+// was cut short), so that the reader still sees there was one.
+std::string IdentityText(const std::vector<Identity>& identities, uint32_t id,
+                         bool with_kind = false);
 
 // "node 0 memory 0x1e00000000000000 (system, SYSTEM_MEM)".
 std::string MemoryTitle(const Snapshot& snapshot);
@@ -117,9 +129,80 @@ std::vector<LoadedMemory> ByPressure(const std::vector<LoadedMemory>& memories);
 std::string FormatRunSummary(const std::vector<LoadedMemory>& memories,
                              size_t rows);
 
-// The full report of one memory (see docs/cli.md for a sample).
+// The full report of one memory (see docs/cli.md for a sample): the
+// sections below, in their order, after MemoryTitle.
 std::string FormatMemoryReport(const Snapshot& snapshot,
                                const ReportOptions& options);
+
+// ---- the memory report, section by section ---------------------------------
+// Each section returns whole lines ("  label               value\n", labels
+// padded to 22 columns, lists indented 4); the live failure report
+// (failure_report.h) prints some of them as they are.
+
+// What the sections share, computed once per memory: the holes are the one
+// pass over the allocations (O(n) on a sorted picture).
+struct MemorySpace {
+  std::vector<Hole> holes;  // empty unless kept (FormatLargestHoles)
+  FreeSummary summary;
+  uint64_t bounded = 0;  // BoundedBytes
+  KindUsage unplaced;    // UnplacedUsage
+  // Whether every live instance has a placement: otherwise holes, free
+  // space and fragmentation are unknown and the sections say so.
+  bool placed() const { return unplaced.count == 0; }
+};
+// keep_holes = false sums the holes without keeping them: what the live
+// report, which lists none, measures on the failing thread (100k holes are
+// 1.6 MB and a third of its time).
+MemorySpace MeasureSpace(const Snapshot& snapshot, bool keep_holes = true);
+
+// How a section cuts a list of instances: the first `shown` (0: all), then
+// "... 5 more (<hint>)": the report's hint is its --all option, the live
+// report's the dump.
+struct ListCut {
+  size_t shown = 10;
+  std::string hint = "--all shows every one";
+
+  // How many of `total` entries are listed.
+  size_t Listed(size_t total) const {
+    return shown == 0 || total < shown ? total : shown;
+  }
+  // "<indent>... 5 more (<hint>)\n" after a list it cut; "" otherwise.
+  std::string MoreLine(size_t total, const std::string& indent) const;
+};
+
+// "capacity" and "used" (with the peak; a lower bound while placements are
+// unknown), and the share of upper-bound sizes.
+std::string FormatCapacityAndUse(const Snapshot& snapshot,
+                                 const MemorySpace& space);
+// "use by kind": count and bytes of each AllocationKind present.
+std::string FormatUseByKind(const Snapshot& snapshot);
+// "by <attribute>": who holds the memory, groups largest first, cut to
+// `groups_shown` (0: all); nothing when `attribute` is empty.
+std::string FormatHolders(const Snapshot& snapshot,
+                          const std::string& attribute, size_t groups_shown);
+// "total free", "largest hole", "holes" with the fragmentation; one line
+// instead for an addressed memory or unknown placements.
+std::string FormatFreeSpace(const Snapshot& snapshot, const MemorySpace& space);
+// The `top` largest holes and the hole-size histogram (nothing where holes
+// are unknown or meaningless, or there are none).
+std::string FormatLargestHoles(const Snapshot& snapshot,
+                               const MemorySpace& space, size_t top);
+// "deferred requests": requests waiting for releases, in deferral order.
+std::string FormatDeferredRequests(const Snapshot& snapshot, const ListCut& cut);
+// "pending releases": allocations whose release waits on an event.
+std::string FormatPendingReleases(const Snapshot& snapshot, const ListCut& cut);
+// "failures": the counters' total, then the most recent failures
+// (options.failures_shown, or all), each as failure_report.h's
+// FormatFailure writes it: both objectives' windows, grouped by
+// `attribute`, cut at options.instances_shown.
+std::string FormatFailures(const Snapshot& snapshot, const MemorySpace& space,
+                           const ReportOptions& options,
+                           const std::string& attribute);
+// "anomalies": totals by kind, then the most recent (options.anomalies_shown).
+std::string FormatAnomalies(const Snapshot& snapshot,
+                            const ReportOptions& options);
+// "NOT EXACT" when tracking was off for some events; nothing otherwise.
+std::string FormatExactness(const Snapshot& snapshot);
 // The notes of a dump file ("what the source could not tell").
 std::string FormatDumpNotes(const DumpFile& dump, const std::string& file);
 // Report of every memory of every dump, then each file's notes.
@@ -131,7 +214,8 @@ std::string FormatReport(const std::vector<DumpFile>& dumps,
 std::string FormatHoles(const Snapshot& snapshot, size_t top);
 
 // The blocker answer for one request in one memory: whether it fits, the
-// cause if not, and the cheapest window (by `objective`).
+// cause if not, and the cheapest window (by `objective`), in the words of a
+// failure's (failure_report.h FailureCauseText, FormatBlockerWindow).
 std::string FormatBlockers(const Snapshot& snapshot, uint64_t size,
                            uint64_t alignment, BlockerObjective objective);
 

@@ -21,17 +21,6 @@ std::string Percent(uint64_t part, uint64_t whole) {
   return buf;
 }
 
-std::string IdentityText(const MemoryHistory& h, uint32_t id) {
-  if (id == 0) return "";
-  auto it = std::lower_bound(
-      h.identities.begin(), h.identities.end(), id,
-      [](const Identity& i, uint32_t v) { return i.id < v; });
-  if (it == h.identities.end() || it->id != id) return "";
-  std::string text = std::string(" ") + AllocationKindName(it->kind);
-  for (const auto& [key, value] : it->attributes) text += " " + key + "=" + value;
-  return text;
-}
-
 struct Drop {
   uint64_t event = 0;  // the event that shrank it (1-based)
   uint64_t before = 0, after = 0;
@@ -162,7 +151,7 @@ std::string LifeLine(const MemoryHistory& h, const Life& life) {
   text += ", " + std::to_string(life.ended - life.began) + " events, " +
           FormatHistoryTime(life.duration_ns);
   if (life.at_start) text += " at least";
-  return text + IdentityText(h, a.identity) + "\n";
+  return text + IdentityText(h.identities, a.identity, /*with_kind=*/true) + "\n";
 }
 
 std::string FiguresText(const MemoryFigures& f) {
@@ -262,7 +251,8 @@ std::string FormatTimeline(const Snapshot& memory, const MemoryHistory& h,
            HexId(f.instance) + (f.eventual ? " (eventual)" : " (instant)") +
            " request " +
            (f.size ? FormatSizeExact(f.size) : std::string("of unknown size")) +
-           " align " + std::to_string(f.alignment) + IdentityText(h, f.identity) +
+           " align " + std::to_string(f.alignment) +
+           IdentityText(h.identities, f.identity, /*with_kind=*/true) +
            "\n      then " + FiguresText(seen.figures) + "\n";
     const uint64_t first =
         f.sequence >= h.first_sequence() + options.lead ? f.sequence - options.lead

@@ -12,6 +12,7 @@
 #include "realm_shadow/format/json_writer.h"
 #include "realm_shadow/analysis/history_walk.h"
 #include "realm_shadow/analysis/history_cursor.h"
+#include "realm_shadow/render/report.h"
 
 namespace realm_shadow {
 namespace {
@@ -38,14 +39,6 @@ class TraceOut {
   std::string text_;
   JsonWriter w_;
 };
-
-const Identity* FindIn(const MemoryHistory& h, uint32_t id) {
-  if (id == 0) return nullptr;
-  auto it = std::lower_bound(
-      h.identities.begin(), h.identities.end(), id,
-      [](const Identity& i, uint32_t v) { return i.id < v; });
-  return it != h.identities.end() && it->id == id ? &*it : nullptr;
-}
 
 // One memory's events.
 class TraceVisitor : public HistoryVisitor {
@@ -212,7 +205,7 @@ class TraceVisitor : public HistoryVisitor {
     w.Decimal("ts", ns, 3);
   }
   void Identity(JsonWriter& w, uint32_t id) {
-    const realm_shadow::Identity* identity = FindIn(h_, id);
+    const realm_shadow::Identity* identity = FindIdentityById(h_.identities, id);
     if (identity == nullptr) return;
     for (const auto& [key, value] : identity->attributes) {
       key_.assign("identity.");

@@ -35,7 +35,7 @@ TEST(DumpOnFailureAutoInstall, DumpAppearsWithoutAnyCall) {
   ::testing::internal::CaptureStderr();
   realm_shadow_allocation_failed(m, 2, 64, 1);
   const std::string report = ::testing::internal::GetCapturedStderr();
-  EXPECT_NE(report.find("cause          exhaustion"), std::string::npos)
+  EXPECT_NE(report.find("now: exhaustion"), std::string::npos)
       << report;
   ASSERT_TRUE(fs::exists(path)) << report;
   DumpFile dump;
