@@ -4,56 +4,17 @@
  * Layer 1, next to hooks.h.  The C part (memory kinds, Realm's result codes,
  * the dynamic framebuffer's sites) needs <stdint.h> only; the C++ part
  * (heap_observer.h and the managed memory's entry sites below) is what
- * mem_impl.h, mem_impl.cc and inst_impl.cc call.  scripts/legion-enable-
- * tracking puts each call in place; legion_glue/INTEGRATION.md says where
- * and why.
+ * Realm's allocator code calls.  Where each call goes is one table,
+ * legion_glue/sites.py, from which scripts/legion-enable-tracking plans its
+ * edits; legion_glue/INTEGRATION.md says why there (a check in CI keeps the
+ * three in agreement: every helper a line of the table calls is declared
+ * here or in heap_observer.h).
  *
- * How a managed memory (LocalManagedMemory: system, regdma, socket, GPU
- * framebuffer, zero-copy, managed, disk memory) is tracked:
- *  - its `current` and `future` heaps carry a HeapObserver
- *    (heap_observer.h): what is placed, and Realm's plan for what waits;
- *  - the entry points of the memory's allocation functions say what no heap
- *    shows: a request waits on its precondition, a release was requested,
- *    its precondition fired or was poisoned;
- *  - RegionInstanceImpl::notify_allocation, the choke point of every
- *    outcome, says which requests failed or were cancelled, with their size.
- * None of these re-encodes Realm's deferral algorithm, so a change to it
- * (which releases a deferred request may count on, how reordering works)
- * changes nothing here.
- *
- * The sites (Realm 25.03 to master; runtime/realm/):
- *   mem_impl.h   include this header
- *   mem_impl.h   BasicRangeAllocator: `realm_shadow::HeapObserver
- *                shadow_observer;` right after `std::vector<Range> ranges;`
- *   mem_impl.inl allocate(): `shadow_observer.Placed(tag, 0, 0, alignment);`
- *                after `allocated[tag] = SENTINEL;` and
- *                `shadow_observer.Placed(tag, alloc_first, size, alignment);`
- *                after `allocated[tag] = idx;`
- *   mem_impl.inl deallocate(TT tag, bool): `shadow_observer.Removed(tag);`
- *                after `allocated.erase(it);`
- *   mem_impl.inl split_range(): first statement `auto shadow_split =
- *                realm_shadow::HeapSplit(*this, old_tag, new_tags, sizes,
- *                alignments);`
- *   mem_impl.inl swap(): last statement `realm_shadow::HeapSwapped(*this,
- *                swap_with);`
- *   mem_impl.cc  LocalManagedMemory(): after `current_allocator.add_range(0,
- *                _size);`: site::ObserveManagedMemory(me, _lowlevel_kind,
- *                _size, current_allocator, future_allocator)
- *   mem_impl.cc  first statement of allocate_storage_deferrable(inst, ...,
- *                precondition): site::AllocationRequested(
- *                current_allocator.shadow_observer, inst, precondition)
- *   mem_impl.cc  release_storage_deferrable(inst, precondition):
- *                site::ReleaseRequested(current_allocator.shadow_observer,
- *                inst, precondition)
- *   mem_impl.cc  reuse_storage_deferrable(old_inst, new_insts, precondition):
- *                site::RedistrictRequested(current_allocator.shadow_observer,
- *                old_inst, new_insts, precondition)
- *   mem_impl.cc  release_storage_immediate(inst, poisoned, ...) and
- *                reuse_storage_immediate(old_inst, ..., poisoned, ...) (not in
- *                25.03): site::ReleaseFired(current_allocator.shadow_observer,
- *                inst or old_inst, poisoned)
- *   inst_impl.cc first statement of RegionInstanceImpl::notify_allocation:
- *                site::AllocationOutcome(*this, int(result))
+ * A managed memory (LocalManagedMemory) is tracked by observing its
+ * `current` and `future` heaps (heap_observer.h) and by a few entry sites
+ * that say what no heap shows; none of them re-encodes Realm's deferral
+ * algorithm, so a change to it (which releases a deferred request may count
+ * on, how reordering works) changes nothing here.
  *
  * Cost and guarantees
  *  - Cheap to include: mem_impl.h includes it, and editing mem_impl.h
