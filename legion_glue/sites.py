@@ -56,6 +56,11 @@ PLACES = {
     # Before / after the one CMake line matching `statement`.
     "cmake-before": "before `{statement}`",
     "cmake-after": "after `{statement}`",
+    # Nothing inserted: the class `container` (a regex up to its '{') must
+    # exist, and no line of its body may match `statement` (what would take
+    # it off the path the other sites observe).
+    "derives": "`{container}` must derive from `LocalManagedMemory` and "
+               "override none of `{statement}`",
 }
 
 # A {placeholder} in a line, statement or name: a parameter of the row, or
@@ -220,6 +225,65 @@ SITES = [
          function_name="RegionInstanceImpl::notify_allocation",
          params={"result": r"AllocationResult"}),
 
+    # ---- Realm's CUDA module (cuda/cuda_internal.h, cuda/cuda_module.cc) -------
+    # The framebuffer and the zero-copy and managed memories are
+    # LocalManagedMemory subclasses that leave its allocation functions
+    # alone: observe-memory registers them with their kinds and the heap
+    # sites above see their placements.  Nothing is inserted for them; these
+    # two rows refuse a Realm where that stopped being true.
+    Site("runtime/realm/cuda/cuda_internal.h", "framebuffer-is-managed",
+         "derives", None,
+         container=r"class\s+GPUFBMemory\s*:\s*public\s+LocalManagedMemory\s*\{",
+         container_name="GPUFBMemory",
+         statement=r".*\b(?:allocate|release|reuse)_storage_(?:deferrable|"
+                   r"immediate)\s*\(.*",
+         statement_name="allocate/release/reuse_storage_deferrable/immediate",
+         part="Realm CUDA", optional="the CUDA module"),
+    Site("runtime/realm/cuda/cuda_internal.h", "zero-copy-is-managed",
+         "derives", None,
+         container=r"class\s+GPUZCMemory\s*:\s*public\s+LocalManagedMemory\s*\{",
+         container_name="GPUZCMemory",
+         statement=r".*\b(?:allocate|release|reuse)_storage_(?:deferrable|"
+                   r"immediate)\s*\(.*",
+         statement_name="allocate/release/reuse_storage_deferrable/immediate",
+         part="Realm CUDA", optional="the CUDA module"),
+    # The dynamic framebuffer: one cuMemAlloc per instance, its own sites
+    # (realm_sites.h says why these three, and why no failure site).
+    Site("runtime/realm/cuda/cuda_internal.h", "dynamic-fb-member", "member",
+         "realm_shadow::site::DynamicFramebufferShadow shadow_memory;",
+         container=r"class\s+GPUDynamicFBMemory\b[^;{]*\{",
+         container_name="GPUDynamicFBMemory",
+         statement=r"std::map\s*<.*>\s*alloc_bases\s*;",
+         statement_name="std::map<...> alloc_bases;",
+         part="Realm CUDA", optional="the CUDA module"),
+    Site("runtime/realm/cuda/cuda_module.cc", "dynamic-fb-observe", "last",
+         "realm_shadow::site::ObserveDynamicFramebuffer(shadow_memory, me, "
+         "{_max_size});",
+         function=r"GPUDynamicFBMemory::GPUDynamicFBMemory",
+         function_name="GPUDynamicFBMemory::GPUDynamicFBMemory",
+         params={"_max_size": SIZE}, part="Realm CUDA",
+         optional="the CUDA module"),
+    Site("runtime/realm/cuda/cuda_module.cc", "dynamic-fb-allocated", "after",
+         "realm_shadow::site::DynamicFramebufferAllocated(shadow_memory, "
+         "{inst}, base, bytes);",
+         function=r"GPUDynamicFBMemory::allocate_storage_immediate",
+         function_name="GPUDynamicFBMemory::allocate_storage_immediate",
+         statement=r"alloc_bases\s*\[\s*{inst}\s*->\s*me\s*\]\s*=\s*"
+                   r"std::make_pair\s*\(\s*base\s*,\s*bytes\s*\)\s*;",
+         statement_name="alloc_bases[{inst}->me] = std::make_pair(base, bytes);",
+         params={"inst": INST}, part="Realm CUDA", optional="the CUDA module",
+         note="under the memory's mutex, after cuMemAlloc; its failures are "
+              "`allocation-outcome`'s"),
+    Site("runtime/realm/cuda/cuda_module.cc", "dynamic-fb-released", "after",
+         "realm_shadow::site::DynamicFramebufferReleased(shadow_memory, "
+         "{inst});",
+         function=r"GPUDynamicFBMemory::release_storage_immediate",
+         function_name="GPUDynamicFBMemory::release_storage_immediate",
+         statement=r"alloc_bases\s*\.\s*erase\s*\(\s*it\s*\)\s*;",
+         statement_name="alloc_bases.erase(it);",
+         params={"inst": INST}, part="Realm CUDA", optional="the CUDA module",
+         note="under the memory's mutex, before cuMemFree"),
+
     # ---- Legion: what each allocation is (legion_sites.h) --------------------
     Site("runtime/legion/legion_instances.cc", "include", "include",
          '#include "legion_glue/legion_sites.h"', part="Legion"),
@@ -337,6 +401,15 @@ def rows_of(path):
     return [s for s in SITES if s.file == path]
 
 
+def optional_groups():
+    """{group: [its files]} for the optional groups of rows."""
+    out = {}
+    for s in SITES:
+        if s.optional and s.file not in out.setdefault(s.optional, []):
+            out[s.optional].append(s.file)
+    return out
+
+
 def fill(text, values):
     """text with each {placeholder} that `values` names replaced."""
     if text is None:
@@ -347,6 +420,8 @@ def fill(text, values):
 
 def shown(site, text):
     """text as INTEGRATION.md shows it: parameters by their usual names."""
+    if text is None:
+        return None
     values = {p: p for p in site.params}
     values["prefix"] = "<prefix>"
     return fill(text, values)
@@ -369,9 +444,11 @@ def markdown():
     last = None
     for s in SITES:
         markers = ", ".join("`%s`" % m for m in s.all_markers())
-        out.append("| %s | %s | %s | `%s` |" % (
+        line = shown(s, s.line)
+        out.append("| %s | %s | %s | %s |" % (
             "`%s`" % s.file if s.file != last else "", markers,
-            where(s).replace("|", "\\|"), shown(s, s.line)))
+            where(s).replace("|", "\\|"),
+            "`%s`" % line if line is not None else "nothing (checked only)"))
         last = s.file
     return "\n".join(out) + "\n"
 

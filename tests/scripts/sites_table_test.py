@@ -103,6 +103,10 @@ class Table(unittest.TestCase):
                     self.assertTrue(s.container and s.container_name)
                 if s.place == "include":
                     self.assertRegex(s.line, r'^#include "[^"]+"$')
+                # A "derives" row inserts nothing; every other row a line.
+                self.assertEqual(s.line is None, s.place == "derives")
+                if s.place == "derives":
+                    self.assertTrue(s.container and s.container_name)
                 if s.place == "after-each":
                     self.assertIn("(?P<state>", s.statement)
                     self.assertIn("{state}", s.marker)
@@ -150,8 +154,9 @@ class Document(unittest.TestCase):
                     self.assertTrue("`%s`" % m in block,
                                     "INTEGRATION.md: no site %s" % m)
                     line = sites.shown(s, s.line)
-                    self.assertTrue("`%s`" % line in block,
-                                    "INTEGRATION.md: no line %s" % line)
+                    if line is not None:
+                        self.assertTrue("`%s`" % line in block,
+                                        "INTEGRATION.md: no line %s" % line)
 
 
 class Helpers(unittest.TestCase):
@@ -181,7 +186,7 @@ class Helpers(unittest.TestCase):
     def test_every_helper_is_declared(self):
         checked = 0
         for s in sites.SITES:
-            line = sites.shown(s, s.line)
+            line = sites.shown(s, s.line) or ""
             with self.subTest(file=s.file, marker=s.marker):
                 for name in re.findall(r"realm_shadow::legion::site::(\w+)\s*\(",
                                        line):
@@ -229,7 +234,7 @@ class Helpers(unittest.TestCase):
                     self.assertRegex(aliases, r"add_library\s*\(\s*RealmShadow::"
                                      r"%s\s+ALIAS\b" % target)
                     checked += 1
-        self.assertGreater(checked, len(sites.SITES) - 4)
+        self.assertGreater(checked, len(sites.SITES) - 6)
 
     def test_the_declaration_finder_tells_a_call_from_a_declaration(self):
         self.assertTrue(declares_function("inline void Foo(int a);", "Foo"))
