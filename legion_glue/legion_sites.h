@@ -5,40 +5,17 @@
 //
 // What it is for: Realm's heaps (realm_shadow/realm_sites.h) tell the shadow
 // where every instance sits; only Legion knows what it is.  Each function
-// here is the whole of one Legion site, so an edit in Legion is one line
-// (scripts/legion-enable-tracking inserts them; legion_glue/INTEGRATION.md
-// lists them).  They are templates over Legion's types: this header includes
-// no Legion header and names no Legion type, so it compiles, and is tested
-// (tests/legion_glue/legion_sites_test.cc), with stand-ins shaped like
+// here is the whole of one Legion site, so an edit in Legion is one line.
+// Where each line goes is one table, legion_glue/sites.py, from which
+// scripts/legion-enable-tracking plans its edits; legion_glue/INTEGRATION.md
+// says why there.  They are templates over Legion's types: this header
+// includes no Legion header and names no Legion type, so it compiles, and is
+// tested (tests/legion_glue/legion_sites_test.cc), with stand-ins shaped like
 // Legion's objects.  Inside Legion's runtime (legion/runtime.h included
 // first) it also pulls in legion/mapper_manager.h, which the creator lookup
-// reads.
-//
-// The sites (Legion 25.03, 25.06, master; runtime/legion/...):
-//  - legion_instances.cc InstanceBuilder::create_physical_instance, before
-//    its last `return result;`:
-//      RegionInstanceCreated(memory_manager->memory, instance, regions,
-//                            constraints, field_space_node, creator_id,
-//                            implicit_mapper_call);
-//  - legion_instances.cc, in PhysicalManager, after each
-//    `gc_state = VALID_GC_STATE;` / `gc_state = COLLECTABLE_GC_STATE;`:
-//      GcStateChanged(memory_manager->memory, instance, true / false);
-//  - runtime.cc MemoryManager::create_task_local_instance, before its last
-//    `return instance;`: TaskLocalInstanceCreated(memory, instance,
-//    creator_uid, implicit_context);
-//  - runtime.cc MemoryManager::create_future_instance, before
-//    `return new FutureInstance(NULL...`: FutureInstanceCreated(memory,
-//    instance, creator_uid, implicit_context);
-//  - runtime.cc MemoryManager::create_memory_pool, before
-//    `return new ConcretePool(instance, bounds.size, ...`: PoolCreated(memory,
-//    instance, bounds.size, creator_uid, implicit_context);
-//  - runtime.cc ConcretePool::allocate_instance, after
-//    `allocated[instance] = range_index;`: PoolSubAllocated(range.instance,
-//    instance, offset, layout->bytes_used, creator_uid, implicit_context);
-//  - runtime.cc ConcretePool::free_instance, first statement:
-//    PoolSubAllocationFreed(instance);
-//  - runtime.cc ConcretePool::release_pool, first statement:
-//    PoolReleased(backing_instances);
+// reads.  Every site is declared twice, below: tracking on, and compiled out
+// (an empty inline function); tests/scripts/sites_table_test.py checks both
+// against the table.
 //
 // Guarantees and cost
 //  - Never on Realm's allocation path, and never under Realm's allocator

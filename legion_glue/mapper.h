@@ -108,7 +108,13 @@ inline std::string failure_report(Realm::Memory memory, size_t footprint = 0,
 //    REALM_SHADOW_DUMP_DIR, prints the same report at Realm's failure);
 //  - shadow_create_physical_instance: create_physical_instance that reports
 //    when it returns false; use it in place of
-//    runtime->create_physical_instance in a custom mapper.
+//    runtime->create_physical_instance in a custom mapper (and then, to fail,
+//    Base::default_report_failed_instance_creation, or the report prints
+//    twice).
+// scripts/trial/mapper_trial.cc compiles every member against Legion (an
+// explicit instantiation) and scripts/legion-trial runs it: a creation fails
+// in a small memory, the report prints, the mapper places the region
+// elsewhere.
 template <class Base>
 class ShadowReportingMapper : public Base {
  public:

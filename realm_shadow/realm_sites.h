@@ -4,56 +4,17 @@
  * Layer hooks, next to hooks.h.  The C part (memory kinds, Realm's result codes,
  * the dynamic framebuffer's sites) needs <stdint.h> only; the C++ part
  * (heap_observer.h and the managed memory's entry sites below) is what
- * mem_impl.h, mem_impl.cc and inst_impl.cc call.  scripts/legion-enable-
- * tracking puts each call in place; legion_glue/INTEGRATION.md says where
- * and why.
+ * Realm's allocator code calls.  Where each call goes is one table,
+ * legion_glue/sites.py, from which scripts/legion-enable-tracking plans its
+ * edits; legion_glue/INTEGRATION.md says why there (a check in CI keeps the
+ * three in agreement: every helper a line of the table calls is declared
+ * here or in heap_observer.h).
  *
- * How a managed memory (LocalManagedMemory: system, regdma, socket, GPU
- * framebuffer, zero-copy, managed, disk memory) is tracked:
- *  - its `current` and `future` heaps carry a HeapObserver
- *    (heap_observer.h): what is placed, and Realm's plan for what waits;
- *  - the entry points of the memory's allocation functions say what no heap
- *    shows: a request waits on its precondition, a release was requested,
- *    its precondition fired or was poisoned;
- *  - RegionInstanceImpl::notify_allocation, the choke point of every
- *    outcome, says which requests failed or were cancelled, with their size.
- * None of these re-encodes Realm's deferral algorithm, so a change to it
- * (which releases a deferred request may count on, how reordering works)
- * changes nothing here.
- *
- * The sites (Realm 25.03 to master; runtime/realm/):
- *   mem_impl.h   include this header
- *   mem_impl.h   BasicRangeAllocator: `realm_shadow::HeapObserver
- *                shadow_observer;` right after `std::vector<Range> ranges;`
- *   mem_impl.inl allocate(): `shadow_observer.Placed(tag, 0, 0, alignment);`
- *                after `allocated[tag] = SENTINEL;` and
- *                `shadow_observer.Placed(tag, alloc_first, size, alignment);`
- *                after `allocated[tag] = idx;`
- *   mem_impl.inl deallocate(TT tag, bool): `shadow_observer.Removed(tag);`
- *                after `allocated.erase(it);`
- *   mem_impl.inl split_range(): first statement `auto shadow_split =
- *                realm_shadow::HeapSplit(*this, old_tag, new_tags, sizes,
- *                alignments);`
- *   mem_impl.inl swap(): last statement `realm_shadow::HeapSwapped(*this,
- *                swap_with);`
- *   mem_impl.cc  LocalManagedMemory(): after `current_allocator.add_range(0,
- *                _size);`: site::ObserveManagedMemory(me, _lowlevel_kind,
- *                _size, current_allocator, future_allocator)
- *   mem_impl.cc  first statement of allocate_storage_deferrable(inst, ...,
- *                precondition): site::AllocationRequested(
- *                current_allocator.shadow_observer, inst, precondition)
- *   mem_impl.cc  release_storage_deferrable(inst, precondition):
- *                site::ReleaseRequested(current_allocator.shadow_observer,
- *                inst, precondition)
- *   mem_impl.cc  reuse_storage_deferrable(old_inst, new_insts, precondition):
- *                site::RedistrictRequested(current_allocator.shadow_observer,
- *                old_inst, new_insts, precondition)
- *   mem_impl.cc  release_storage_immediate(inst, poisoned, ...) and
- *                reuse_storage_immediate(old_inst, ..., poisoned, ...) (not in
- *                25.03): site::ReleaseFired(current_allocator.shadow_observer,
- *                inst or old_inst, poisoned)
- *   inst_impl.cc first statement of RegionInstanceImpl::notify_allocation:
- *                site::AllocationOutcome(*this, int(result))
+ * A managed memory (LocalManagedMemory) is tracked by observing its
+ * `current` and `future` heaps (heap_observer.h) and by a few entry sites
+ * that say what no heap shows; none of them re-encodes Realm's deferral
+ * algorithm, so a change to it (which releases a deferred request may count
+ * on, how reordering works) changes nothing here.
  *
  * Cost and guarantees
  *  - Cheap to include: mem_impl.h includes it, and editing mem_impl.h
@@ -186,7 +147,10 @@ static inline void realm_shadow_site_dynamic_fb_allocated(
     uint64_t bytes) {
   realm_shadow_allocated(m, instance, device_ptr, bytes, 1);
 }
-/* The dynfb_max cap was reached, or cuMemAlloc ran out of memory. */
+/* The dynfb_max cap was reached, or cuMemAlloc ran out of memory.  For an
+ * integration without the notify_allocation site only: where that site is
+ * (scripts/legion-enable-tracking puts it there), it records these failures
+ * already. */
 static inline void realm_shadow_site_dynamic_fb_failed(realm_shadow_memory *m,
                                                        uint64_t instance,
                                                        uint64_t bytes) {
@@ -207,6 +171,7 @@ static inline void realm_shadow_site_dynamic_fb_released(
 /* ---- managed memories (C++: templates over Realm's types) ---------------- */
 #ifdef __cplusplus
 #include <cstddef>
+#include <type_traits>
 
 #include "realm_shadow/log_sink.h"
 #include "realm_shadow/heap_observer.h"
@@ -245,13 +210,39 @@ inline void InstallRealmLogSink() {
 inline void InstallRealmLogSink() {}
 #endif
 
+// Realm's Memory::Kind, where a site passes one (not a plain integer), must
+// keep realm_c.h's order, which realm_shadow_realm_kind_name spells out:
+// checked when Realm compiles the site, so a reordering stops the build
+// instead of naming a framebuffer "Z_COPY_MEM".
+template <typename Kind, typename = void>
+struct RealmKindOrder {
+  static constexpr bool kChecked = false;  // an integer: nothing to check
+};
+template <typename Kind>
+struct RealmKindOrder<Kind, std::void_t<decltype(Kind::GPU_DYNAMIC_MEM)>> {
+  static_assert(static_cast<int>(Kind::SYSTEM_MEM) == 2 &&
+                    static_cast<int>(Kind::Z_COPY_MEM) == 5 &&
+                    static_cast<int>(Kind::GPU_FB_MEM) == 6 &&
+                    static_cast<int>(Kind::DISK_MEM) == 7 &&
+                    static_cast<int>(Kind::GPU_MANAGED_MEM) == 13 &&
+                    static_cast<int>(Kind::GPU_DYNAMIC_MEM) == 14,
+                "Realm's Memory::Kind moved: realm_shadow_realm_kind_name "
+                "follows realm_c.h's order");
+  static constexpr bool kChecked = true;
+};
+
 // LocalManagedMemory's constructor, after `current_allocator.add_range(0,
 // _size)`: registers the memory (concurrent, heap-observed) and attaches
 // its current and future heaps.  `me` is the Realm::Memory, `kind` its
-// Memory::Kind.  The name is Realm's kind name ("SYSTEM_MEM").
+// Memory::Kind.  The name is Realm's kind name ("SYSTEM_MEM"), the one
+// Realm's log gives it.  Realm's GPU memories that keep a heap come here
+// too, with their own kinds, from their constructors' base-class call:
+// GPUFBMemory (GPU_FB_MEM: framebuffer), GPUZCMemory (Z_COPY_MEM:
+// zero-copy; GPU_MANAGED_MEM: managed), offsets from the block's base.
 template <typename Memory, typename Kind, typename Heap>
 inline void ObserveManagedMemory(const Memory& me, Kind kind, size_t size,
                                  Heap& current, Heap& future) {
+  static_cast<void>(RealmKindOrder<Kind>::kChecked);
   const char* name = realm_shadow_realm_kind_name(static_cast<int>(kind));
   realm_shadow_memory* m = realm_shadow_register_memory(
       static_cast<uint64_t>(me.id), realm_shadow_kind_from_realm_name(name),
@@ -372,6 +363,75 @@ inline void AllocationOutcome(const Instance& inst, int result) {
   }
   realm_shadow_request_failed(m, id, bytes, alignment,
                               result == REALM_SHADOW_ALLOC_EVENTUAL_FAILURE);
+}
+
+// ---- dynamic framebuffer (GPUDynamicFBMemory) --------------------------------
+//
+// Realm's CUDA module makes one per GPU (on by default; -cuda:dynfb 0 turns
+// it off).  It is no LocalManagedMemory: each instance is its own cuMemAlloc,
+// there is no heap and no deferral, and a cap (-cuda:dynfb_max, at most the
+// device's memory) bounds the bytes charged to it.  Its own mutex guards
+// only its bookkeeping (`alloc_bases`, `cur_size`), never CUDA.  An
+// instance's offset is its device pointer, so the memory is registered
+// ADDRESSED (no holes; free is the cap less the bytes in use) and
+// CONCURRENT.
+//
+// Three sites: the constructor registers it with its cap; the allocation,
+// under the mutex right after the instance entered `alloc_bases` (after
+// cuMemAlloc returned); the release, under the mutex right after it left
+// `alloc_bases` (before cuMemFree).  So a device pointer that CUDA hands to
+// another instance once freed is recorded after the release that freed it.
+// Failures (the cap, cuMemAlloc out of memory) and cancellations (a
+// poisoned precondition) need no site of their own: the memory answers each
+// with RegionInstanceImpl::notify_allocation, where AllocationOutcome
+// records it with the requested size once the memory is registered here; a
+// second report would count every failure twice.
+//
+// Cost of each event site: a null test and one journal append (no lock of
+// its own, no syscall, no heap allocation).
+
+// The member GPUDynamicFBMemory gets: its handle (NULL: not tracked).
+struct DynamicFramebufferShadow {
+  realm_shadow_memory* memory = nullptr;
+};
+
+// GPUDynamicFBMemory's constructor, last statement: registers the memory
+// with its cap (`size` as Realm enforces it) as capacity, under Realm's name
+// of its kind.
+template <typename Memory>
+inline void ObserveDynamicFramebuffer(DynamicFramebufferShadow& shadow,
+                                      const Memory& me, size_t cap) {
+  shadow.memory = realm_shadow_site_register_dynamic_fb(
+      static_cast<uint64_t>(me.id), static_cast<uint64_t>(cap),
+      "GPU_DYNAMIC_MEM");
+  InstallRealmLogSink();
+}
+
+// In allocate_storage_immediate, after `alloc_bases[inst->me] =
+// std::make_pair(base, bytes);`: `base` is what cuMemAlloc returned (0 for
+// zero bytes), `bytes` the layout's size.
+template <typename Instance, typename DevicePointer>
+inline void DynamicFramebufferAllocated(const DynamicFramebufferShadow& shadow,
+                                        const Instance* inst,
+                                        DevicePointer base, size_t bytes) {
+  if (shadow.memory == nullptr || inst == nullptr) return;
+  const uint64_t alignment =
+      inst->metadata.layout != nullptr
+          ? static_cast<uint64_t>(inst->metadata.layout->alignment_reqd)
+          : 1;
+  realm_shadow_allocated(shadow.memory, static_cast<uint64_t>(inst->me.id),
+                         static_cast<uint64_t>(base),
+                         static_cast<uint64_t>(bytes), alignment);
+}
+
+// In release_storage_immediate, after `alloc_bases.erase(it);`, before
+// cuMemFree.
+template <typename Instance>
+inline void DynamicFramebufferReleased(const DynamicFramebufferShadow& shadow,
+                                       const Instance* inst) {
+  if (shadow.memory == nullptr || inst == nullptr) return;
+  realm_shadow_site_dynamic_fb_released(shadow.memory,
+                                        static_cast<uint64_t>(inst->me.id));
 }
 
 }  // namespace site

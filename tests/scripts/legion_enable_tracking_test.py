@@ -5,7 +5,8 @@ The trees are written here, not copied from Legion: each file holds only
 the identifiers and statement shapes the tool anchors on (a function's
 qualified name and parameters, `allocated[tag] = idx;`, a CMake command),
 in the three shapes Legion has had: 25.03 (no reuse_storage_immediate),
-25.06, and master (MemoryImpl constructors take a RuntimeImpl).
+25.06, and master (MemoryImpl constructors take a RuntimeImpl), with or
+without Realm's CUDA module (runtime/realm/cuda/).
 
 usage: legion_enable_tracking_test.py PATH/TO/legion-enable-tracking
 """
@@ -361,6 +362,124 @@ set(Legion_NETWORKS @Legion_NETWORKS@)
 include(${CMAKE_CURRENT_LIST_DIR}/LegionTargets.cmake)
 """
 
+# Realm's CUDA module (runtime/realm/cuda/): the framebuffer and zero-copy
+# memories derive from LocalManagedMemory; the dynamic framebuffer is a
+# MemoryImpl with a mutex, a cap and a map of device pointers.
+CUDA_INTERNAL_H = """\
+// synthetic stand-in for runtime/realm/cuda/cuda_internal.h
+#ifndef SYNTH_CUDA_INTERNAL_H
+#define SYNTH_CUDA_INTERNAL_H
+
+#include "realm/mem_impl.h"
+
+namespace Realm {
+  namespace Cuda {
+    class GPUFBMemory;
+    class GPUDynamicFBMemory;
+
+    class GPUFBMemory : public LocalManagedMemory {
+    public:
+      virtual void *get_direct_ptr(off_t offset, size_t size);
+      CUdeviceptr base;
+    };
+
+    class GPUDynamicFBMemory : public MemoryImpl {
+    public:
+      virtual AllocationResult allocate_storage_immediate(RegionInstanceImpl *inst,
+                                                          bool need_alloc_result,
+                                                          bool poisoned,
+                                                          TimeLimit work_until);
+      Mutex mutex;
+      size_t cur_size;
+      std::map<RegionInstance, std::pair<CUdeviceptr, size_t> > alloc_bases;
+      NetworkSegment local_segment;
+    };
+
+    class GPUZCMemory : public LocalManagedMemory {
+    public:
+      virtual void *get_direct_ptr(off_t offset, size_t size);
+      char *cpu_base;
+    };
+  }; // namespace Cuda
+}; // namespace Realm
+#endif
+"""
+
+DYNFB_CTOR_2506 = """\
+    GPUDynamicFBMemory::GPUDynamicFBMemory(Memory _me, GPU *_gpu,
+                                           size_t _max_size)
+      : MemoryImpl(_me, _max_size, MKIND_GPUFB, Memory::GPU_DYNAMIC_MEM, 0)
+      , gpu(_gpu)
+      , cur_size(0)
+    {
+      segment = &local_segment;
+    }
+"""
+
+DYNFB_CTOR_MASTER = """\
+    GPUDynamicFBMemory::GPUDynamicFBMemory(RuntimeImpl *_runtime_impl, Memory _me,
+                                           GPU *_gpu, size_t _max_size)
+      : MemoryImpl(_runtime_impl, _me, _max_size, MKIND_GPUFB, Memory::GPU_DYNAMIC_MEM, 0)
+      , gpu(_gpu)
+      , cur_size(0)
+    {
+      segment = &local_segment;
+    }
+"""
+
+CUDA_MODULE_CC = """\
+// synthetic stand-in for runtime/realm/cuda/cuda_module.cc
+#include "realm/cuda/cuda_internal.h"
+
+namespace Realm {
+  namespace Cuda {
+
+{ctor}
+    GPUDynamicFBMemory::~GPUDynamicFBMemory(void)
+    {
+      cleanup();
+    }
+
+    MemoryImpl::AllocationResult GPUDynamicFBMemory::allocate_storage_immediate(RegionInstanceImpl *inst,
+                                                                                bool need_alloc_result,
+                                                                                bool poisoned,
+                                                                                TimeLimit work_until)
+    {
+      size_t bytes = inst->metadata.layout->bytes_used;
+      CUdeviceptr base = 0;
+      if(bytes > size) {
+        inst->notify_allocation(ALLOC_INSTANT_FAILURE, 0, work_until);
+        return ALLOC_INSTANT_FAILURE;
+      }
+      {
+        AutoLock<> al(mutex);
+        alloc_bases[inst->me] = std::make_pair(base, bytes);
+      }
+
+      inst->notify_allocation(ALLOC_INSTANT_SUCCESS, base, work_until);
+      return ALLOC_INSTANT_SUCCESS;
+    }
+
+    void GPUDynamicFBMemory::release_storage_immediate(RegionInstanceImpl *inst,
+                                                       bool poisoned,
+                                                       TimeLimit work_until)
+    {
+      CUdeviceptr base;
+      {
+        AutoLock<> al(mutex);
+        std::map<RegionInstance, std::pair<CUdeviceptr, size_t> >::iterator it = alloc_bases.find(inst->me);
+        base = it->second.first;
+        cur_size -= it->second.second;
+        alloc_bases.erase(it);
+      }
+
+      inst->notify_deallocation();
+    }
+
+  }; // namespace Cuda
+}; // namespace Realm
+"""
+
 PROFILES = {
     "25.03": ("legion-25.03.0", CTOR_2506, ""),
     "25.06": ("legion-25.06.0", CTOR_2506, REUSE_IMMEDIATE),
@@ -371,7 +490,12 @@ PROFILES = {
 EXPECTED_LINES = {"25.03": 29, "25.06": 30, "master": 30}
 
 
-def write_tree(root, profile):
+# Lines the CUDA module adds: the dynamic framebuffer's member, constructor,
+# allocation and release.
+CUDA_LINES = 4
+
+
+def write_tree(root, profile, cuda=False):
     version, ctor, reuse = PROFILES[profile]
     files = {
         "VERSION": version + "\n",
@@ -386,6 +510,11 @@ def write_tree(root, profile):
         "runtime/legion/legion_instances.cc": LEGION_INSTANCES_CC,
         "runtime/legion/runtime.cc": RUNTIME_CC,
     }
+    if cuda:
+        files["runtime/realm/cuda/cuda_internal.h"] = CUDA_INTERNAL_H
+        files["runtime/realm/cuda/cuda_module.cc"] = CUDA_MODULE_CC.replace(
+            "{ctor}", DYNFB_CTOR_MASTER if profile == "master"
+            else DYNFB_CTOR_2506)
     for rel, text in files.items():
         path = os.path.join(root, rel)
         os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -424,18 +553,38 @@ def line_after(text, anchor):
     raise AssertionError("no line %r" % anchor)
 
 
-class Tool(unittest.TestCase):
+class Tree(unittest.TestCase):
+    """A synthetic tree per test, and the tool run on it."""
+
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="legion-enable-tracking-")
 
     def tearDown(self):
         shutil.rmtree(self.tmp, ignore_errors=True)
 
-    def tree(self, profile="25.06"):
-        root = os.path.join(self.tmp, profile)
-        write_tree(root, profile)
+    def tree(self, profile="25.06", cuda=False):
+        root = os.path.join(self.tmp, profile + ("-cuda" if cuda else ""))
+        shutil.rmtree(root, ignore_errors=True)
+        write_tree(root, profile, cuda)
         return root
 
+    def refused(self, root, needle):
+        before = digest(root)
+        rc, out = run(root)
+        self.assertEqual(rc, 1, out)
+        self.assertIn("anchor not found", out)
+        self.assertIn(needle, out)
+        self.assertIn("nothing was changed", out)
+        self.assertEqual(digest(root), before)
+
+    def mutate(self, root, rel, old, new):
+        text = read(root, rel)
+        self.assertIn(old, text)
+        with open(os.path.join(root, rel), "w", newline="") as f:
+            f.write(text.replace(old, new))
+
+
+class Tool(Tree):
     def test_each_profile_gets_every_site(self):
         for profile in PROFILES:
             with self.subTest(profile=profile):
@@ -546,21 +695,6 @@ class Tool(unittest.TestCase):
                       read(root, "runtime/realm/inst_impl.cc"))
         self.assertNotIn("+ 0", read(root, "runtime/realm/inst_impl.cc"))
 
-    def refused(self, root, needle):
-        before = digest(root)
-        rc, out = run(root)
-        self.assertEqual(rc, 1, out)
-        self.assertIn("anchor not found", out)
-        self.assertIn(needle, out)
-        self.assertIn("nothing was changed", out)
-        self.assertEqual(digest(root), before)
-
-    def mutate(self, root, rel, old, new):
-        text = read(root, rel)
-        self.assertIn(old, text)
-        with open(os.path.join(root, rel), "w", newline="") as f:
-            f.write(text.replace(old, new))
-
     def test_a_missing_anchor_stops_with_its_name_and_changes_nothing(self):
         root = self.tree()
         self.mutate(root, "runtime/realm/mem_impl.inl",
@@ -643,6 +777,122 @@ class Tool(unittest.TestCase):
         self.assertEqual(rc, 0, out)
         self.assertEqual(read(root, "runtime/realm/mem_impl.inl")
                          .count("realm-shadow:heap-placed\n"), 1)
+
+
+class CudaModule(Tree):
+    """Realm's CUDA module: the dynamic framebuffer's sites, and the check
+    that the framebuffer and zero-copy memories stay LocalManagedMemory."""
+
+    def marked(self, root):
+        return sum(len(re.findall(r"(//|#) realm-shadow:[a-z0-9-]+\n",
+                                  read(root, rel))) for rel in digest(root))
+
+    def test_each_profile_gets_the_dynamic_framebuffer_sites(self):
+        for profile in PROFILES:
+            with self.subTest(profile=profile):
+                root = self.tree(profile, cuda=True)
+                rc, out = run(root)
+                self.assertEqual(rc, 0, out)
+                self.assertNotIn("is not in this checkout", out)
+                self.assertEqual(self.marked(root),
+                                 EXPECTED_LINES[profile] + CUDA_LINES, out)
+                cc = read(root, "runtime/realm/cuda/cuda_module.cc")
+                self.assertIn(
+                    "      segment = &local_segment;\n      realm_shadow::site::"
+                    "ObserveDynamicFramebuffer(shadow_memory, me, _max_size);  "
+                    "// realm-shadow:dynamic-fb-observe\n    }\n", cc)
+                # Under the mutex: inside the AutoLock's block.
+                self.assertIn(
+                    "        alloc_bases[inst->me] = std::make_pair(base, bytes);\n"
+                    "        realm_shadow::site::DynamicFramebufferAllocated("
+                    "shadow_memory, inst, base, bytes);  // realm-shadow:"
+                    "dynamic-fb-allocated\n      }\n", cc)
+                self.assertIn(
+                    "        alloc_bases.erase(it);\n        realm_shadow::site::"
+                    "DynamicFramebufferReleased(shadow_memory, inst);  // "
+                    "realm-shadow:dynamic-fb-released\n      }\n", cc)
+                # No failure site: notify_allocation's site records them.
+                self.assertEqual(cc.count("realm-shadow:"), 3)
+                h = read(root, "runtime/realm/cuda/cuda_internal.h")
+                self.assertIn(
+                    "std::pair<CUdeviceptr, size_t> > alloc_bases;\n      "
+                    "realm_shadow::site::DynamicFramebufferShadow shadow_memory;"
+                    "  // realm-shadow:dynamic-fb-member\n      NetworkSegment",
+                    h)
+                self.assertEqual(h.count("realm-shadow:"), 1)
+
+    def test_without_the_module_its_sites_are_skipped_and_said_so(self):
+        rc, out = run(self.tree())
+        self.assertEqual(rc, 0, out)
+        self.assertIn("the CUDA module is not in this checkout", out)
+        self.assertIn("runtime/realm/cuda/cuda_module.cc", out)
+
+    def test_second_run_changes_nothing_and_undo_restores_bytes(self):
+        for profile in ("25.06", "master"):
+            with self.subTest(profile=profile):
+                root = self.tree(profile, cuda=True)
+                before = digest(root)
+                self.assertEqual(run(root, "--check")[0], 3)
+                self.assertEqual(digest(root), before)
+                self.assertEqual(run(root)[0], 0)
+                edited = digest(root)
+                rc, out = run(root)
+                self.assertEqual(rc, 0, out)
+                self.assertIn("nothing to change", out)
+                self.assertEqual(digest(root), edited)
+                self.assertEqual(run(root, "--check")[0], 0)
+                rc, out = run(root, "--undo")
+                self.assertEqual(rc, 0, out)
+                self.assertIn("%d marked line(s) removed"
+                              % (EXPECTED_LINES[profile] + CUDA_LINES), out)
+                self.assertEqual(digest(root), before)
+
+    def test_a_missing_cuda_anchor_stops_with_its_name(self):
+        cc, h = ("runtime/realm/cuda/cuda_module.cc",
+                 "runtime/realm/cuda/cuda_internal.h")
+        root = self.tree("25.06", cuda=True)
+        self.mutate(root, cc, "        alloc_bases.erase(it);\n",
+                    "        alloc_bases.erase(inst->me);\n")
+        self.refused(root, "alloc_bases.erase(it);")
+        root = self.tree("master", cuda=True)
+        self.mutate(root, cc, "alloc_bases[inst->me] = std::make_pair(base, bytes);",
+                    "alloc_bases.insert(std::make_pair(inst->me, base));")
+        self.refused(root, "alloc_bases[inst->me] = std::make_pair(base, bytes);")
+        root = self.tree("25.06", cuda=True)
+        self.mutate(root, h, "      std::map<RegionInstance, std::pair<CUdeviceptr,"
+                    " size_t> > alloc_bases;\n", "")
+        self.refused(root, "alloc_bases;' of GPUDynamicFBMemory")
+        root = self.tree("master", cuda=True)
+        self.mutate(root, cc, "GPUDynamicFBMemory::GPUDynamicFBMemory(",
+                    "GPUDynamicFBMemory::Make(")
+        self.refused(root, "GPUDynamicFBMemory::GPUDynamicFBMemory")
+        # Half a module: refused, naming the missing file.
+        root = self.tree("25.06", cuda=True)
+        os.remove(os.path.join(root, cc))
+        self.refused(root, "file " + cc)
+
+    def test_a_framebuffer_off_the_observed_heaps_is_refused(self):
+        h = "runtime/realm/cuda/cuda_internal.h"
+        root = self.tree("25.06", cuda=True)
+        self.mutate(root, h, "class GPUFBMemory : public LocalManagedMemory {",
+                    "class GPUFBMemory : public MemoryImpl {")
+        self.refused(root, "class GPUFBMemory : public LocalManagedMemory")
+        root = self.tree("master", cuda=True)
+        self.mutate(root, h, "      char *cpu_base;\n",
+                    "      char *cpu_base;\n      virtual AllocationResult "
+                    "allocate_storage_immediate(RegionInstanceImpl *inst,\n")
+        self.refused(root, "GPUZCMemory")
+        self.refused(root, "overrides LocalManagedMemory's")
+
+    def test_a_renamed_cap_parameter_is_found_by_its_type(self):
+        root = self.tree("25.06", cuda=True)
+        cc = "runtime/realm/cuda/cuda_module.cc"
+        self.mutate(root, cc, "size_t _max_size)\n      : MemoryImpl(_me, _max_size,",
+                    "size_t max_bytes)\n      : MemoryImpl(_me, max_bytes,")
+        rc, out = run(root)
+        self.assertEqual(rc, 0, out)
+        self.assertIn("ObserveDynamicFramebuffer(shadow_memory, me, max_bytes);",
+                      read(root, cc))
 
 
 if __name__ == "__main__":

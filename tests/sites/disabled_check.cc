@@ -44,6 +44,16 @@ int main() {
     return 1;
   }
   realm_shadow_site_dynamic_fb_allocated(m, 2, 0x7f0000000000ull, 256);
+  // The dynamic framebuffer's sites, as Realm's CUDA module calls them.
+  realm_shadow::site::DynamicFramebufferShadow dynfb;
+  realm_shadow::site::ObserveDynamicFramebuffer(dynfb, MemoryHandle{}, 1 << 20);
+  if (dynfb.memory != nullptr) {
+    std::puts("a dynamic framebuffer is tracked with tracking compiled out");
+    return 1;
+  }
+  realm_shadow::site::DynamicFramebufferAllocated(dynfb, &inst,
+                                                  0x7f0000000000ull, 64);
+  realm_shadow::site::DynamicFramebufferReleased(dynfb, &inst);
   // The kind mapping is plain C and works either way.
   return realm_shadow_kind_from_realm_name("GPU_FB_MEM") ==
                  REALM_SHADOW_MEM_FRAMEBUFFER
