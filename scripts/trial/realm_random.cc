@@ -24,8 +24,9 @@
 // subset of a program runs.  -script FILE runs a program instead of
 // generating one.
 //
-// At each checkpoint the program lets Realm's background work settle
-// (-settle_ms, default 60), writes "CHECKPOINT k" to Realm's log (logger
+// At each checkpoint the program lets Realm's background work settle (at
+// least -settle_ms, default 60, then until nothing it reads changes for
+// 50 ms), writes "CHECKPOINT k" to Realm's log (logger
 // "random", print level) and prints the truth from Realm itself to stdout:
 //
 //   MEM      alias, memory, kind, capacity
@@ -701,9 +702,49 @@ void OpenGates() {
   g_gates.swap(closed);
 }
 
+// A fingerprint of everything the truth reads: each heap, its pending
+// queues, and every instance's state.
+uint64_t Fingerprint() {
+  uint64_t h = 1469598103934665603ULL;
+  auto mix = [&](uint64_t v) { h = (h ^ v) * 1099511628211ULL; };
+  for (Mem& m : g_mems) {
+    LocalManagedMemory* lm =
+        dynamic_cast<LocalManagedMemory*>(get_runtime()->get_memory_impl(m.m));
+    if (!lm) continue;
+    AutoLock<> al(lm->allocator_mutex);
+    for (auto& [tag, idx] : lm->current_allocator.allocated) {
+      mix(tag.id);
+      mix(idx);
+    }
+    for (auto& pa : lm->pending_allocs) mix(pa.inst->me.id);
+    for (auto& pr : lm->pending_releases) mix(pr.inst->me.id * 2 + pr.is_ready);
+  }
+  for (auto& up : g_lives) {
+    if (up->released) continue;
+    mix(InstOffset(up.get()));
+    bool poisoned = false;
+    mix(Triggered(up->ready, &poisoned) * 2 + poisoned);
+  }
+  return h;
+}
+
+// Lets Realm's background work settle: at least -settle_ms, then until
+// nothing the truth reads has changed for 5 polls 10 ms apart (at most 5 s).
+void Settle() {
+  usleep(g_opt.settle_ms * 1000);
+  uint64_t last = Fingerprint();
+  int stable = 0;
+  for (int i = 0; i < 500 && stable < 5; i++) {
+    usleep(10000);
+    uint64_t now = Fingerprint();
+    stable = now == last ? stable + 1 : 0;
+    last = now;
+  }
+}
+
 void Truth(int k) {
   OpenGates();
-  usleep(g_opt.settle_ms * 1000);
+  Settle();
   SettleReleases();
   for (auto& up : g_lives) Classify(up.get());
   log_random.print() << "CHECKPOINT " << k;
@@ -933,8 +974,9 @@ void top_level_task(const void*, size_t, const void*, size_t, Processor) {
     if (line == "checkpoint") Truth(++g_checkpoint);
     else Run(line);
   }
-  usleep(g_opt.settle_ms * 1000);
+  Settle();
   OpenGates();
+  Settle();
   log_random.print() << "done";
   std::printf("DONE checkpoints=%d\n", g_checkpoint);
   std::fflush(stdout);
