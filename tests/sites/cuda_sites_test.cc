@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "realm_shadow/analysis/analysis.h"
-#include "realm_shadow/analysis/snapshots.h"
+#include "realm_shadow/live/snapshots.h"
 #include "realm_shadow/realm_sites.h"
 #include "tests/sites/realm_shaped_heap.h"
 
