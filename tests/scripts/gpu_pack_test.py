@@ -216,6 +216,29 @@ class GpuPackTest(unittest.TestCase):
             self.assertTrue(os.path.isfile(
                 os.path.join(results, "gpu-trial", name)), name)
 
+        # As the device tool runs it: $OUT and no -o.  What comes back is
+        # at most 8 files of at most 16 MiB, none deeper than $OUT/a/b/.
+        out = os.path.join(self.tmp, "device-out")
+        q = run([os.path.join(pack, "run")], env=dict(env, OUT=out))
+        self.assertEqual(q.returncode, 1, q.stdout)
+        files = [os.path.relpath(os.path.join(d, f), out)
+                 for d, _, fs in os.walk(out) for f in fs]
+        self.assertEqual(sorted(files), ["agreement.tsv", "agreement.txt",
+                                         "dumps.tar.xz", "results.tar.xz",
+                                         "run.txt"])
+        for f in files:
+            self.assertLessEqual(os.path.getsize(os.path.join(out, f)),
+                                 16 << 20, f)
+        with open(os.path.join(out, "run.txt")) as f:
+            self.assertIn("4 dump-memory row(s): 4 agree", f.read())
+        listed = run(["tar", "-tJf", os.path.join(out, "dumps.tar.xz")]).stdout
+        self.assertIn("gpu-trial/dumps/realm-gpu-trial-01-framebuffer.rsd",
+                      listed)
+        listed = run(["tar", "-tJf", os.path.join(out, "results.tar.xz")]).stdout
+        self.assertIn("gpu-trial/run_0.log", listed)
+        self.assertIn("gpu-trial/compare-realm-gpu-trial-01-framebuffer.err",
+                      listed)
+
 
 # A stand-in for realm_gpu_trial: Realm's machine dump and inst lines for
 # the framebuffer, zero-copy and dynamic framebuffer of one GPU, a dump of
