@@ -32,7 +32,6 @@
 // precondition fires, and nothing signals that moment.
 #include <unistd.h>
 
-#include <cassert>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -40,6 +39,7 @@
 
 #include "realm.h"
 #include "realm_shadow/live/dump.h"
+#include "realm_program.h"
 
 using namespace Realm;
 
@@ -53,12 +53,7 @@ Logger log_trial("trial");
 std::string g_dir = ".";
 int g_step = 0;
 
-ProfilingRequestSet IgnoreFailures() {
-  ProfilingRequestSet prs;
-  prs.add_request(Processor::NO_PROC, 0 /*nobody listens*/)
-      .add_measurement<ProfilingMeasurements::InstanceStatus>();
-  return prs;
-}
+using realm_shadow_trial::IgnoreFailures;
 
 // A 1-D instance of `bytes` one-byte elements in `memory`.
 Event Create(Memory memory, RegionInstance& inst, size_t bytes,
@@ -223,16 +218,6 @@ void top_level_task(const void*, size_t, const void*, size_t, Processor) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  Runtime rt;
-  rt.init(&argc, &argv);
-  Processor p = Machine::ProcessorQuery(Machine::get_machine())
-                    .only_kind(Processor::LOC_PROC)
-                    .first();
-  assert(p.exists());
-  Processor::register_task_by_kind(p.kind(), false /*!global*/, TOP_LEVEL_TASK,
-                                   CodeDescriptor(top_level_task),
-                                   ProfilingRequestSet())
-      .external_wait();
-  rt.collective_spawn(p, TOP_LEVEL_TASK, 0, 0);
-  return rt.wait_for_shutdown();
+  return realm_shadow_trial::RunTopLevelTask(argc, argv, TOP_LEVEL_TASK,
+                                              top_level_task);
 }
