@@ -10,6 +10,7 @@ cudaTypedefs.h in the shapes CUDA 12 and 13 have.
 
 usage: legion_build_cuda_test.py PATH/TO/legion-build-cuda
 """
+import json
 import os
 import shutil
 import subprocess
@@ -207,6 +208,47 @@ class LegionBuildCudaTest(unittest.TestCase):
         self.assertNotIn("nvml", p.stdout)
         self.assertIn("tracking is not on", p.stdout)
         self.assertEqual(p.returncode, 1, p.stdout)
+
+    def configure(self, *args):
+        """main() with every command it would run recorded instead (each
+        answered 0): the commands, and what main returned."""
+        root = self.toolkit(13000, TYPEDEFS_13, nvml=True)
+        commands = []
+        self.tool.run = lambda cmd, log, env=None, cwd=None: (
+            commands.append(cmd) or (0, 1.0))
+        path = os.environ["PATH"]
+        os.environ["PATH"] = os.path.join(root, "bin") + os.pathsep + path
+        try:
+            status = self.tool.main([self.legion, "--build",
+                                     os.path.join(self.tmp, "build"),
+                                     "--no-enable"] + list(args))
+        finally:
+            os.environ["PATH"] = path
+        return commands, status
+
+    def test_configure_is_for_the_device_and_each_stage_is_built(self):
+        commands, status = self.configure("--stages", "realm,legion")
+        self.assertEqual(status, 0)
+        check, configure, realm, legion = commands
+        self.assertIn("--check", check)
+        for flag in ("-DLegion_USE_CUDA=ON", "-DCMAKE_CUDA_ARCHITECTURES=90",
+                     "-DLegion_OUTPUT_LEVEL=DEBUG",
+                     # not Legion's -march=native: this machine's AVX-512
+                     # would stop the device's run with SIGILL
+                     "-DBUILD_MARCH=x86-64-v3"):
+            self.assertIn(flag, configure)
+        cxx_flags = [a for a in configure if a.startswith("-DCMAKE_CXX_FLAGS=")]
+        self.assertEqual(len(cxx_flags), 1)
+        self.assertRegex(cxx_flags[0], r"-include \S+/realm_pfn_compat\.h")
+        self.assertEqual(realm[-1], "RealmRuntime")
+        self.assertEqual(legion[-2:], ["LegionRuntime", "circuit"])
+        with open(os.path.join(self.tmp, "build",
+                               "realm-shadow-cuda-build.json")) as f:
+            table = json.load(f)
+        self.assertEqual([r["stage"] for r in table],
+                         ["configure", "realm", "legion"])
+        commands, _ = self.configure("--stages", "realm", "--march", "native")
+        self.assertIn("-DBUILD_MARCH=native", commands[1])
 
 
 if __name__ == "__main__":
