@@ -239,6 +239,37 @@ class GpuPackTest(unittest.TestCase):
         self.assertIn("gpu-trial/compare-realm-gpu-trial-01-framebuffer.err",
                       listed)
 
+    def test_run_hands_gpu_check_its_timeouts_and_its_exit_status(self):
+        """gpu-check --prebuilt inside the run, on a stand-in device: the
+        pack's gpu_test finds no usable device, gpu-check says so (exit 3),
+        and the run names that as a problem.  A build without a CUDA
+        compiler has no gpu_test: then the run must say gpu-check was not
+        run, and fail."""
+        with_gpu_test = os.path.exists(os.path.join(self.pack, "bin",
+                                                    "gpu_test"))
+        if has_gpu():
+            self.skipTest("a GPU is here: gpu_test would find it")
+        fake_bin = os.path.join(self.tmp, "fake-bin-2")
+        os.makedirs(fake_bin, exist_ok=True)
+        with open(os.path.join(fake_bin, "nvidia-smi"), "w") as f:
+            f.write("#!/bin/sh\necho 'GPU 0: stand-in H200 (UUID: GPU-0)'\n")
+        os.chmod(os.path.join(fake_bin, "nvidia-smi"), 0o755)
+        results = os.path.join(self.tmp, "results-gpu-check")
+        env = dict(os.environ, PATH=fake_bin + os.pathsep + os.environ["PATH"])
+        env.pop("OUT", None)
+        p = run([os.path.join(self.pack, "run"), "-o", results], env=env)
+        self.assertEqual(p.returncode, 1, p.stdout)
+        if not with_gpu_test:
+            self.assertIn("problem: gpu_test is not in this pack: gpu-check "
+                          "not run", p.stdout)
+            return
+        self.assertIn("gpu-check: running gpu_test", p.stdout)
+        self.assertIn("problem: gpu-check --prebuilt: exit 3", p.stdout)
+        with open(os.path.join(results, "gpu-check.txt")) as f:
+            self.assertIn("no usable CUDA device", f.read())
+        self.assertTrue(os.path.isfile(os.path.join(
+            results, "gpu-check-logs", "gpu_test.json")))
+
 
 # A stand-in for realm_gpu_trial: Realm's machine dump and inst lines for
 # the framebuffer, zero-copy and dynamic framebuffer of one GPU, a dump of
