@@ -59,6 +59,18 @@ class GpuPackTest(unittest.TestCase):
         shutil.copytree(self.pack, dst, symlinks=True)
         return dst
 
+    def stand_in_device_env(self):
+        """The environment of a run on a stand-in device: an nvidia-smi on
+        PATH that lists one GPU, and no $OUT."""
+        fake_bin = os.path.join(self.tmp, "stand-in-bin")
+        os.makedirs(fake_bin, exist_ok=True)
+        with open(os.path.join(fake_bin, "nvidia-smi"), "w") as f:
+            f.write("#!/bin/sh\necho 'GPU 0: stand-in H200 (UUID: GPU-0)'\n")
+        os.chmod(os.path.join(fake_bin, "nvidia-smi"), 0o755)
+        env = dict(os.environ, PATH=fake_bin + os.pathsep + os.environ["PATH"])
+        env.pop("OUT", None)
+        return env
+
     def test_pack_is_made_and_within_the_limit(self):
         self.assertEqual(self.made.returncode, 0, self.made.stdout)
         total = sum(os.path.getsize(os.path.join(d, f))
@@ -187,14 +199,8 @@ class GpuPackTest(unittest.TestCase):
         with open(os.path.join(pack, "MANIFEST.tsv"), "w") as f:
             f.write("role\tpath\tbytes\tsha256\tsource\tnote\n")
             f.writelines("\t".join(r) + "\n" for r in keep)
-        fake_bin = os.path.join(self.tmp, "fake-bin")
-        os.makedirs(fake_bin, exist_ok=True)
-        with open(os.path.join(fake_bin, "nvidia-smi"), "w") as f:
-            f.write("#!/bin/sh\necho 'GPU 0: stand-in H200 (UUID: GPU-0)'\n")
-        os.chmod(os.path.join(fake_bin, "nvidia-smi"), 0o755)
         results = os.path.join(self.tmp, "results-stand-in")
-        env = dict(os.environ, PATH=fake_bin + os.pathsep + os.environ["PATH"])
-        env.pop("OUT", None)
+        env = self.stand_in_device_env()
         p = run([os.path.join(pack, "run"), "-o", results], env=env)
         self.assertEqual(p.returncode, 1, p.stdout)
         self.assertIn("device: GPU 0: stand-in H200", p.stdout)
@@ -249,14 +255,8 @@ class GpuPackTest(unittest.TestCase):
                                                     "gpu_test"))
         if has_gpu():
             self.skipTest("a GPU is here: gpu_test would find it")
-        fake_bin = os.path.join(self.tmp, "fake-bin-2")
-        os.makedirs(fake_bin, exist_ok=True)
-        with open(os.path.join(fake_bin, "nvidia-smi"), "w") as f:
-            f.write("#!/bin/sh\necho 'GPU 0: stand-in H200 (UUID: GPU-0)'\n")
-        os.chmod(os.path.join(fake_bin, "nvidia-smi"), 0o755)
         results = os.path.join(self.tmp, "results-gpu-check")
-        env = dict(os.environ, PATH=fake_bin + os.pathsep + os.environ["PATH"])
-        env.pop("OUT", None)
+        env = self.stand_in_device_env()
         p = run([os.path.join(self.pack, "run"), "-o", results], env=env)
         self.assertEqual(p.returncode, 1, p.stdout)
         if not with_gpu_test:
