@@ -50,6 +50,15 @@ inline constexpr char kTypeAttribute[] = "type";            // element type
 inline constexpr char kTransformAttribute[] = "transform";  // store transform
 inline constexpr char kPartitionAttribute[] = "partition";
 inline constexpr char kPoolAttribute[] = "pool";            // owning pool
+// Why Legion keeps an instance (the allocation's pinned flag says that it
+// does): what the tracked side knew where it attached the GC state
+// (legion_glue/identity.h GcReasons): "task-local instance: Legion never
+// collects it", "a valid reference: mapped by a task, acquired by a mapper
+// or GC_NEVER priority", ...; and the GC priority its mapper gave it
+// (Legion collects higher priorities first; LEGION_GC_NEVER_PRIORITY,
+// INT_MIN, never), a decimal integer.  Absent: not known.
+inline constexpr char kGcReasonAttribute[] = "gc_reason";
+inline constexpr char kGcPriorityAttribute[] = "gc_priority";
 // What a rebuilt dump says of a size the log does not give: "size" is
 // "upper bound" (the range it may take at most) or "unknown".
 inline constexpr char kSizeAttribute[] = "size";

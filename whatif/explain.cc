@@ -1,0 +1,300 @@
+// whatif/explain.cc - see explain.h.
+#include "whatif/explain.h"
+
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "realm_shadow/core/text.h"
+#include "realm_shadow/format/json_writer.h"
+#include "realm_shadow/render/failure_report.h"
+#include "realm_shadow/render/report.h"
+#include "whatif/from_dump.h"
+#include "whatif/remedies.h"
+
+namespace realm_shadow {
+namespace whatif {
+namespace {
+
+size_t FirstExplained(const Snapshot& s, const ExplainOptions& options) {
+  const size_t n = s.failures.size();
+  return options.failures_shown > 0 && n > options.failures_shown
+             ? n - options.failures_shown
+             : 0;
+}
+
+void WriteCapacityProbe(JsonWriter& w, const char* key, const CapacityProbe& p) {
+  w.Key(key);
+  if (!p.run) {
+    w.Null();
+    return;
+  }
+  w.BeginObject();
+  w.Uint("capacity", p.capacity);
+  w.Bool("passes", p.passes);
+  w.Key("failure");
+  if (p.passes) w.Null();
+  else w.String(p.failure);
+  w.EndObject();
+}
+
+void WriteRemedy(JsonWriter& w, const Snapshot& judged, const FailureRemedies& r,
+                 RemedyKind kind, int rank) {
+  const RemedyStatus& st = r.Status(kind);
+  w.BeginObject();
+  w.String("kind", RemedyKindName(kind));
+  w.Key("rank");
+  if (rank > 0) w.Uint(static_cast<uint64_t>(rank));
+  else w.Null();
+  w.String("verdict", RemedyVerdictName(st.verdict));
+  w.Bool("checked", st.checked);
+  w.Key("reason");
+  if (st.reason.empty()) w.Null();
+  else w.String(st.reason);
+  w.Key("missing");
+  if (st.missing.empty()) w.Null();
+  else w.String(st.missing);
+  w.String("text", FormatRemedyText(judged, r, kind));
+  const bool fits = st.verdict == RemedyVerdict::kFits;
+  switch (kind) {
+    case RemedyKind::kRelease:
+    case RemedyKind::kReleasePinned: {
+      const ReleaseRemedy& x = kind == RemedyKind::kRelease ? r.release : r.release_pinned;
+      w.Bool("gc_state_known", x.gc_state_known);
+      if (!fits) break;
+      w.Uint("bytes", x.window.bytes_to_free);
+      w.Uint("count", x.window.blockers.size());
+      w.Uint("window_offset", x.window.window_offset);
+      w.Uint("window_end", x.window.window_end);
+      w.Key("placement");
+      if (x.checked) w.Uint(x.placement);
+      else w.Null();
+      w.Key("instances");
+      w.BeginArray();
+      for (const Allocation& a : x.window.blockers) w.HexId(a.instance);
+      w.EndArray();
+      if (kind == RemedyKind::kReleasePinned) {
+        w.Uint("pinned_bytes", x.pinned_bytes);
+        w.ObjectArray("pinned", x.pinned, [&](const ReleaseRemedy::Pinned& p) {
+          w.HexId("instance", p.allocation.instance);
+          w.Uint("size", p.allocation.size);
+          w.Key("reason");
+          if (p.reason.empty()) w.Null();
+          else w.String(p.reason);
+          w.Key("gc_priority");
+          if (p.priority.empty()) w.Null();
+          else w.String(p.priority);
+        });
+      }
+      break;
+    }
+    case RemedyKind::kWait: {
+      const WaitRemedy& x = r.wait;
+      if (x.counted_on.empty()) break;
+      w.Uint("deferred_event", x.deferred_at + 1);
+      w.Key("plan");
+      if (x.plan_known) w.Uint(x.plan);
+      else w.Null();
+      w.Uint("bytes", x.counted_on_bytes);
+      w.ObjectArray("counted_on", x.counted_on, [&](const WaitRemedy::CountedOn& c) {
+        w.HexId("instance", c.allocation.instance);
+        w.Uint("offset", c.allocation.offset);
+        w.Uint("size", c.allocation.size);
+        w.String("fate", ReleaseFateName(c.fate));
+        w.Uint("event", c.fate_sequence + 1);
+      });
+      w.Key("placement");
+      if (x.checked) w.Uint(x.placement);
+      else w.Null();
+      break;
+    }
+    case RemedyKind::kCapacity: {
+      const CapacityRemedy& x = r.capacity;
+      if (x.verdict == RemedyVerdict::kUnknown || x.verdict == RemedyVerdict::kNotComputed)
+        break;
+      w.Key("run_capacity");
+      if (x.run_capacity_known) w.Uint(x.run_capacity);
+      else w.Null();
+      w.Bool("reproduced", x.reproduced);
+      w.Uint("lower_bound", x.lower_bound);
+      w.Key("capacity");
+      if (x.found) w.Uint(x.min_capacity);
+      else w.Null();
+      w.Uint("unit", x.unit);
+      w.Uint("replays", static_cast<uint64_t>(x.replays));
+      w.Key("flag");
+      if (x.flag.empty()) w.Null();
+      else w.String(x.flag);
+      w.Key("legate_flag");
+      if (x.legate_flag.empty()) w.Null();
+      else w.String(x.legate_flag);
+      w.Key("flag_unit");
+      if (x.flag.empty()) w.Null();
+      else w.String(x.flag_unit);
+      w.Uint("flag_unit_bytes", x.flag_unit_bytes);
+      w.Key("flag_value");
+      if (x.flag.empty() || !x.found) w.Null();
+      else w.Uint(x.flag_value);
+      w.Uint("values_tried_above", static_cast<uint64_t>(x.values_tried_above));
+      WriteCapacityProbe(w, "at_flag", x.at_flag);
+      WriteCapacityProbe(w, "one_below", x.one_below);
+      w.Bool("past_this_failure_only", true);
+      break;
+    }
+    case RemedyKind::kAllocator: {
+      const AllocatorRemedy& x = r.allocator;
+      w.ObjectArray("policies", x.policies, [&](const AllocatorRemedy::Policy& p) {
+        w.String("policy", p.policy);
+        w.Bool("avoids", p.avoids);
+        w.Key("failure");
+        if (p.avoids) w.Null();
+        else w.String(p.failure);
+        w.Key("min_capacity");
+        if (p.min_found) w.Uint(p.min_capacity);
+        else w.Null();
+        w.Uint("replays", static_cast<uint64_t>(p.replays));
+      });
+      w.Key("realm_min_capacity");
+      if (x.realm_min_found) w.Uint(x.realm_min_capacity);
+      else w.Null();
+      break;
+    }
+    case RemedyKind::kWaste:
+      break;
+  }
+  w.EndObject();
+}
+
+}  // namespace
+
+void ExplainFailures(
+    const DumpFile& dump, const Snapshot& memory, const ExplainOptions& options,
+    const std::function<void(const Snapshot& judged, const FailureRemedies&)>& visit) {
+  if (memory.failures.empty()) return;
+  const MemoryHistory* history = FindHistory(dump, memory);
+  // The script once for every failure of the memory.
+  std::optional<absl::StatusOr<ReplayScript>> script;
+  if (options.replay) script = ScriptOfDumpMemory(dump, memory);
+  for (size_t i = FirstExplained(memory, options); i < memory.failures.size(); ++i) {
+    const Failure& f = memory.failures[i];
+    Snapshot judged;
+    FailureRemedies r = FindRemediesInDump(memory, f, history, &judged);
+    if (script.has_value()) {
+      if (script->ok())
+        FindReplayRemedies(**script, f, &r);
+      else if (history == nullptr)
+        ReplayRemediesUnknown(std::string("the memory's history, which the dump does not "
+                                          "hold: ") +
+                                  kHowToGetHistory,
+                              &r);
+      else
+        ReplayRemediesUnknown("a history the replay can read: " +
+                                  std::string(script->status().message()),
+                              &r);
+    }
+    visit(judged, r);
+  }
+}
+
+std::string FormatMemoryExplanation(const DumpFile& dump, const Snapshot& s,
+                                    const ExplainOptions& options) {
+  std::string out = MemoryTitle(s) + "\n";
+  absl::StrAppend(&out, "  capacity            ",
+                  s.capacity_known ? FormatSizeExact(s.capacity)
+                                   : std::string("unknown (the log never said)"),
+                  "\n");
+  if (s.failures.empty()) {
+    absl::StrAppend(&out, "  failures            ", s.counters.failures,
+                    " in all; none in the picture to explain\n");
+    return out;
+  }
+  const size_t first = FirstExplained(s, options);
+  absl::StrAppend(&out, "  failures            ", s.counters.failures, " in all; ",
+                  s.failures.size() - first, " explained, most recent last",
+                  first > 0 ? absl::StrCat(" (", first, " earlier not shown)") : "", "\n");
+  ExplainFailures(dump, s, options, [&](const Snapshot& judged, const FailureRemedies& r) {
+    out += FormatFailureExplanation(judged, r, "    ");
+  });
+  return out;
+}
+
+std::string MemoryExplanationJson(const DumpFile& dump, const Snapshot& s,
+                                  const ExplainOptions& options) {
+  std::string out;
+  JsonWriter w(&out);
+  w.BeginObject();
+  w.Uint("node", s.node);
+  w.HexId("memory", s.memory_id);
+  w.String("kind", MemoryKindName(s.kind));
+  w.String("name", s.name);
+  w.Key("capacity");
+  if (s.capacity_known) w.Uint(s.capacity);
+  else w.Null();
+  w.Bool("gc_state_known", s.gc_state_known);
+  w.Bool("history", FindHistory(dump, s) != nullptr);
+  w.Uint("failures_total", s.counters.failures);
+  w.Key("failures");
+  w.BeginArray();
+  ExplainFailures(dump, s, options, [&](const Snapshot& judged, const FailureRemedies& r) {
+    const Failure& f = r.failure;
+    w.BeginObject();
+    w.HexId("instance", f.instance);
+    w.Uint("size", f.size);
+    w.Uint("alignment", f.alignment);
+    w.Bool("eventual", f.eventual);
+    w.Uint("event", f.sequence + 1);
+    w.Key("identity");
+    if (const Identity* id = judged.FindIdentity(f.identity)) {
+      w.BeginObject();
+      w.String("kind", AllocationKindName(id->kind));
+      for (const auto& [k, v] : id->attributes) w.String(k, v);
+      w.EndObject();
+    } else {
+      w.Null();
+    }
+    w.Uint("judged_at_event", judged.sequence);
+    w.Bool("judged_before_failure", r.judged_before_failure);
+    w.String("judged_on", FormatJudgedOn(judged, r));
+    w.String("cause", FormatCause(judged, f));
+    w.Key("remedies");
+    w.BeginArray();
+    int rank = 0;
+    for (RemedyKind kind : OrderedRemedies(r))
+      WriteRemedy(w, judged, r, kind,
+                  r.Status(kind).verdict == RemedyVerdict::kFits ? ++rank : 0);
+    w.EndArray();
+    w.EndObject();
+  });
+  w.EndArray();
+  w.EndObject();
+  return out;
+}
+
+PageRemedies ToPageRemedies(const DumpFile& dump, const Snapshot& s,
+                            const ExplainOptions& options) {
+  PageRemedies page;
+  page.node = s.node;
+  page.memory_id = s.memory_id;
+  ExplainFailures(dump, s, options, [&](const Snapshot& judged, const FailureRemedies& r) {
+    PageFailureRemedies f;
+    f.instance = r.failure.instance;
+    f.sequence = r.failure.sequence;
+    f.judged = FormatJudgedOn(judged, r);
+    f.cause = FormatCause(judged, r.failure);
+    for (RemedyKind kind : OrderedRemedies(r)) {
+      PageRemedyLine line;
+      line.kind = RemedyKindName(kind);
+      line.fits = r.Status(kind).verdict == RemedyVerdict::kFits;
+      line.checked = r.Status(kind).checked;
+      line.text = FormatRemedyText(judged, r, kind);
+      f.lines.push_back(std::move(line));
+    }
+    page.failures.push_back(std::move(f));
+  });
+  return page;
+}
+
+}  // namespace whatif
+}  // namespace realm_shadow
