@@ -350,7 +350,7 @@ std::vector<LoadedMemory> ListMemories(const std::vector<DumpFile>& dumps,
 std::string FormatIdentityAttributes(const Identity& identity) {
   std::string text;
   for (const auto& [key, value] : identity.attributes) {
-    if (key == "why") continue;  // long prose; the notes carry it
+    if (!IsPrintedAttribute(key)) continue;  // "why", the figures
     absl::StrAppend(&text, " ", key, "=", value);
   }
   return text;

@@ -47,7 +47,7 @@ std::vector<LoadedMemory> ListMemories(const std::vector<DumpFile>& dumps,
                                        const std::vector<std::string>& files);
 
 // An identity's attributes as reports print them: " key=value" each, in
-// order ("why", long prose the notes carry, left out).
+// order ("why" and the figures left out: IsPrintedAttribute, identity.h).
 std::string FormatIdentityAttributes(const Identity& identity);
 
 // "node 0 memory 0x1e00000000000000 (system, SYSTEM_MEM)".
