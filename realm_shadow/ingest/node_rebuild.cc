@@ -286,7 +286,7 @@ void NodeRebuild::OnInstanceLine(const LogLine& line) {
       OnAnnounced(line.instance);
       return;
     case LineKind::kLayout:
-      OnLayout(line.instance, line.bytes, line.alignment);
+      OnLayout(line.instance, line.bytes, line.alignment, line.text);
       return;
     case LineKind::kAllocated:
       OnPlaced(line.instance, line.offset);
@@ -324,7 +324,8 @@ void NodeRebuild::OnAnnounced(uint64_t inst) {
 }
 
 // "instance layout": the request's size and alignment, before its outcome.
-void NodeRebuild::OnLayout(uint64_t inst, uint64_t bytes, uint64_t alignment) {
+void NodeRebuild::OnLayout(uint64_t inst, uint64_t bytes, uint64_t alignment,
+                           std::string_view printed) {
   ++state_.counts.layout_lines;
   InstanceLife& life = state_.instances[inst];
   if (life.phase != Phase::kAnnounced) {
@@ -337,6 +338,7 @@ void NodeRebuild::OnLayout(uint64_t inst, uint64_t bytes, uint64_t alignment) {
   life.have_layout = true;
   life.size = bytes;
   life.alignment = alignment == 0 ? 1 : alignment;
+  life.layout = std::make_shared<const LayoutShape>(ShapeOfLayout(printed));
 }
 
 // "allocation completed": a redistrict's piece, a deferred request
@@ -521,6 +523,7 @@ void NodeRebuild::OnSpyLine(const LogLine& line) {
       record.instance = line.instance;
       record.memory = line.memory;
       record.redop = line.ids[0];
+      record.expression = line.ids[1];
       record.field_space = line.ids[2];
       record.tree = line.ids[3];
       record.line = line_;
@@ -563,6 +566,8 @@ void NodeRebuild::OnSpyLine(const LogLine& line) {
         record.creator = line.ids[0];
         record.processor = line.ids[1];
       } else {
+        record.creation_regions.emplace_back(line.ids[0], line.ids[1],
+                                             line.ids[2]);
         record.has_region = true;
         record.region_index_space = line.ids[0];
         record.region_field_space = line.ids[1];
@@ -586,6 +591,16 @@ void NodeRebuild::OnSpyLine(const LogLine& line) {
       m.map.set_capacity(line.bytes, true);
       return;
     }
+    case LineKind::kSpyFieldCreation:
+    case LineKind::kSpyIndexSpaceRect:
+    case LineKind::kSpyIndexSpacePoint:
+    case LineKind::kSpyEmptyIndexSpace:
+    case LineKind::kSpyExpression:
+    case LineKind::kSpyExpressionOp:
+    case LineKind::kSpyRequirement:
+    case LineKind::kSpyRequirementField:
+      state_.shapes.Add(line);
+      return;
     default:
       state_.catalog.Add(line);
       return;
