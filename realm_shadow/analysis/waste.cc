@@ -179,7 +179,8 @@ RecoveryFit FitAfterRecovery(const Snapshot& s, const MemoryWaste& waste,
   RecoveryFit fit;
   fit.placements_known = PlacementsKnown(s);
   fit.largest_hole_now = Summarize(s).largest_hole;
-  fit.fits_now = FirstFit(s, size, alignment).fits;
+  const FitResult now = FirstFit(s, size, alignment);
+  fit.fits_now = now.fits;
   // Each allocation cut to its size less its known waste, where it is.
   std::unordered_map<uint64_t, const AllocationWaste*> by_instance;
   for (const AllocationWaste& w : waste.allocations) {
@@ -193,7 +194,11 @@ RecoveryFit FitAfterRecovery(const Snapshot& s, const MemoryWaste& waste,
       a.size -= std::min(a.size, it->second->known_waste());
   }
   fit.largest_hole_after = Summarize(shrunk).largest_hole;
-  if (fit.fits_now) return fit;
+  if (fit.fits_now) {
+    fit.fits_after_recovery = true;
+    fit.placement = now.offset;
+    return fit;
+  }
   const FitResult after = FirstFit(shrunk, size, alignment);
   fit.fits_after_recovery = after.fits;
   if (!after.fits) return fit;

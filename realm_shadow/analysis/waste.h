@@ -4,9 +4,10 @@
 // whether recovering them could make a failed request fit.
 //
 // Layer analysis.  Reads one Snapshot (the figures its identities carry,
-// core/identity.h) and nothing else; every function is linear in the
-// snapshot's allocations (FitAfterRecovery: plus one first-fit), and
-// allocates only its result.
+// core/identity.h) and nothing else.  Cost: O(n log n) in the snapshot's
+// allocations (a sort by offset, a hash of the identities), allocating only
+// the result; FitAfterRecovery adds a copy of the snapshot, two first-fits
+// and two hole summaries.
 //
 // What each figure is (every one known or unknown, never guessed; a figure
 // an identity lacks is unknown; figures that put field data past the
@@ -142,7 +143,8 @@ struct RecoveryFit {
   bool placements_known = true;
   bool fits_now = false;  // no recovery needed
   // With every allocation cut to its size minus its known waste, in place:
-  // whether first-fit finds room, and where.
+  // whether first-fit finds room, and where (when it fits now: true, and
+  // where it fits now).
   bool fits_after_recovery = false;
   uint64_t placement = 0;
   uint64_t largest_hole_now = 0;

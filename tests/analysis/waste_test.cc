@@ -251,6 +251,8 @@ TEST(Waste, RecoveryFitsOnlyWhereAContiguousRangeResults) {
   // A request that fits now needs nothing re-created.
   fit = FitAfterRecovery(t, wt, 100, 1);
   EXPECT_TRUE(fit.fits_now);
+  EXPECT_TRUE(fit.fits_after_recovery);
+  EXPECT_EQ(fit.placement, 800u);
   EXPECT_TRUE(fit.recreate.empty());
 
   // Unplaced instances: holes unknown, said so.
