@@ -191,6 +191,7 @@ void WriteIdentities(JsonWriter& w, const DumpFile& dump) {
     w.Key("attributes");
     w.BeginArray();
     for (const auto& [key, value] : identity->attributes) {
+      if (IsFigureAttribute(key)) continue;  // figures: no identity line
       w.BeginArray();
       w.String(key);
       w.String(value);
