@@ -40,8 +40,90 @@ void WriteCapacityProbe(JsonWriter& w, const char* key, const CapacityProbe& p) 
   w.EndObject();
 }
 
+void WriteWasteBytes(JsonWriter& w, const char* key, const WasteBytes& b) {
+  w.Key(key);
+  if (b.known) w.Uint(b.bytes);
+  else w.Null();
+}
+
+void WriteWasteTotals(JsonWriter& w, const WasteTotals& t) {
+  w.Uint("allocations", t.allocations);
+  w.Uint("bytes", t.bytes);
+  w.Uint("known_waste", t.known_waste());
+  const std::pair<const char*, const WasteSum*> figures[] = {
+      {"padding", &t.padding}, {"inflation", &t.inflation},
+      {"unrequested", &t.unrequested}};
+  for (const auto& [name, sum] : figures) {
+    w.Key(name);
+    w.BeginObject();
+    w.Uint("bytes", sum->bytes);
+    w.Uint("known_allocations", sum->known_allocations);
+    w.Uint("unknown_allocations", sum->unknown_allocations);
+    w.Uint("unknown_bytes", sum->unknown_bytes);
+    w.EndObject();
+  }
+  w.Uint("alignment_gaps", t.alignment_gaps);
+}
+
+void WriteWaste(JsonWriter& w, const Snapshot& judged, const WasteRemedy& x,
+                const std::string& group_by) {
+  if (x.verdict != RemedyVerdict::kFits && x.verdict != RemedyVerdict::kDoesNotFit) return;
+  w.Key("totals");
+  w.BeginObject();
+  WriteWasteTotals(w, x.waste.totals);
+  w.EndObject();
+  const std::string attribute = group_by.empty() ? MostTellingAttribute(judged) : group_by;
+  w.Key("group_by");
+  if (attribute.empty()) w.Null();
+  else w.String(attribute);
+  w.Key("groups");
+  w.BeginArray();
+  if (!attribute.empty())
+    for (const WasteGroup& g : GroupWaste(x.waste, [&](const Allocation& a) {
+           return AttributeValue(judged, a.identity, a.kind, attribute);
+         })) {
+      w.BeginObject();
+      w.String("value", g.value);
+      WriteWasteTotals(w, g.totals);
+      w.EndObject();
+    }
+  w.EndArray();
+  w.Key("instances");
+  w.BeginArray();
+  for (const AllocationWaste& a : x.waste.allocations) {
+    if (a.known_waste() == 0) continue;
+    w.BeginObject();
+    w.HexId("instance", a.allocation.instance);
+    w.Uint("offset", a.allocation.offset);
+    w.Uint("size", a.allocation.size);
+    WriteWasteBytes(w, "padding", a.padding);
+    WriteWasteBytes(w, "inflation", a.inflation);
+    WriteWasteBytes(w, "unrequested", a.unrequested);
+    WriteWasteBytes(w, "useful", a.useful);
+    w.EndObject();
+  }
+  w.EndArray();
+  const RecoveryFit& r = x.recovery;
+  w.Key("recovery");
+  w.BeginObject();
+  w.Bool("fits_after_recovery", r.fits_after_recovery);
+  w.Key("placement");
+  if (r.fits_after_recovery) w.Uint(r.placement);
+  else w.Null();
+  w.Uint("largest_hole_now", r.largest_hole_now);
+  w.Uint("largest_hole_after", r.largest_hole_after);
+  w.Uint("recoverable_bytes", r.recoverable_bytes);
+  w.Key("recreate");
+  w.BeginArray();
+  for (const AllocationWaste& a : r.recreate) w.HexId(a.allocation.instance);
+  w.EndArray();
+  w.Uint("pinned_in_recreate", r.pinned_in_recreate);
+  w.Bool("upper_bound", true);
+  w.EndObject();
+}
+
 void WriteRemedy(JsonWriter& w, const Snapshot& judged, const FailureRemedies& r,
-                 RemedyKind kind, int rank) {
+                 RemedyKind kind, int rank, const std::string& group_by) {
   const RemedyStatus& st = r.Status(kind);
   w.BeginObject();
   w.String("kind", RemedyKindName(kind));
@@ -162,6 +244,7 @@ void WriteRemedy(JsonWriter& w, const Snapshot& judged, const FailureRemedies& r
       break;
     }
     case RemedyKind::kWaste:
+      WriteWaste(w, judged, r.waste, group_by);
       break;
   }
   w.EndObject();
@@ -215,7 +298,7 @@ std::string FormatMemoryExplanation(const DumpFile& dump, const Snapshot& s,
                   s.failures.size() - first, " explained, most recent last",
                   first > 0 ? absl::StrCat(" (", first, " earlier not shown)") : "", "\n");
   ExplainFailures(dump, s, options, [&](const Snapshot& judged, const FailureRemedies& r) {
-    out += FormatFailureExplanation(judged, r, "    ");
+    out += FormatFailureExplanation(judged, r, "    ", options.group_by);
   });
   return out;
 }
@@ -263,7 +346,8 @@ std::string MemoryExplanationJson(const DumpFile& dump, const Snapshot& s,
     int rank = 0;
     for (RemedyKind kind : OrderedRemedies(r))
       WriteRemedy(w, judged, r, kind,
-                  r.Status(kind).verdict == RemedyVerdict::kFits ? ++rank : 0);
+                  r.Status(kind).verdict == RemedyVerdict::kFits ? ++rank : 0,
+                  options.group_by);
     w.EndArray();
     w.EndObject();
   });

@@ -1,6 +1,6 @@
 // whatif/explain.h - `realm-shadow explain`: every recorded failure of a
 // memory with its cause and every remedy (analysis/remedies.h: release,
-// wait, release-pinned; whatif/remedies.h: capacity, allocator), as the
+// wait, release-pinned, waste; whatif/remedies.h: capacity, allocator), as the
 // command's text, as JSON for scripts, and as the page's side-panel data.
 //
 // Each failure is judged on the best picture the dump holds: the state just
@@ -37,6 +37,9 @@ struct ExplainOptions {
   // The most recent failures explained per memory (0: every one the
   // picture keeps, kRecentFailures at most).
   size_t failures_shown = 0;
+  // What groups the waste and the release window (render/report.h
+  // GroupAttribute's names; "": MostTellingAttribute).
+  std::string group_by;
 };
 
 // Calls `visit` for each failure explained, oldest first, with its

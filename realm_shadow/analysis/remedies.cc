@@ -174,8 +174,8 @@ void FindWait(const Snapshot& state, const Failure& f, const MemoryHistory* h,
   }
   if (h == nullptr) {
     w->verdict = RemedyVerdict::kUnknown;
-    w->missing = std::string("the releases it counted on are in the memory's "
-                             "history, which the dump does not hold: ") +
+    w->missing = std::string("the memory's history (the releases it counted on "
+                             "are there), which the dump does not hold: ") +
                  kHowToGetHistory;
     return;
   }
@@ -274,6 +274,54 @@ void FindWait(const Snapshot& state, const Failure& f, const MemoryHistory* h,
   }
 }
 
+void FindWasteRemedy(const Snapshot& s, const Failure& f, WasteRemedy* w) {
+  w->waste = FindWaste(s);
+  if (f.size == 0) {
+    w->verdict = RemedyVerdict::kUnknown;
+    w->missing = "the request's size (the source never gave it)";
+    return;
+  }
+  // Known for some allocation that holds bytes: a zero-byte one wastes
+  // nothing by definition and says nothing of the source.
+  const bool any_known = std::any_of(
+      w->waste.allocations.begin(), w->waste.allocations.end(),
+      [](const AllocationWaste& a) {
+        return a.allocation.size > 0 &&
+               (a.padding.known || a.inflation.known || a.unrequested.known);
+      });
+  if (!any_known) {
+    w->verdict = RemedyVerdict::kUnknown;
+    w->missing =
+        "what the instances' bytes hold: ingest-realm-log of the run's log with "
+        "Realm's \"instance layout\" lines (-level inst=1, a DEBUG output level "
+        "build), and Legion Spy's (-lg:spy -level legion_spy=2) for the regions "
+        "and fields asked for";
+    return;
+  }
+  const uint64_t alignment = f.alignment == 0 ? 1 : f.alignment;
+  w->recovery = FitAfterRecovery(s, w->waste, f.size, alignment);
+  if (!w->recovery.placements_known) {
+    w->verdict = RemedyVerdict::kUnknown;
+    w->missing = "the placements of the memory's instances";
+    return;
+  }
+  if (w->recovery.fits_now) {
+    w->verdict = RemedyVerdict::kNotApplicable;
+    w->reason = "it fits in this picture without recovering anything";
+    return;
+  }
+  if (w->waste.totals.known_waste() == 0) {
+    w->verdict = RemedyVerdict::kDoesNotFit;
+    w->reason = "no live instance is known to hold bytes it was not asked for";
+    return;
+  }
+  w->verdict = w->recovery.fits_after_recovery ? RemedyVerdict::kFits
+                                               : RemedyVerdict::kDoesNotFit;
+  if (!w->recovery.fits_after_recovery)
+    w->reason = "even with every instance cut to its useful bytes, no range is "
+                "large enough";
+}
+
 }  // namespace
 
 const char* RemedyKindName(RemedyKind kind) {
@@ -341,14 +389,18 @@ FailureRemedies FindRemedies(const Snapshot& state, const Failure& failure,
   r.judged_before_failure = state.sequence == failure.sequence;
   FindRelease(state, failure, &r);
   FindWait(state, failure, history, &r.wait);
+  FindWasteRemedy(state, failure, &r.waste);
   return r;
 }
 
 FailureRemedies FindRemediesInDump(const Snapshot& picture, const Failure& failure,
                                    const MemoryHistory* history, Snapshot* judged) {
   *judged = picture;
+  // A picture with instances of unknown placement (a log without debug-level
+  // lines) has a history without them: the state it rebuilds would show
+  // room that is not there.
   if (history != nullptr && history->Contains(failure.sequence) &&
-      picture.sequence != failure.sequence) {
+      picture.sequence != failure.sequence && PlacementsKnown(picture)) {
     absl::StatusOr<Snapshot> before = StateAt(*history, failure.sequence);
     if (before.ok()) {
       *judged = *std::move(before);

@@ -34,7 +34,8 @@
 // Cost: a release remedy is two FindBlockers passes and a first fit on a
 // copy of the picture (linear in its allocations); wait, with a history,
 // two StateAt (at most one segment of events each, history.h) and a pass
-// over the events between the request's deferral and its failure.
+// over the events between the request's deferral and its failure; waste,
+// FindWaste and FitAfterRecovery (O(n log n), waste.h).
 #ifndef REALM_SHADOW_ANALYSIS_REMEDIES_H_
 #define REALM_SHADOW_ANALYSIS_REMEDIES_H_
 
@@ -43,6 +44,7 @@
 #include <vector>
 
 #include "realm_shadow/analysis/analysis.h"
+#include "realm_shadow/analysis/waste.h"
 #include "realm_shadow/core/history.h"
 #include "realm_shadow/core/snapshot.h"
 #include "realm_shadow/layers.h"
@@ -58,7 +60,7 @@ enum class RemedyKind : uint8_t {
   kCapacity = 2,       // a larger memory: the flag that sizes it (whatif)
   kReleasePinned = 3,  // release pinned blockers: make them collectable
   kWaste = 4,          // recover bytes live instances hold unasked
-                       // (analysis/waste.h; not computed in this build)
+                       // (analysis/waste.h)
   kAllocator = 5,      // another allocator at the run's capacity (whatif)
 };
 inline constexpr int kRemedyKindCount = 6;
@@ -187,9 +189,20 @@ struct AllocatorRemedy : RemedyStatus {
   bool realm_min_found = false;
 };
 
-// ---- waste: the slot of analysis/waste.h ---------------------------------
+// ---- waste: bytes live instances hold that no one asked for ---------------
 
-struct WasteRemedy : RemedyStatus {};
+// Judged on the same picture as release (analysis/waste.h): every live
+// allocation's padding, inflation and unrequested fields, and whether
+// recovering them (shrinking each in place) leaves room for the request.
+// Never `checked`: recovery means re-creating instances at their useful
+// size, which only a run can show (waste.h: an upper bound).  kUnknown when
+// no allocation carries the figures (a tracked dump, or a log without
+// "instance layout" lines); kDoesNotFit when recovery leaves no room or no
+// waste is known; kFits when the room it leaves is enough.
+struct WasteRemedy : RemedyStatus {
+  MemoryWaste waste;
+  RecoveryFit recovery;
+};
 
 // ---- one failure ------------------------------------------------------------
 
@@ -212,7 +225,7 @@ struct FailureRemedies {
 
 // The kinds in the order they are shown: those that make the request fit,
 // in rank order, then the others in rank order; kinds not computed (a live
-// report's capacity and allocator, waste in this build) are left out.
+// report's capacity and allocator) are left out.
 std::vector<RemedyKind> OrderedRemedies(const FailureRemedies& remedies);
 
 // How to get a history where a remedy needs one.
@@ -224,7 +237,8 @@ inline constexpr char kHowToGetHistory[] =
 // The remedies that need no replay for `failure`, judged on `state` (the
 // picture at or just before the failure), with `history` the memory's
 // history when there is one (wait needs it; nullptr: wait is kUnknown,
-// saying so).  Capacity and allocator are left kNotComputed.
+// saying so): release, wait, release-pinned, waste.  Capacity and
+// allocator are left kNotComputed.
 FailureRemedies FindRemedies(const Snapshot& state, const Failure& failure,
                              const MemoryHistory* history);
 

@@ -222,6 +222,8 @@ namespace {
 constexpr size_t kInstancesOnALine = 4;
 // Pinned allocations listed under release-pinned.
 constexpr size_t kPinnedListed = 8;
+// Waste groups and instances listed under waste (a tenth of a screen).
+constexpr size_t kWasteListed = 5;
 
 std::string Range(uint64_t offset, uint64_t end) {
   return absl::StrCat("[", offset, ", ", end, ")");
@@ -364,6 +366,44 @@ std::string AllocatorText(const AllocatorRemedy& a) {
   return out;
 }
 
+// "padding 1 KiB, inflation 2 KiB, unrequested fields 0 B" of what is
+// known; "unknown" figures named.
+std::string WasteFigureText(const WasteTotals& t) {
+  std::string out;
+  const std::pair<const char*, const WasteSum*> figures[] = {
+      {"padding", &t.padding}, {"inflation", &t.inflation},
+      {"unrequested fields", &t.unrequested}};
+  for (const auto& [name, sum] : figures) {
+    absl::StrAppend(&out, out.empty() ? "" : ", ", name, " ");
+    if (sum->known_allocations == 0) out += "unknown";
+    else out += FormatHumanSize(sum->bytes);
+  }
+  return out;
+}
+
+std::string WasteText(const WasteRemedy& w) {
+  const WasteTotals& t = w.waste.totals;
+  uint64_t with_figures = 0;
+  for (const AllocationWaste& a : w.waste.allocations)
+    with_figures += a.allocation.size > 0 && (a.padding.known || a.inflation.known ||
+                                              a.unrequested.known);
+  std::string out = absl::StrCat(
+      FormatSizeExact(t.known_waste()), " held unasked in live instances (",
+      WasteFigureText(t), "; ", with_figures, " of ", t.allocations,
+      " instance(s) with figures)");
+  const RecoveryFit& r = w.recovery;
+  if (!r.fits_after_recovery) return out;
+  absl::StrAppend(&out, "; recovered, the largest hole grows from ",
+                  FormatHumanSize(r.largest_hole_now), " to ",
+                  FormatHumanSize(r.largest_hole_after), " and first fit finds room at ",
+                  r.placement, ", inside ", r.recreate.size(), " instance(s)");
+  if (r.pinned_in_recreate > 0)
+    absl::StrAppend(&out, " (", r.pinned_in_recreate, " pinned)");
+  out += " that would have to be made again at their useful size: an upper bound, "
+         "not checked";
+  return out;
+}
+
 std::string StatusText(const RemedyStatus& st) {
   switch (st.verdict) {
     case RemedyVerdict::kNotApplicable: return "does not apply: " + st.reason;
@@ -397,7 +437,7 @@ std::string FormatRemedyText(const Snapshot& s, const FailureRemedies& r,
       case RemedyKind::kWait: text = WaitText(r.wait); break;
       case RemedyKind::kCapacity: text = CapacityText(r.capacity); break;
       case RemedyKind::kReleasePinned: text = PinnedText(s, r.release_pinned); break;
-      case RemedyKind::kWaste: break;
+      case RemedyKind::kWaste: text = WasteText(r.waste); break;
       case RemedyKind::kAllocator: text = AllocatorText(r.allocator); break;
     }
   } else {
@@ -407,12 +447,14 @@ std::string FormatRemedyText(const Snapshot& s, const FailureRemedies& r,
       text += " (" + AllocatorText(r.allocator) + ")";
     if (kind == RemedyKind::kWait && st.verdict == RemedyVerdict::kDoesNotFit)
       text = "does not fit: " + WaitText(r.wait) + "; " + st.reason;
+    if (kind == RemedyKind::kWaste && st.verdict == RemedyVerdict::kDoesNotFit)
+      text += " (" + WasteText(r.waste) + ")";
   }
   return text;
 }
 
 std::string FormatRemedies(const Snapshot& s, const FailureRemedies& r,
-                           const std::string& indent) {
+                           const std::string& indent, const std::string& group_by) {
   std::string out = indent +
                     "remedies (what would make it fit, least asked of you first; "
                     "\"checked\": verified by first fit or a replay)\n";
@@ -424,7 +466,7 @@ std::string FormatRemedies(const Snapshot& s, const FailureRemedies& r,
                     FormatRemedyLine(s, r, kind), "\n");
     const std::string under = in + "     ";
     if (kind == RemedyKind::kRelease && fits && r.release.window.blockers.size() > 1) {
-      const std::string attribute = MostTellingAttribute(s);
+      const std::string attribute = group_by.empty() ? MostTellingAttribute(s) : group_by;
       if (!attribute.empty()) {
         const std::vector<AllocationGroup> groups =
             GroupAllocations(s, attribute, &r.release.window.blockers);
@@ -444,6 +486,9 @@ std::string FormatRemedies(const Snapshot& s, const FailureRemedies& r,
         if (!list.empty())
           absl::StrAppend(&out, under, ReleaseFateName(fate), ": ", list, "\n");
       }
+    if (kind == RemedyKind::kWaste && (r.waste.verdict == RemedyVerdict::kFits ||
+                                       r.waste.verdict == RemedyVerdict::kDoesNotFit))
+      out += FormatWasteLines(s, r.waste.waste, group_by, under);
     if (kind == RemedyKind::kReleasePinned && fits) {
       const ListCut cut{kPinnedListed, "see the dump"};
       for (size_t i = 0; i < cut.Listed(r.release_pinned.pinned.size()); ++i) {
@@ -487,11 +532,62 @@ std::string FormatCause(const Snapshot& s, const Failure& f) {
                       FormatSizeExact(space.summary.largest_hole), ")");
 }
 
+std::string FormatWasteLines(const Snapshot& s, const MemoryWaste& waste,
+                             const std::string& group_by, const std::string& indent) {
+  if (waste.totals.known_waste() == 0) return "";
+  std::string out;
+  const std::string attribute = group_by.empty() ? MostTellingAttribute(s) : group_by;
+  if (!attribute.empty()) {
+    const std::vector<WasteGroup> groups = GroupWaste(waste, [&](const Allocation& a) {
+      return AttributeValue(s, a.identity, a.kind, attribute);
+    });
+    absl::StrAppend(&out, indent, "by ", attribute, ":");
+    size_t shown = 0;
+    for (const WasteGroup& g : groups) {
+      if (g.totals.known_waste() == 0 || shown == kWasteListed) continue;
+      absl::StrAppend(&out, shown++ ? ";" : "", " ", g.value, " ",
+                      FormatHumanSize(g.totals.known_waste()), " of ",
+                      FormatHumanSize(g.totals.bytes), " (", WasteFigureText(g.totals), ")");
+    }
+    const size_t wasteful = static_cast<size_t>(std::count_if(
+        groups.begin(), groups.end(),
+        [](const WasteGroup& g) { return g.totals.known_waste() > 0; }));
+    if (wasteful > shown) absl::StrAppend(&out, "; ", wasteful - shown, " more group(s)");
+    out += "\n";
+  }
+  // The instances that hold the most, largest first.
+  std::vector<const AllocationWaste*> most;
+  for (const AllocationWaste& a : waste.allocations)
+    if (a.known_waste() > 0) most.push_back(&a);
+  std::stable_sort(most.begin(), most.end(),
+                   [](const AllocationWaste* a, const AllocationWaste* b) {
+                     return a->known_waste() > b->known_waste();
+                   });
+  for (size_t i = 0; i < most.size() && i < kWasteListed; ++i) {
+    const AllocationWaste& a = *most[i];
+    absl::StrAppend(&out, indent, "instance ", HexId(a.allocation.instance), " ",
+                    FormatHumanSize(a.known_waste()), " of ",
+                    FormatHumanSize(a.allocation.size), ": padding ",
+                    a.padding.known ? FormatSizeExact(a.padding.bytes) : "unknown",
+                    ", inflation ",
+                    a.inflation.known ? FormatSizeExact(a.inflation.bytes) : "unknown",
+                    ", unrequested ",
+                    a.unrequested.known ? FormatSizeExact(a.unrequested.bytes) : "unknown",
+                    IdentityText(s.identities, a.allocation.identity), "\n");
+  }
+  if (most.size() > kWasteListed)
+    absl::StrAppend(&out, indent, "and ", most.size() - kWasteListed,
+                    " more instance(s) (explain --json lists every one)\n");
+  return out;
+}
+
 std::string FormatFailureExplanation(const Snapshot& s, const FailureRemedies& r,
-                                     const std::string& indent) {
+                                     const std::string& indent,
+                                     const std::string& group_by) {
   const std::string in = indent + "  ";
   return absl::StrCat(RequestLine(s, r.failure, indent), in, FormatJudgedOn(s, r), "\n",
-                      in, FormatCause(s, r.failure), "\n", FormatRemedies(s, r, in));
+                      in, FormatCause(s, r.failure), "\n",
+                      FormatRemedies(s, r, in, group_by));
 }
 
 }  // namespace realm_shadow

@@ -40,6 +40,7 @@
 
 #include "realm_shadow/analysis/analysis.h"
 #include "realm_shadow/analysis/remedies.h"
+#include "realm_shadow/analysis/waste.h"
 #include "realm_shadow/core/history.h"
 #include "realm_shadow/core/snapshot.h"
 #include "realm_shadow/layers.h"
@@ -125,10 +126,18 @@ std::string FormatRemedyText(const Snapshot& judged, const FailureRemedies& reme
                              RemedyKind kind);
 // "remedies, ..." then OrderedRemedies, numbered where they fit ("1.",
 // "2.") and marked "-" where they do not, each FormatRemedyLine, with the
-// pinned allocations of release-pinned listed under it.  `indent` is the
-// heading's; the lines are indented 2 more.
+// pinned allocations of release-pinned listed under it and the waste by
+// group and instance under waste (FormatWasteLines).  `indent` is the
+// heading's; the lines are indented 2 more.  `group_by`: the attribute
+// that groups the waste and the release window (GroupAttribute's; "":
+// MostTellingAttribute).
 std::string FormatRemedies(const Snapshot& judged, const FailureRemedies& remedies,
-                           const std::string& indent);
+                           const std::string& indent, const std::string& group_by = "");
+// The known waste per group of `group_by` ("": MostTellingAttribute), one
+// line, then the 5 instances that hold the most, a line each: padding,
+// inflation and unrequested bytes and identity.  "" when no waste is known.
+std::string FormatWasteLines(const Snapshot& judged, const MemoryWaste& waste,
+                             const std::string& group_by, const std::string& indent);
 // Which picture the remedies were judged on, in words ("at event 2132;
 // judged on the state just before it (rebuilt from the history)").
 std::string FormatJudgedOn(const Snapshot& judged, const FailureRemedies& remedies);
@@ -139,7 +148,8 @@ std::string FormatCause(const Snapshot& judged, const Failure& failure);
 // the cause there, then FormatRemedies.
 std::string FormatFailureExplanation(const Snapshot& judged,
                                      const FailureRemedies& remedies,
-                                     const std::string& indent);
+                                     const std::string& indent,
+                                     const std::string& group_by = "");
 
 }  // namespace realm_shadow
 
