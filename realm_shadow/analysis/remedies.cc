@@ -322,6 +322,37 @@ void FindWasteRemedy(const Snapshot& s, const Failure& f, WasteRemedy* w) {
                 "large enough";
 }
 
+// The identities the dump's own picture gives the allocations of `judged`
+// that have none there: a log's rebuild attaches identities (and the
+// figures of what an instance's bytes hold) to the final picture, not to
+// the history's events.  An allocation is the same life when its instance,
+// offset and size are.
+void AdoptIdentities(const Snapshot& picture, Snapshot* judged) {
+  absl::flat_hash_map<uint64_t, const Allocation*> by_instance;
+  for (const Allocation& a : picture.allocations)
+    if (a.identity != 0) by_instance[a.instance] = &a;
+  absl::flat_hash_set<uint32_t> have;
+  for (const Identity& id : judged->identities) have.insert(id.id);
+  bool added = false;
+  for (Allocation& a : judged->allocations) {
+    if (a.identity != 0) continue;
+    auto it = by_instance.find(a.instance);
+    if (it == by_instance.end() || it->second->offset != a.offset ||
+        it->second->size != a.size)
+      continue;
+    const Identity* id = picture.FindIdentity(it->second->identity);
+    if (id == nullptr) continue;
+    a.identity = id->id;
+    if (have.insert(id->id).second) {
+      judged->identities.push_back(*id);
+      added = true;
+    }
+  }
+  if (added)
+    std::sort(judged->identities.begin(), judged->identities.end(),
+              [](const Identity& x, const Identity& y) { return x.id < y.id; });
+}
+
 }  // namespace
 
 const char* RemedyKindName(RemedyKind kind) {
@@ -412,6 +443,7 @@ FailureRemedies FindRemediesInDump(const Snapshot& picture, const Failure& failu
       judged->kind = picture.kind;
       judged->node = picture.node;
       judged->addressed = picture.addressed;
+      AdoptIdentities(picture, judged);
     }
   }
   return FindRemedies(*judged, failure, history);

@@ -243,9 +243,12 @@ FailureRemedies FindRemedies(const Snapshot& state, const Failure& failure,
                              const MemoryHistory* history);
 
 // The same on the best picture a dump holds: the state just before the
-// failure when `history` holds that moment (StateAt), else `picture`
-// itself.  *judged gets that state (it outlives the call: the texts read
-// it).
+// failure when `history` holds that moment (StateAt) and `picture` knows
+// every placement (else the history lacks the unplaced instances), else
+// `picture` itself.  The state's allocations without an identity take the
+// one `picture` gives the same life (instance, offset, size): a log's
+// rebuild attaches identities and figures to its final picture only.
+// *judged gets that state (it outlives the call: the texts read it).
 FailureRemedies FindRemediesInDump(const Snapshot& picture, const Failure& failure,
                                    const MemoryHistory* history, Snapshot* judged);
 

@@ -215,6 +215,37 @@ TEST_F(RemediesOfARun, ADumpWithoutHistoryStillGetsWhatNeedsNone) {
         << kind << "\n" << out.output;
 }
 
+// A stock log's rebuild (the circuit-oom fixture: 48 instances, a 717.91
+// KiB request in 8 MiB): the release remedy cannot know which instances are
+// collectable and says so, release-pinned cannot be told, and the waste is
+// counted from the layout figures the rebuild attached to its final picture
+// (every instance's layout holds its field bytes exactly: padding 0), also
+// on the state just before the failure that the history rebuilds.
+TEST(RemediesOfALog, AStockLogsRebuildSaysGcIsUnknownAndCountsItsWaste) {
+  const std::string dir = TestDir();
+  const std::string dump = dir + "/circuit-oom.rsd";
+  const Result ingest = RunCli("ingest-realm-log '" REALM_SHADOW_FIXTURES_ROOT
+                               "/realm-logs/circuit-oom.log' -o '" + dump + "'");
+  ASSERT_EQ(ingest.status, 0) << ingest.output;
+  const Result out = RunCli("explain '" + dump + "'");
+  ASSERT_EQ(out.status, 0) << out.output;
+  EXPECT_TRUE(Contains(out.output, "judged on the state just before it")) << out.output;
+  EXPECT_TRUE(Contains(out.output, "if Legion may collect them (GC state unknown: a stock log "
+                                   "cannot tell which are collectable)"))
+      << out.output;
+  EXPECT_TRUE(Contains(out.output, "release-pinned  unknown: needs which instances Legion "
+                                   "keeps valid"))
+      << out.output;
+  EXPECT_TRUE(Contains(out.output, "0 B held unasked in live instances (padding 0 B, inflation "
+                                   "unknown, unrequested fields unknown; 48 of 48 instance(s) "
+                                   "with figures)"))
+      << out.output;
+  EXPECT_TRUE(Contains(out.output, "capacity        -ll:csize 9 (MiB; Legate: --sysmem 9)"))
+      << out.output;
+  const Result blockers = RunCli("blockers '" + dump + "' --size 735140 --align 32");
+  EXPECT_TRUE(Contains(blockers.output, "GC state unknown")) << blockers.output;
+}
+
 // The flag of each kind of memory, in MiB; none for a dynamic framebuffer.
 TEST(CapacityFlag, EachKindItsFlag) {
   EXPECT_STREQ(whatif::CapacityFlagOf(MemoryKind::kSystem)->realm, "-ll:csize");
