@@ -222,8 +222,6 @@ namespace {
 constexpr size_t kInstancesOnALine = 4;
 // Pinned allocations listed under release-pinned.
 constexpr size_t kPinnedListed = 8;
-// Waste groups and instances listed under waste (a tenth of a screen).
-constexpr size_t kWasteListed = 5;
 
 std::string Range(uint64_t offset, uint64_t end) {
   return absl::StrCat("[", offset, ", ", end, ")");
@@ -366,31 +364,8 @@ std::string AllocatorText(const AllocatorRemedy& a) {
   return out;
 }
 
-// "padding 1 KiB, inflation 2 KiB, unrequested fields 0 B" of what is
-// known; "unknown" figures named.
-std::string WasteFigureText(const WasteTotals& t) {
-  std::string out;
-  const std::pair<const char*, const WasteSum*> figures[] = {
-      {"padding", &t.padding}, {"inflation", &t.inflation},
-      {"unrequested fields", &t.unrequested}};
-  for (const auto& [name, sum] : figures) {
-    absl::StrAppend(&out, out.empty() ? "" : ", ", name, " ");
-    if (sum->known_allocations == 0) out += "unknown";
-    else out += FormatHumanSize(sum->bytes);
-  }
-  return out;
-}
-
 std::string WasteText(const WasteRemedy& w) {
-  const WasteTotals& t = w.waste.totals;
-  uint64_t with_figures = 0;
-  for (const AllocationWaste& a : w.waste.allocations)
-    with_figures += a.allocation.size > 0 && (a.padding.known || a.inflation.known ||
-                                              a.unrequested.known);
-  std::string out = absl::StrCat(
-      FormatSizeExact(t.known_waste()), " held unasked in live instances (",
-      WasteFigureText(t), "; ", with_figures, " of ", t.allocations,
-      " instance(s) with figures)");
+  std::string out = FormatWasteSummary(w.waste);
   const RecoveryFit& r = w.recovery;
   if (!r.fits_after_recovery) return out;
   absl::StrAppend(&out, "; recovered, the largest hole grows from ",
@@ -530,55 +505,6 @@ std::string FormatCause(const Snapshot& s, const Failure& f) {
   return absl::StrCat("cause: ", FailureCauseText(s, f.size, alignment), " (total free ",
                       FormatSizeExact(space.summary.total_free), ", largest hole ",
                       FormatSizeExact(space.summary.largest_hole), ")");
-}
-
-std::string FormatWasteLines(const Snapshot& s, const MemoryWaste& waste,
-                             const std::string& group_by, const std::string& indent) {
-  if (waste.totals.known_waste() == 0) return "";
-  std::string out;
-  const std::string attribute = group_by.empty() ? MostTellingAttribute(s) : group_by;
-  if (!attribute.empty()) {
-    const std::vector<WasteGroup> groups = GroupWaste(waste, [&](const Allocation& a) {
-      return AttributeValue(s, a.identity, a.kind, attribute);
-    });
-    absl::StrAppend(&out, indent, "by ", attribute, ":");
-    size_t shown = 0;
-    for (const WasteGroup& g : groups) {
-      if (g.totals.known_waste() == 0 || shown == kWasteListed) continue;
-      absl::StrAppend(&out, shown++ ? ";" : "", " ", g.value, " ",
-                      FormatHumanSize(g.totals.known_waste()), " of ",
-                      FormatHumanSize(g.totals.bytes), " (", WasteFigureText(g.totals), ")");
-    }
-    const size_t wasteful = static_cast<size_t>(std::count_if(
-        groups.begin(), groups.end(),
-        [](const WasteGroup& g) { return g.totals.known_waste() > 0; }));
-    if (wasteful > shown) absl::StrAppend(&out, "; ", wasteful - shown, " more group(s)");
-    out += "\n";
-  }
-  // The instances that hold the most, largest first.
-  std::vector<const AllocationWaste*> most;
-  for (const AllocationWaste& a : waste.allocations)
-    if (a.known_waste() > 0) most.push_back(&a);
-  std::stable_sort(most.begin(), most.end(),
-                   [](const AllocationWaste* a, const AllocationWaste* b) {
-                     return a->known_waste() > b->known_waste();
-                   });
-  for (size_t i = 0; i < most.size() && i < kWasteListed; ++i) {
-    const AllocationWaste& a = *most[i];
-    absl::StrAppend(&out, indent, "instance ", HexId(a.allocation.instance), " ",
-                    FormatHumanSize(a.known_waste()), " of ",
-                    FormatHumanSize(a.allocation.size), ": padding ",
-                    a.padding.known ? FormatSizeExact(a.padding.bytes) : "unknown",
-                    ", inflation ",
-                    a.inflation.known ? FormatSizeExact(a.inflation.bytes) : "unknown",
-                    ", unrequested ",
-                    a.unrequested.known ? FormatSizeExact(a.unrequested.bytes) : "unknown",
-                    IdentityText(s.identities, a.allocation.identity), "\n");
-  }
-  if (most.size() > kWasteListed)
-    absl::StrAppend(&out, indent, "and ", most.size() - kWasteListed,
-                    " more instance(s) (explain --json lists every one)\n");
-  return out;
 }
 
 std::string FormatFailureExplanation(const Snapshot& s, const FailureRemedies& r,

@@ -127,17 +127,13 @@ std::string FormatRemedyText(const Snapshot& judged, const FailureRemedies& reme
 // "remedies, ..." then OrderedRemedies, numbered where they fit ("1.",
 // "2.") and marked "-" where they do not, each FormatRemedyLine, with the
 // pinned allocations of release-pinned listed under it and the waste by
-// group and instance under waste (FormatWasteLines).  `indent` is the
+// group and instance under waste (report.h FormatWasteLines).  `indent` is the
 // heading's; the lines are indented 2 more.  `group_by`: the attribute
 // that groups the waste and the release window (GroupAttribute's; "":
 // MostTellingAttribute).
 std::string FormatRemedies(const Snapshot& judged, const FailureRemedies& remedies,
                            const std::string& indent, const std::string& group_by = "");
-// The known waste per group of `group_by` ("": MostTellingAttribute), one
-// line, then the 5 instances that hold the most, a line each: padding,
-// inflation and unrequested bytes and identity.  "" when no waste is known.
-std::string FormatWasteLines(const Snapshot& judged, const MemoryWaste& waste,
-                             const std::string& group_by, const std::string& indent);
+
 // Which picture the remedies were judged on, in words ("at event 2132;
 // judged on the state just before it (rebuilt from the history)").
 std::string FormatJudgedOn(const Snapshot& judged, const FailureRemedies& remedies);

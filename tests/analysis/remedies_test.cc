@@ -12,6 +12,7 @@
 
 #include "realm_shadow/core/identity.h"
 #include "realm_shadow/render/failure_report.h"
+#include "realm_shadow/render/report.h"
 #include "tests/analysis/snapshot_builder.h"
 
 namespace realm_shadow {
@@ -167,6 +168,12 @@ TEST(Remedies, WasteOfKnownPaddingAndInflationAndWhetherRecoveringItFits) {
   EXPECT_TRUE(Contains(text, "instance 0x4000000000000001 220 B of 400 B: padding 100 B, "
                              "inflation 120 B, unrequested 0 B store=x"))
       << text;
+
+  // The memory's report says the same, failure or not.
+  EXPECT_TRUE(Contains(FormatWaste(s, "store"),
+                       "  waste               420 B held unasked in live instances"))
+      << FormatWaste(s, "store");
+  EXPECT_EQ(FormatWaste(MakeSnapshot(1000, {Alloc(0, 400, kA)}), "store"), "");
 
   const FailureRemedies too_large = FindRemedies(s, InstantFailure(350), nullptr);
   EXPECT_EQ(too_large.waste.verdict, RemedyVerdict::kDoesNotFit);
