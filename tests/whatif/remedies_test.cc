@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <regex>
 #include <string>
 #include <vector>
@@ -119,6 +121,14 @@ TEST_F(RemediesOfARun, OnlyCapacityFixesIt) {
   EXPECT_TRUE(Contains(report.output, "1. capacity        -ll:csize 8")) << report.output;
   const Result quick = RunCli("report '" + path_ + "' --no-replay");
   EXPECT_FALSE(Contains(quick.output, "-ll:csize 8")) << quick.output;
+  // The page: the remedies beside the failure, in its data block.
+  const std::string page = dir_ + "/map.html";
+  ASSERT_EQ(RunCli("html '" + path_ + "' -o '" + page + "'").status, 0);
+  std::ifstream in(page);
+  const std::string html((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_TRUE(Contains(html, R"("remedies":[{"instance":"0x4000000000000002")")) << page;
+  EXPECT_TRUE(Contains(html, R"({"kind":"capacity","fits":true,"checked":true,"text":"-ll:csize 8 (MiB)"))
+      << page;
   const Result json = RunCli("explain '" + path_ + "' --json");
   ASSERT_EQ(json.status, 0) << json.output;
   EXPECT_TRUE(std::regex_search(json.output, std::regex(R"("flag_value": ?8\b)")))
