@@ -53,7 +53,7 @@ void ExplainFailures(
 // a memory without one.
 std::string FormatMemoryExplanation(const DumpFile& dump, const Snapshot& memory,
                                     const ExplainOptions& options);
-// The same as one JSON object (docs/cli.md lists its keys).
+// The same as one JSON object (docs/remedies.md lists its keys).
 std::string MemoryExplanationJson(const DumpFile& dump, const Snapshot& memory,
                                   const ExplainOptions& options);
 // The same as the page's plain data (html_page.h PageRemedies).
