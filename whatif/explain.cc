@@ -3,11 +3,13 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "realm_shadow/core/text.h"
+#include "realm_shadow/format/json_records.h"
 #include "realm_shadow/format/json_writer.h"
 #include "realm_shadow/render/failure_report.h"
 #include "realm_shadow/render/report.h"
@@ -17,6 +19,20 @@
 namespace realm_shadow {
 namespace whatif {
 namespace {
+
+// `key`: the text, or null when it is empty.
+void TextOrNull(JsonWriter& w, std::string_view key, const std::string& text) {
+  w.Key(key);
+  if (text.empty()) w.Null();
+  else w.String(text);
+}
+
+// `key`: the value, or null when it is not `known`.
+void UintOrNull(JsonWriter& w, std::string_view key, bool known, uint64_t value) {
+  w.Key(key);
+  if (known) w.Uint(value);
+  else w.Null();
+}
 
 size_t FirstExplained(const Snapshot& s, const ExplainOptions& options) {
   const size_t n = s.failures.size();
@@ -34,16 +50,12 @@ void WriteCapacityProbe(JsonWriter& w, const char* key, const CapacityProbe& p) 
   w.BeginObject();
   w.Uint("capacity", p.capacity);
   w.Bool("passes", p.passes);
-  w.Key("failure");
-  if (p.passes) w.Null();
-  else w.String(p.failure);
+  TextOrNull(w, "failure", p.passes ? std::string() : p.failure);
   w.EndObject();
 }
 
 void WriteWasteBytes(JsonWriter& w, const char* key, const WasteBytes& b) {
-  w.Key(key);
-  if (b.known) w.Uint(b.bytes);
-  else w.Null();
+  UintOrNull(w, key, b.known, b.bytes);
 }
 
 void WriteWasteTotals(JsonWriter& w, const WasteTotals& t) {
@@ -73,9 +85,7 @@ void WriteWaste(JsonWriter& w, const Snapshot& judged, const WasteRemedy& x,
   WriteWasteTotals(w, x.waste.totals);
   w.EndObject();
   const std::string attribute = group_by.empty() ? MostTellingAttribute(judged) : group_by;
-  w.Key("group_by");
-  if (attribute.empty()) w.Null();
-  else w.String(attribute);
+  TextOrNull(w, "group_by", attribute);
   w.Key("groups");
   w.BeginArray();
   if (!attribute.empty())
@@ -107,9 +117,7 @@ void WriteWaste(JsonWriter& w, const Snapshot& judged, const WasteRemedy& x,
   w.Key("recovery");
   w.BeginObject();
   w.Bool("fits_after_recovery", r.fits_after_recovery);
-  w.Key("placement");
-  if (r.fits_after_recovery) w.Uint(r.placement);
-  else w.Null();
+  UintOrNull(w, "placement", r.fits_after_recovery, r.placement);
   w.Uint("largest_hole_now", r.largest_hole_now);
   w.Uint("largest_hole_after", r.largest_hole_after);
   w.Uint("recoverable_bytes", r.recoverable_bytes);
@@ -127,17 +135,11 @@ void WriteRemedy(JsonWriter& w, const Snapshot& judged, const FailureRemedies& r
   const RemedyStatus& st = r.Status(kind);
   w.BeginObject();
   w.String("kind", RemedyKindName(kind));
-  w.Key("rank");
-  if (rank > 0) w.Uint(static_cast<uint64_t>(rank));
-  else w.Null();
+  UintOrNull(w, "rank", rank > 0, static_cast<uint64_t>(rank));
   w.String("verdict", RemedyVerdictName(st.verdict));
   w.Bool("checked", st.checked);
-  w.Key("reason");
-  if (st.reason.empty()) w.Null();
-  else w.String(st.reason);
-  w.Key("missing");
-  if (st.missing.empty()) w.Null();
-  else w.String(st.missing);
+  TextOrNull(w, "reason", st.reason);
+  TextOrNull(w, "missing", st.missing);
   w.String("text", FormatRemedyText(judged, r, kind));
   const bool fits = st.verdict == RemedyVerdict::kFits;
   switch (kind) {
@@ -150,9 +152,7 @@ void WriteRemedy(JsonWriter& w, const Snapshot& judged, const FailureRemedies& r
       w.Uint("count", x.window.blockers.size());
       w.Uint("window_offset", x.window.window_offset);
       w.Uint("window_end", x.window.window_end);
-      w.Key("placement");
-      if (x.checked) w.Uint(x.placement);
-      else w.Null();
+      UintOrNull(w, "placement", x.checked, x.placement);
       w.Key("instances");
       w.BeginArray();
       for (const Allocation& a : x.window.blockers) w.HexId(a.instance);
@@ -162,12 +162,8 @@ void WriteRemedy(JsonWriter& w, const Snapshot& judged, const FailureRemedies& r
         w.ObjectArray("pinned", x.pinned, [&](const ReleaseRemedy::Pinned& p) {
           w.HexId("instance", p.allocation.instance);
           w.Uint("size", p.allocation.size);
-          w.Key("reason");
-          if (p.reason.empty()) w.Null();
-          else w.String(p.reason);
-          w.Key("gc_priority");
-          if (p.priority.empty()) w.Null();
-          else w.String(p.priority);
+          TextOrNull(w, "reason", p.reason);
+          TextOrNull(w, "gc_priority", p.priority);
         });
       }
       break;
@@ -176,9 +172,7 @@ void WriteRemedy(JsonWriter& w, const Snapshot& judged, const FailureRemedies& r
       const WaitRemedy& x = r.wait;
       if (x.counted_on.empty()) break;
       w.Uint("deferred_event", x.deferred_at + 1);
-      w.Key("plan");
-      if (x.plan_known) w.Uint(x.plan);
-      else w.Null();
+      UintOrNull(w, "plan", x.plan_known, x.plan);
       w.Uint("bytes", x.counted_on_bytes);
       w.ObjectArray("counted_on", x.counted_on, [&](const WaitRemedy::CountedOn& c) {
         w.HexId("instance", c.allocation.instance);
@@ -187,38 +181,24 @@ void WriteRemedy(JsonWriter& w, const Snapshot& judged, const FailureRemedies& r
         w.String("fate", ReleaseFateName(c.fate));
         w.Uint("event", c.fate_sequence + 1);
       });
-      w.Key("placement");
-      if (x.checked) w.Uint(x.placement);
-      else w.Null();
+      UintOrNull(w, "placement", x.checked, x.placement);
       break;
     }
     case RemedyKind::kCapacity: {
       const CapacityRemedy& x = r.capacity;
       if (x.verdict == RemedyVerdict::kUnknown || x.verdict == RemedyVerdict::kNotComputed)
         break;
-      w.Key("run_capacity");
-      if (x.run_capacity_known) w.Uint(x.run_capacity);
-      else w.Null();
+      UintOrNull(w, "run_capacity", x.run_capacity_known, x.run_capacity);
       w.Bool("reproduced", x.reproduced);
       w.Uint("lower_bound", x.lower_bound);
-      w.Key("capacity");
-      if (x.found) w.Uint(x.min_capacity);
-      else w.Null();
+      UintOrNull(w, "capacity", x.found, x.min_capacity);
       w.Uint("unit", x.unit);
       w.Uint("replays", static_cast<uint64_t>(x.replays));
-      w.Key("flag");
-      if (x.flag.empty()) w.Null();
-      else w.String(x.flag);
-      w.Key("legate_flag");
-      if (x.legate_flag.empty()) w.Null();
-      else w.String(x.legate_flag);
-      w.Key("flag_unit");
-      if (x.flag.empty()) w.Null();
-      else w.String(x.flag_unit);
+      TextOrNull(w, "flag", x.flag);
+      TextOrNull(w, "legate_flag", x.legate_flag);
+      TextOrNull(w, "flag_unit", x.flag.empty() ? std::string() : x.flag_unit);
       w.Uint("flag_unit_bytes", x.flag_unit_bytes);
-      w.Key("flag_value");
-      if (x.flag.empty() || !x.found) w.Null();
-      else w.Uint(x.flag_value);
+      UintOrNull(w, "flag_value", !x.flag.empty() && x.found, x.flag_value);
       w.Uint("values_tried_above", static_cast<uint64_t>(x.values_tried_above));
       WriteCapacityProbe(w, "at_flag", x.at_flag);
       WriteCapacityProbe(w, "one_below", x.one_below);
@@ -230,17 +210,11 @@ void WriteRemedy(JsonWriter& w, const Snapshot& judged, const FailureRemedies& r
       w.ObjectArray("policies", x.policies, [&](const AllocatorRemedy::Policy& p) {
         w.String("policy", p.policy);
         w.Bool("avoids", p.avoids);
-        w.Key("failure");
-        if (p.avoids) w.Null();
-        else w.String(p.failure);
-        w.Key("min_capacity");
-        if (p.min_found) w.Uint(p.min_capacity);
-        else w.Null();
+        TextOrNull(w, "failure", p.avoids ? std::string() : p.failure);
+        UintOrNull(w, "min_capacity", p.min_found, p.min_capacity);
         w.Uint("replays", static_cast<uint64_t>(p.replays));
       });
-      w.Key("realm_min_capacity");
-      if (x.realm_min_found) w.Uint(x.realm_min_capacity);
-      else w.Null();
+      UintOrNull(w, "realm_min_capacity", x.realm_min_found, x.realm_min_capacity);
       break;
     }
     case RemedyKind::kWaste:
@@ -312,9 +286,7 @@ std::string MemoryExplanationJson(const DumpFile& dump, const Snapshot& s,
   w.HexId("memory", s.memory_id);
   w.String("kind", MemoryKindName(s.kind));
   w.String("name", s.name);
-  w.Key("capacity");
-  if (s.capacity_known) w.Uint(s.capacity);
-  else w.Null();
+  UintOrNull(w, "capacity", s.capacity_known, s.capacity);
   w.Bool("gc_state_known", s.gc_state_known);
   w.Bool("history", FindHistory(dump, s) != nullptr);
   w.Uint("failures_total", s.counters.failures);
@@ -323,10 +295,7 @@ std::string MemoryExplanationJson(const DumpFile& dump, const Snapshot& s,
   ExplainFailures(dump, s, options, [&](const Snapshot& judged, const FailureRemedies& r) {
     const Failure& f = r.failure;
     w.BeginObject();
-    w.HexId("instance", f.instance);
-    w.Uint("size", f.size);
-    w.Uint("alignment", f.alignment);
-    w.Bool("eventual", f.eventual);
+    WriteFailureFields(w, f);  // as `json` writes a failure
     w.Uint("event", f.sequence + 1);
     w.Key("identity");
     if (const Identity* id = judged.FindIdentity(f.identity)) {

@@ -8,7 +8,6 @@
 // the user runs them.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <regex>
@@ -19,6 +18,7 @@
 #include "realm_shadow/hooks.h"
 #include "realm_shadow/recorder/recorder.h"
 #include "tests/common/dump_io.h"
+#include "tests/common/temp_dir.h"
 #include "tests/tools/run_cli.h"
 #include "whatif/explain.h"
 #include "whatif/remedies.h"
@@ -34,17 +34,10 @@ constexpr uint64_t kMiB = uint64_t{1} << 20;
 constexpr uint64_t kMemory = 0x1e00000000000030ull;
 constexpr uint64_t kId = 0x4000000000000000ull;
 
-std::string TestDir() {
-  const std::string dir = ::testing::TempDir() + "/realm_shadow_remedies_" +
-                          ::testing::UnitTest::GetInstance()->current_test_info()->name();
-  EXPECT_EQ(std::system(("mkdir -p '" + dir + "'").c_str()), 0);
-  return dir;
-}
-
 class RemediesOfARun : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = TestDir();
+    dir_ = tmp_.path();
     ResetTrackerForTesting();
   }
   realm_shadow_memory* Memory(uint64_t capacity) {
@@ -65,6 +58,7 @@ class RemediesOfARun : public ::testing::Test {
                             });
     return out;
   }
+  testing::TempDir tmp_{"realm-shadow-remedies"};
   std::string dir_, path_;
   DumpFile dump_;
 };
@@ -232,8 +226,8 @@ TEST_F(RemediesOfARun, ADumpWithoutHistoryStillGetsWhatNeedsNone) {
 // (every instance's layout holds its field bytes exactly: padding 0), also
 // on the state just before the failure that the history rebuilds.
 TEST(RemediesOfALog, AStockLogsRebuildSaysGcIsUnknownAndCountsItsWaste) {
-  const std::string dir = TestDir();
-  const std::string dump = dir + "/circuit-oom.rsd";
+  const testing::TempDir tmp("realm-shadow-remedies");
+  const std::string dump = tmp.path() + "/circuit-oom.rsd";
   const Result ingest = RunCli("ingest-realm-log '" REALM_SHADOW_FIXTURES_ROOT
                                "/realm-logs/circuit-oom.log' -o '" + dump + "'");
   ASSERT_EQ(ingest.status, 0) << ingest.output;
