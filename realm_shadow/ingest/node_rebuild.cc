@@ -317,7 +317,7 @@ void NodeRebuild::OnInstanceLine(const LogLine& line) {
       OnAnnounced(line.instance);
       return;
     case LineKind::kLayout:
-      OnLayout(line.instance, line.bytes, line.alignment);
+      OnLayout(line.instance, line.bytes, line.alignment, line.text);
       return;
     case LineKind::kAllocated:
       OnPlaced(line.instance, line.offset);
@@ -355,7 +355,8 @@ void NodeRebuild::OnAnnounced(uint64_t inst) {
 }
 
 // "instance layout": the request's size and alignment, before its outcome.
-void NodeRebuild::OnLayout(uint64_t inst, uint64_t bytes, uint64_t alignment) {
+void NodeRebuild::OnLayout(uint64_t inst, uint64_t bytes, uint64_t alignment,
+                           std::string_view printed) {
   ++state_.counts.layout_lines;
   InstanceLife& life = state_.instances[inst];
   if (life.phase != Phase::kAnnounced) {
@@ -368,6 +369,7 @@ void NodeRebuild::OnLayout(uint64_t inst, uint64_t bytes, uint64_t alignment) {
   life.have_layout = true;
   life.size = bytes;
   life.alignment = alignment == 0 ? 1 : alignment;
+  life.layout = std::make_shared<const LayoutShape>(ShapeOfLayout(printed));
 }
 
 // "allocation completed": a redistrict's piece, a deferred request
@@ -553,6 +555,7 @@ void NodeRebuild::OnSpyLine(const LogLine& line) {
       record.instance = line.instance;
       record.memory = line.memory;
       record.redop = line.ids[0];
+      record.expression = line.ids[1];
       record.field_space = line.ids[2];
       record.tree = line.ids[3];
       record.line = line_;
@@ -595,6 +598,8 @@ void NodeRebuild::OnSpyLine(const LogLine& line) {
         record.creator = line.ids[0];
         record.processor = line.ids[1];
       } else {
+        record.creation_regions.emplace_back(line.ids[0], line.ids[1],
+                                             line.ids[2]);
         record.has_region = true;
         record.region_index_space = line.ids[0];
         record.region_field_space = line.ids[1];
@@ -614,6 +619,16 @@ void NodeRebuild::OnSpyLine(const LogLine& line) {
       SetListedKind(m, listed.kind_name, line.bytes);
       return;
     }
+    case LineKind::kSpyFieldCreation:
+    case LineKind::kSpyIndexSpaceRect:
+    case LineKind::kSpyIndexSpacePoint:
+    case LineKind::kSpyEmptyIndexSpace:
+    case LineKind::kSpyExpression:
+    case LineKind::kSpyExpressionOp:
+    case LineKind::kSpyRequirement:
+    case LineKind::kSpyRequirementField:
+      state_.shapes.Add(line);
+      return;
     default:
       state_.catalog.Add(line);
       return;
