@@ -138,6 +138,36 @@ def _entry(name, helper, marker, params, **extra):
         function_name="LocalManagedMemory::" + name, params=params, **extra)
 
 
+# The rows of Realm's optional CUDA module.
+CUDA = dict(part="Realm CUDA", optional="the CUDA module")
+
+
+def _managed(cls, marker):
+    """Realm's CUDA memory `cls` must stay a LocalManagedMemory that leaves
+    its allocation functions alone (nothing inserted)."""
+    return Site(
+        "runtime/realm/cuda/cuda_internal.h", marker, "derives", None,
+        container=r"class\s+%s\s*:\s*public\s+LocalManagedMemory\s*\{" % cls,
+        container_name=cls,
+        statement=r".*\b(?:allocate|release|reuse)_storage_(?:deferrable|"
+                  r"immediate)\s*\(.*",
+        statement_name="allocate/release/reuse_storage_deferrable/immediate",
+        **CUDA)
+
+
+def _cmake_link(target, marker):
+    """Realm's library `target` links realm-shadow, after the add_library
+    that builds it from ${REALM_SRC}."""
+    return Site(
+        "runtime/CMakeLists.txt", marker, "cmake-after",
+        "target_link_libraries(%s PUBLIC RealmShadow::realm_shadow "
+        "RealmShadow::legion_glue)" % target,
+        statement=r"add_library\s*\(\s*%s\b[^)]*\$\{REALM_SRC\}\s*\)"
+                  r"\s*(#.*)?" % target,
+        statement_name="add_library(%s ... ${REALM_SRC})" % target,
+        part="CMake")
+
+
 # ---------------------------------------------------------------------------
 # The table.  Rows are planned in this order, file by file; two lines
 # inserted at the same place keep it.
@@ -231,22 +261,8 @@ SITES = [
     # alone: observe-memory registers them with their kinds and the heap
     # sites above see their placements.  Nothing is inserted for them; these
     # two rows refuse a Realm where that stopped being true.
-    Site("runtime/realm/cuda/cuda_internal.h", "framebuffer-is-managed",
-         "derives", None,
-         container=r"class\s+GPUFBMemory\s*:\s*public\s+LocalManagedMemory\s*\{",
-         container_name="GPUFBMemory",
-         statement=r".*\b(?:allocate|release|reuse)_storage_(?:deferrable|"
-                   r"immediate)\s*\(.*",
-         statement_name="allocate/release/reuse_storage_deferrable/immediate",
-         part="Realm CUDA", optional="the CUDA module"),
-    Site("runtime/realm/cuda/cuda_internal.h", "zero-copy-is-managed",
-         "derives", None,
-         container=r"class\s+GPUZCMemory\s*:\s*public\s+LocalManagedMemory\s*\{",
-         container_name="GPUZCMemory",
-         statement=r".*\b(?:allocate|release|reuse)_storage_(?:deferrable|"
-                   r"immediate)\s*\(.*",
-         statement_name="allocate/release/reuse_storage_deferrable/immediate",
-         part="Realm CUDA", optional="the CUDA module"),
+    _managed("GPUFBMemory", "framebuffer-is-managed"),
+    _managed("GPUZCMemory", "zero-copy-is-managed"),
     # The dynamic framebuffer: one cuMemAlloc per instance, its own sites
     # (realm_sites.h says why these three, and why no failure site).
     Site("runtime/realm/cuda/cuda_internal.h", "dynamic-fb-member", "member",
@@ -255,14 +271,13 @@ SITES = [
          container_name="GPUDynamicFBMemory",
          statement=r"std::map\s*<.*>\s*alloc_bases\s*;",
          statement_name="std::map<...> alloc_bases;",
-         part="Realm CUDA", optional="the CUDA module"),
+         **CUDA),
     Site("runtime/realm/cuda/cuda_module.cc", "dynamic-fb-observe", "last",
          "realm_shadow::site::ObserveDynamicFramebuffer(shadow_memory, me, "
          "{_max_size});",
          function=r"GPUDynamicFBMemory::GPUDynamicFBMemory",
          function_name="GPUDynamicFBMemory::GPUDynamicFBMemory",
-         params={"_max_size": SIZE}, part="Realm CUDA",
-         optional="the CUDA module"),
+         params={"_max_size": SIZE}, **CUDA),
     Site("runtime/realm/cuda/cuda_module.cc", "dynamic-fb-allocated", "after",
          "realm_shadow::site::DynamicFramebufferAllocated(shadow_memory, "
          "{inst}, base, bytes);",
@@ -271,7 +286,7 @@ SITES = [
          statement=r"alloc_bases\s*\[\s*{inst}\s*->\s*me\s*\]\s*=\s*"
                    r"std::make_pair\s*\(\s*base\s*,\s*bytes\s*\)\s*;",
          statement_name="alloc_bases[{inst}->me] = std::make_pair(base, bytes);",
-         params={"inst": INST}, part="Realm CUDA", optional="the CUDA module",
+         params={"inst": INST}, **CUDA,
          note="under the memory's mutex, after cuMemAlloc; its failures are "
               "`allocation-outcome`'s"),
     Site("runtime/realm/cuda/cuda_module.cc", "dynamic-fb-released", "after",
@@ -281,7 +296,7 @@ SITES = [
          function_name="GPUDynamicFBMemory::release_storage_immediate",
          statement=r"alloc_bases\s*\.\s*erase\s*\(\s*it\s*\)\s*;",
          statement_name="alloc_bases.erase(it);",
-         params={"inst": INST}, part="Realm CUDA", optional="the CUDA module",
+         params={"inst": INST}, **CUDA,
          note="under the memory's mutex, before cuMemFree"),
 
     # ---- Legion: what each allocation is (legion_sites.h) --------------------
@@ -360,21 +375,9 @@ SITES = [
          'find_package(RealmShadow 0.1 CONFIG REQUIRED HINTS "{prefix}")',
          statement=r"add_subdirectory\s*\(\s*runtime\s*\)",
          statement_name="add_subdirectory(runtime)", part="CMake"),
-    Site("runtime/CMakeLists.txt", "cmake-link", "cmake-after",
-         "target_link_libraries(RealmRuntime PUBLIC RealmShadow::realm_shadow "
-         "RealmShadow::legion_glue)",
-         statement=r"add_library\s*\(\s*RealmRuntime\b[^)]*\$\{REALM_SRC\}\s*\)"
-                   r"\s*(#.*)?",
-         statement_name="add_library(RealmRuntime ... ${REALM_SRC})",
-         part="CMake"),
+    _cmake_link("RealmRuntime", "cmake-link"),
     # Realm's unit-test library.
-    Site("runtime/CMakeLists.txt", "cmake-link-static", "cmake-after",
-         "target_link_libraries(RealmStatic PUBLIC RealmShadow::realm_shadow "
-         "RealmShadow::legion_glue)",
-         statement=r"add_library\s*\(\s*RealmStatic\b[^)]*\$\{REALM_SRC\}\s*\)"
-                   r"\s*(#.*)?",
-         statement_name="add_library(RealmStatic ... ${REALM_SRC})",
-         part="CMake"),
+    _cmake_link("RealmStatic", "cmake-link-static"),
     Site("cmake/LegionConfigCommon.cmake.in", "cmake-config", "cmake-before",
          'find_package(RealmShadow 0.1 CONFIG REQUIRED HINTS '
          '"@RealmShadow_DIR@" "{prefix}")',
