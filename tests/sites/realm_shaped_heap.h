@@ -15,14 +15,9 @@
 #include <vector>
 
 #include "realm_shadow/heap_observer.h"
+#include "tests/sites/realm_stand_ins.h"
 
 namespace realm_shadow::testing {
-
-struct FakeInstance {  // Realm::RegionInstance: an id, ordered by it
-  uint64_t id = 0;
-  bool operator<(const FakeInstance& o) const { return id < o.id; }
-  bool operator==(const FakeInstance& o) const { return id == o.id; }
-};
 
 class RealmShapedHeap {
  public:
