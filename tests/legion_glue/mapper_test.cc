@@ -17,6 +17,7 @@
 #include "tests/common/contains_text.h"
 #include "tests/common/dump_io.h"
 #include "tests/common/temp_dir.h"
+#include "tests/legion_glue/glue_test.h"
 
 namespace realm_shadow {
 namespace legion {
@@ -30,13 +31,11 @@ constexpr uint64_t kA = 0x4000000000000001ull;
 constexpr uint64_t kB = 0x4000000000000002ull;
 constexpr uint64_t kC = 0x4000000000000003ull;
 
-class MapperTest : public ::testing::Test {
+class MapperTest : public testing::GlueTest {
  protected:
+  MapperTest() : GlueTest(kSys, MemoryKind::kSystem, 1024, "sysmem") {}
   void SetUp() override {
-    ResetTrackerForTesting();
-    Pools().Clear();
-    m_ = RegisterMemory(kSys, MemoryKind::kSystem, 1024, "sysmem",
-                        REALM_SHADOW_CONCURRENT);
+    ASSERT_NO_FATAL_FAILURE(GlueTest::SetUp());
     // [0,256) A valid | [256,384) B collectable | [384,512) free |
     // [512,768) C collectable | [768,1024) free: 384 B free, largest 256.
     realm_shadow_allocated(m_, kA, 0, 256, 32);
@@ -51,13 +50,11 @@ class MapperTest : public ::testing::Test {
     AttachIdentity(m_, kC, id, GcState::kCollectable);
   }
   void TearDown() override {
-    Pools().Clear();
-    ResetTrackerForTesting();
+    GlueTest::TearDown();
     unsetenv("REALM_SHADOW_DUMP_DIR");
   }
   realm_shadow::testing::TempDir temp_{"legion_glue_mapper"};
   std::string dir_ = temp_.path();
-  realm_shadow_memory* m_ = nullptr;
 };
 
 TEST_F(MapperTest, DumpMemoryStateWritesWhatTheMemoryHolds) {
