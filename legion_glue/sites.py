@@ -127,6 +127,14 @@ UID = r"UniqueID"
 HEAP = r"BasicRangeAllocator\s*<[^<>;{]*>\s*::\s*"
 
 
+def _heap_member(method, name=None):
+    """The anchor of a row in the heap's member function `method` (a regex
+    after HEAP), named BasicRangeAllocator<RT,TT>::`name` (`method` if
+    None)."""
+    return dict(function=HEAP + method,
+                function_name="BasicRangeAllocator<RT,TT>::" + (name or method))
+
+
 def _entry(name, helper, marker, params, **extra):
     """First statement of LocalManagedMemory::name: helper(
     current_allocator.shadow_observer, <params>)."""
@@ -185,15 +193,13 @@ SITES = [
     # Zero-byte allocations: Realm maps them to SENTINEL, at offset 0.
     Site("runtime/realm/mem_impl.inl", "heap-placed-empty", "after",
          "shadow_observer.Placed({tag}, 0, 0, {alignment});",
-         function=HEAP + r"allocate",
-         function_name="BasicRangeAllocator<RT,TT>::allocate",
+         **_heap_member(r"allocate"),
          statement=r"allocated\s*\[\s*{tag}\s*\]\s*=\s*SENTINEL\s*;",
          statement_name="allocated[{tag}] = SENTINEL;",
          params={"tag": None, "alignment": None}),
     Site("runtime/realm/mem_impl.inl", "heap-placed", "after",
          "shadow_observer.Placed({tag}, {alloc_first}, {size}, {alignment});",
-         function=HEAP + r"allocate",
-         function_name="BasicRangeAllocator<RT,TT>::allocate",
+         **_heap_member(r"allocate"),
          statement=r"allocated\s*\[\s*{tag}\s*\]\s*=\s*idx\s*;",
          statement_name="allocated[{tag}] = idx;",
          params={"tag": None, "alignment": None, "size": None,
@@ -201,22 +207,20 @@ SITES = [
     # The overload taking a tag (the other takes a range index).
     Site("runtime/realm/mem_impl.inl", "heap-removed", "after",
          "shadow_observer.Removed({tag});",
-         function=HEAP + r"deallocate(?=\s*\(\s*TT\b)",
-         function_name="BasicRangeAllocator<RT,TT>::deallocate(TT, bool)",
+         **_heap_member(r"deallocate(?=\s*\(\s*TT\b)",
+                        "deallocate(TT, bool)"),
          statement=r"allocated\s*\.\s*erase\s*\(\s*it\s*\)\s*;",
          statement_name="allocated.erase(it);", params={"tag": None}),
     # An RAII scope: it reads the pieces back from the heap on every return.
     Site("runtime/realm/mem_impl.inl", "heap-split", "first",
          "auto shadow_split = realm_shadow::HeapSplit(*this, {old_tag}, "
          "{new_tags}, {sizes}, {alignments});",
-         function=HEAP + r"split_range",
-         function_name="BasicRangeAllocator<RT,TT>::split_range",
+         **_heap_member(r"split_range"),
          params={"old_tag": None, "new_tags": None, "sizes": None,
                  "alignments": None}),
     Site("runtime/realm/mem_impl.inl", "heap-swapped", "last",
          "realm_shadow::HeapSwapped(*this, {swap_with});",
-         function=HEAP + r"swap",
-         function_name="BasicRangeAllocator<RT,TT>::swap",
+         **_heap_member(r"swap"),
          params={"swap_with": r"BasicRangeAllocator"}),
 
     # ---- Realm: the managed memory (mem_impl.cc, inst_impl.cc) ---------------
