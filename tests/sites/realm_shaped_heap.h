@@ -19,17 +19,8 @@
 
 namespace realm_shadow::testing {
 
-class RealmShapedHeap {
+class RealmShapedHeap : public RealmHeapMembers<FakeInstance> {
  public:
-  struct Range {
-    uint64_t first, last;
-  };
-  static const unsigned SENTINEL = 0;
-
-  std::map<FakeInstance, unsigned> allocated;
-  std::vector<Range> ranges;
-  realm_shadow::HeapObserver shadow_observer;
-
   explicit RealmShapedHeap(uint64_t capacity = 0) : capacity_(capacity) {
     ranges.push_back({0, 0});  // the sentinel
   }

@@ -2,12 +2,17 @@
 // helpers of realm_shadow/realm_sites.h read, with Realm's member names, so
 // that the sites compile and run without Realm: an instance handle, a
 // memory handle with Memory::Kind, a RegionInstanceImpl (its handle, its
-// memory, its metadata with the layout's size and alignment) and an Event.
+// memory, its metadata with the layout's size and alignment), an Event, and
+// the members of a heap that its HeapObserver reads.
 // C++17, like the Realm that includes the sites (sites.compiled_out).
 #ifndef REALM_SHADOW_TESTS_SITES_REALM_STAND_INS_H_
 #define REALM_SHADOW_TESTS_SITES_REALM_STAND_INS_H_
 
 #include <cstdint>
+#include <map>
+#include <vector>
+
+#include "realm_shadow/heap_observer.h"
 
 namespace realm_shadow::testing {
 
@@ -39,6 +44,20 @@ struct FakeInstanceImpl {  // RegionInstanceImpl: what the sites read
   FakeInstance me;
   FakeMemory memory;
   FakeMetadata metadata;
+};
+
+// The members of Realm's BasicRangeAllocator<size_t, Tag> that a
+// HeapObserver reads (heap_observer.h): the map from tag to range index,
+// the ranges, the zero-byte SENTINEL, and the observer itself.
+template <typename Tag>
+struct RealmHeapMembers {
+  struct Range {
+    uint64_t first, last;
+  };
+  static const unsigned SENTINEL = 0;
+  std::map<Tag, unsigned> allocated;
+  std::vector<Range> ranges;
+  realm_shadow::HeapObserver shadow_observer;
 };
 
 struct FakeEvent {  // Realm::Event
