@@ -33,6 +33,7 @@
 #include "realm_shadow/heap_observer.h"
 #include "realm_shadow/hooks.h"
 #include "realm_shadow/live/snapshots.h"
+#include "tests/sites/realm_stand_ins.h"
 
 namespace {
 
@@ -43,18 +44,9 @@ uint64_t fill = 1024;
 
 uint64_t hook_calls = 0;
 
-// The members a HeapObserver needs from its heap (heap_observer.h); the
-// ranges themselves are not kept: only the reports are measured.
-struct Heap {
-  struct Range {
-    uint64_t first, last;
-  };
-  static const unsigned SENTINEL = 0;
-  std::map<uint64_t, unsigned> allocated;
-  std::vector<Range> ranges;
-  realm_shadow::HeapObserver shadow_observer;
-};
-Heap heap;
+// The members a HeapObserver needs from its heap; the ranges themselves are
+// not kept: only the reports are measured.
+realm_shadow::testing::RealmHeapMembers<uint64_t> heap;
 
 extern "C" __attribute__((noinline)) void HeapRemoved(uint64_t tag) {
   heap.shadow_observer.Removed(tag);

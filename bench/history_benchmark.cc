@@ -31,8 +31,11 @@
 #include "realm_shadow/render/trace.h"
 #include "realm_shadow/hooks.h"
 #include "realm_shadow/live/dump.h"
+#include "bench/skip_on_error.h"
 
 namespace {
+
+using realm_shadow_bench::SkipOnError;
 
 std::string BenchDir() {
   const char* dir = std::getenv("REALM_SHADOW_BENCH_DIR");
@@ -91,14 +94,9 @@ void BM_AtOf10MEvents(benchmark::State& state) {
     moment.event = rng() % (kEvents + 1);
     const absl::StatusOr<realm_shadow::DumpFile> at =
         realm_shadow::ReadDumpAtMoment(path, std::nullopt, moment);
-    if (!at.ok()) {
-      state.SkipWithError(std::string(at.status().message()).c_str());
+    if (SkipOnError(state, at.status()) ||
+        SkipOnError(state, realm_shadow::WriteDump(out, *at)))
       return;
-    }
-    if (const absl::Status written = realm_shadow::WriteDump(out, *at); !written.ok()) {
-      state.SkipWithError(std::string(written.message()).c_str());
-      return;
-    }
   }
   {
     realm_shadow::DumpMoments in;
@@ -128,21 +126,15 @@ void BM_TraceOf1MLives(benchmark::State& state) {
                                          "trace1m");
   realm_shadow::StartDrainer(1000);
   absl::StatusOr<realm_shadow::DumpFile> read = realm_shadow::ReadDump(path);
-  if (!read.ok()) {
-    state.SkipWithError(std::string(read.status().message()).c_str());
-    return;
-  }
+  if (SkipOnError(state, read.status())) return;
   const std::vector<realm_shadow::DumpFile> dumps = {*std::move(read)};
   const std::string out = BenchDir() + "/realm_shadow_bench_trace1m.json";
   realm_shadow::TraceSummary summary;
   for (auto _ : state) {
     const absl::StatusOr<realm_shadow::TraceSummary> traced =
         realm_shadow::WriteTrace(dumps, {path}, out);
-    if (traced.ok()) summary = *traced;
-    if (!traced.ok()) {
-      state.SkipWithError(std::string(traced.status().message()).c_str());
-      return;
-    }
+    if (SkipOnError(state, traced.status())) return;
+    summary = *traced;
   }
   state.counters["lives"] = static_cast<double>(summary.lives);
   state.counters["counter_samples"] = static_cast<double>(summary.counter_samples);

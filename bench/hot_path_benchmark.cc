@@ -108,6 +108,19 @@ double Seconds(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
 }
 
+// The timed part of every hook benchmark: `pairs` released + allocated
+// pairs of `churn` through the hooks of `m`, in seconds.
+double HookPairsSeconds(realm_shadow_memory* m, Churn& churn, int pairs) {
+  const auto t0 = Clock::now();
+  for (int i = 0; i < pairs; ++i) {
+    const Churn::Pair p = churn.Next();
+    realm_shadow_released(m, p.old_instance);
+    realm_shadow_allocated(m, p.new_instance, p.offset, kSlotBytes,
+                           kAlignment);
+  }
+  return Seconds(t0, Clock::now());
+}
+
 // ---- realm-shadow, caller-serialized (Realm's allocator mutex held) -------
 
 struct SerializedFixture {
@@ -131,15 +144,7 @@ void BM_Hook_Serialized(benchmark::State& state) {
   realm_shadow_memory* const m = f.memory;
   const uint64_t overflows_before = Overflows(m);
   for (auto _ : state) {
-    const auto t0 = Clock::now();
-    for (int i = 0; i < kPairsPerBatch; ++i) {
-      const Churn::Pair p = f.churn.Next();
-      realm_shadow_released(m, p.old_instance);
-      realm_shadow_allocated(m, p.new_instance, p.offset, kSlotBytes,
-                             kAlignment);
-    }
-    const auto t1 = Clock::now();
-    state.SetIterationTime(Seconds(t0, t1));
+    state.SetIterationTime(HookPairsSeconds(m, f.churn, kPairsPerBatch));
     // Untimed: the drainer's work, on another core as in production.
     realm_shadow_bench::DrainOnConsumerThread();
   }
@@ -158,16 +163,8 @@ void BM_Hook_SwitchedOff(benchmark::State& state) {
   // must not move on.
   Churn churn = f.churn;
   realm_shadow_set_enabled(0);
-  for (auto _ : state) {
-    const auto t0 = Clock::now();
-    for (int i = 0; i < kPairsPerBatch; ++i) {
-      const Churn::Pair p = churn.Next();
-      realm_shadow_released(m, p.old_instance);
-      realm_shadow_allocated(m, p.new_instance, p.offset, kSlotBytes,
-                             kAlignment);
-    }
-    state.SetIterationTime(Seconds(t0, Clock::now()));
-  }
+  for (auto _ : state)
+    state.SetIterationTime(HookPairsSeconds(m, churn, kPairsPerBatch));
   realm_shadow_set_enabled(1);
   state.SetItemsProcessed(state.iterations() * kPairsPerBatch * 2);
   state.counters["writers"] = 1;
@@ -208,14 +205,7 @@ void BM_Hook_Concurrent(benchmark::State& state) {
   if (state.thread_index() == 0) overflows_before = Overflows(m);
   meet.arrive_and_wait();
   for (auto _ : state) {
-    const auto t0 = Clock::now();
-    for (int i = 0; i < kPairs; ++i) {
-      const Churn::Pair p = churn.Next();
-      realm_shadow_released(m, p.old_instance);
-      realm_shadow_allocated(m, p.new_instance, p.offset, kSlotBytes,
-                             kAlignment);
-    }
-    state.SetIterationTime(Seconds(t0, Clock::now()));
+    state.SetIterationTime(HookPairsSeconds(m, churn, kPairs));
     meet.arrive_and_wait();
     if (state.thread_index() == 0) realm_shadow::DrainAll();
     meet.arrive_and_wait();

@@ -30,8 +30,11 @@
 
 #include "realm_shadow/format/dump.h"
 #include "realm_shadow/ingest/realm_log.h"
+#include "bench/skip_on_error.h"
 
 namespace {
+
+using realm_shadow_bench::SkipOnError;
 
 constexpr int kInstances = 50000;
 constexpr int kWindow = 1024;
@@ -242,14 +245,9 @@ void BM_IngestRankLogs(benchmark::State& state) {
     realm_shadow::IngestSummary summary;
     const absl::StatusOr<realm_shadow::DumpFile> dump =
         realm_shadow::IngestRealmLogs(ranks.paths, options, &summary);
-    if (!dump.ok()) {
-      state.SkipWithError(std::string(dump.status().message()).c_str());
+    if (SkipOnError(state, dump.status()) ||
+        SkipOnError(state, realm_shadow::WriteDump(out, *dump)))
       return;
-    }
-    if (const absl::Status written = realm_shadow::WriteDump(out, *dump); !written.ok()) {
-      state.SkipWithError(std::string(written.message()).c_str());
-      return;
-    }
     live = summary.live;
     attached = summary.spy_attached;
     nodes = dump->memories.size();

@@ -39,8 +39,11 @@
 #include "absl/container/flat_hash_map.h"
 #include "model/range_allocator.h"
 #include "whatif/replay.h"
+#include "bench/skip_on_error.h"
 
 namespace {
+
+using realm_shadow_bench::SkipOnError;
 
 using realm_shadow::whatif::FindMinCapacity;
 using realm_shadow::whatif::MinCapacity;
@@ -133,10 +136,7 @@ bool TimeReplays(benchmark::State& state, const ReplayScript& s, TimedReplays* o
     const absl::StatusOr<ReplayResult> r = realm_shadow::whatif::RunReplay(s, o);
     out->seconds += ThreadCpuSeconds() - t0;
     out->faults += MinorFaults() - f0;
-    if (!r.ok()) {
-      state.SkipWithError(std::string(r.status().message()).c_str());
-      return false;
-    }
+    if (SkipOnError(state, r.status())) return false;
     out->failures = r->failures.size();
   }
   return true;

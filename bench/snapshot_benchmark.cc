@@ -29,6 +29,7 @@
 #include "realm_shadow/core/snapshot.h"
 #include "realm_shadow/live/snapshots.h"
 #include "realm_shadow/live/dump.h"
+#include "bench/skip_on_error.h"
 
 namespace {
 
@@ -72,6 +73,20 @@ void Sizes(benchmark::internal::Benchmark* b) {
   for (int live : {1000, 10000, 100000, 1000000}) b->Arg(live);
 }
 
+// The loop both snapshot benchmarks time: take() returns the snapshot it
+// took (the reused one, or a fresh one); the rate counts the bytes of the
+// allocations copied.
+template <typename Take>
+void TimeSnapshots(benchmark::State& state, const FilledMemory& f, Take take) {
+  for (auto _ : state) {
+    const Snapshot& s = take();
+    benchmark::DoNotOptimize(s.allocations.data());
+    if (s.allocations.size() != f.live) state.SkipWithError("wrong size");
+  }
+  state.SetBytesProcessed(state.iterations() * f.live * sizeof(Allocation));
+  state.counters["live"] = f.live;
+}
+
 void BM_Snapshot(benchmark::State& state) {
   FilledMemory& f = Filled(static_cast<uint32_t>(state.range(0)));
   realm_shadow::DrainAll();
@@ -82,13 +97,10 @@ void BM_Snapshot(benchmark::State& state) {
   // BM_SnapshotFresh below allocates a new one each time.
   Snapshot s;
   realm_shadow::TakeSnapshotInto(f.memory, &s);
-  for (auto _ : state) {
+  TimeSnapshots(state, f, [&]() -> const Snapshot& {
     realm_shadow::TakeSnapshotInto(f.memory, &s);
-    benchmark::DoNotOptimize(s.allocations.data());
-    if (s.allocations.size() != f.live) state.SkipWithError("wrong size");
-  }
-  state.SetBytesProcessed(state.iterations() * f.live * sizeof(Allocation));
-  state.counters["live"] = f.live;
+    return s;
+  });
 }
 BENCHMARK(BM_Snapshot)->Apply(Sizes)->UseRealTime();
 
@@ -96,13 +108,7 @@ void BM_SnapshotFresh(benchmark::State& state) {
   FilledMemory& f = Filled(static_cast<uint32_t>(state.range(0)));
   realm_shadow::DrainAll();
   benchmark::DoNotOptimize(realm_shadow::TakeSnapshot(f.memory).sequence);
-  for (auto _ : state) {
-    Snapshot s = realm_shadow::TakeSnapshot(f.memory);
-    benchmark::DoNotOptimize(s.allocations.data());
-    if (s.allocations.size() != f.live) state.SkipWithError("wrong size");
-  }
-  state.SetBytesProcessed(state.iterations() * f.live * sizeof(Allocation));
-  state.counters["live"] = f.live;
+  TimeSnapshots(state, f, [&] { return realm_shadow::TakeSnapshot(f.memory); });
 }
 BENCHMARK(BM_SnapshotFresh)->Apply(Sizes)->UseRealTime();
 
@@ -174,15 +180,13 @@ void BM_DumpMemoryState(benchmark::State& state) {
   const std::string path =
       BenchDir() + "/realm_shadow_bench_" + std::to_string(f.live) + ".rsd";
   // Untimed first dump (fresh pages, see BM_Snapshot).
-  if (const absl::Status s = realm_shadow::DumpMemoryState(f.id, path); !s.ok()) {
-    state.SkipWithError(std::string(s.message()).c_str());
+  if (realm_shadow_bench::SkipOnError(
+          state, realm_shadow::DumpMemoryState(f.id, path)))
     return;
-  }
   for (auto _ : state) {
-    if (const absl::Status s = realm_shadow::DumpMemoryState(f.id, path); !s.ok()) {
-      state.SkipWithError(std::string(s.message()).c_str());
+    if (realm_shadow_bench::SkipOnError(
+            state, realm_shadow::DumpMemoryState(f.id, path)))
       break;
-    }
   }
   std::remove(path.c_str());
   state.SetBytesProcessed(state.iterations() * f.live * sizeof(Allocation));

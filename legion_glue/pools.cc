@@ -126,6 +126,19 @@ std::vector<PoolRecord> PoolsFromVersion1Identities(const Snapshot& snapshot) {
   return out;
 }
 
+// Erases `instance`'s sub-allocation from a pool's list; false when the
+// pool holds none.
+bool EraseSubAllocation(uint64_t instance,
+                        std::vector<PoolSubAllocation>* subs) {
+  for (auto it = subs->begin(); it != subs->end(); ++it) {
+    if (it->instance == instance) {
+      subs->erase(it);
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 // ---- PoolTable ------------------------------------------------------------
@@ -188,28 +201,13 @@ bool PoolTable::AddSubAllocation(uint64_t pool, uint64_t instance,
 bool PoolTable::RemoveSubAllocation(uint64_t pool, uint64_t instance) {
   std::lock_guard<std::mutex> lock(mutex_);
   Entry* e = FindEntry(pool);
-  if (e == nullptr) return false;
-  auto& subs = e->record.suballocations;
-  for (auto it = subs.begin(); it != subs.end(); ++it) {
-    if (it->instance == instance) {
-      subs.erase(it);
-      return true;
-    }
-  }
-  return false;
+  return e != nullptr && EraseSubAllocation(instance, &e->record.suballocations);
 }
 
 bool PoolTable::RemoveSubAllocation(uint64_t instance) {
   std::lock_guard<std::mutex> lock(mutex_);
-  for (Entry& e : entries_) {
-    auto& subs = e.record.suballocations;
-    for (auto it = subs.begin(); it != subs.end(); ++it) {
-      if (it->instance == instance) {
-        subs.erase(it);
-        return true;
-      }
-    }
-  }
+  for (Entry& e : entries_)
+    if (EraseSubAllocation(instance, &e.record.suballocations)) return true;
   return false;
 }
 

@@ -127,6 +127,14 @@ UID = r"UniqueID"
 HEAP = r"BasicRangeAllocator\s*<[^<>;{]*>\s*::\s*"
 
 
+def _heap_member(method, name=None):
+    """The anchor of a row in the heap's member function `method` (a regex
+    after HEAP), named BasicRangeAllocator<RT,TT>::`name` (`method` if
+    None)."""
+    return dict(function=HEAP + method,
+                function_name="BasicRangeAllocator<RT,TT>::" + (name or method))
+
+
 def _entry(name, helper, marker, params, **extra):
     """First statement of LocalManagedMemory::name: helper(
     current_allocator.shadow_observer, <params>)."""
@@ -136,6 +144,36 @@ def _entry(name, helper, marker, params, **extra):
         % (helper, ", ".join("{%s}" % p for p in params)),
         function=r"LocalManagedMemory::" + name,
         function_name="LocalManagedMemory::" + name, params=params, **extra)
+
+
+# The rows of Realm's optional CUDA module.
+CUDA = dict(part="Realm CUDA", optional="the CUDA module")
+
+
+def _managed(cls, marker):
+    """Realm's CUDA memory `cls` must stay a LocalManagedMemory that leaves
+    its allocation functions alone (nothing inserted)."""
+    return Site(
+        "runtime/realm/cuda/cuda_internal.h", marker, "derives", None,
+        container=r"class\s+%s\s*:\s*public\s+LocalManagedMemory\s*\{" % cls,
+        container_name=cls,
+        statement=r".*\b(?:allocate|release|reuse)_storage_(?:deferrable|"
+                  r"immediate)\s*\(.*",
+        statement_name="allocate/release/reuse_storage_deferrable/immediate",
+        **CUDA)
+
+
+def _cmake_link(target, marker):
+    """Realm's library `target` links realm-shadow, after the add_library
+    that builds it from ${REALM_SRC}."""
+    return Site(
+        "runtime/CMakeLists.txt", marker, "cmake-after",
+        "target_link_libraries(%s PUBLIC RealmShadow::realm_shadow "
+        "RealmShadow::legion_glue)" % target,
+        statement=r"add_library\s*\(\s*%s\b[^)]*\$\{REALM_SRC\}\s*\)"
+                  r"\s*(#.*)?" % target,
+        statement_name="add_library(%s ... ${REALM_SRC})" % target,
+        part="CMake")
 
 
 # ---------------------------------------------------------------------------
@@ -155,15 +193,13 @@ SITES = [
     # Zero-byte allocations: Realm maps them to SENTINEL, at offset 0.
     Site("runtime/realm/mem_impl.inl", "heap-placed-empty", "after",
          "shadow_observer.Placed({tag}, 0, 0, {alignment});",
-         function=HEAP + r"allocate",
-         function_name="BasicRangeAllocator<RT,TT>::allocate",
+         **_heap_member(r"allocate"),
          statement=r"allocated\s*\[\s*{tag}\s*\]\s*=\s*SENTINEL\s*;",
          statement_name="allocated[{tag}] = SENTINEL;",
          params={"tag": None, "alignment": None}),
     Site("runtime/realm/mem_impl.inl", "heap-placed", "after",
          "shadow_observer.Placed({tag}, {alloc_first}, {size}, {alignment});",
-         function=HEAP + r"allocate",
-         function_name="BasicRangeAllocator<RT,TT>::allocate",
+         **_heap_member(r"allocate"),
          statement=r"allocated\s*\[\s*{tag}\s*\]\s*=\s*idx\s*;",
          statement_name="allocated[{tag}] = idx;",
          params={"tag": None, "alignment": None, "size": None,
@@ -171,22 +207,20 @@ SITES = [
     # The overload taking a tag (the other takes a range index).
     Site("runtime/realm/mem_impl.inl", "heap-removed", "after",
          "shadow_observer.Removed({tag});",
-         function=HEAP + r"deallocate(?=\s*\(\s*TT\b)",
-         function_name="BasicRangeAllocator<RT,TT>::deallocate(TT, bool)",
+         **_heap_member(r"deallocate(?=\s*\(\s*TT\b)",
+                        "deallocate(TT, bool)"),
          statement=r"allocated\s*\.\s*erase\s*\(\s*it\s*\)\s*;",
          statement_name="allocated.erase(it);", params={"tag": None}),
     # An RAII scope: it reads the pieces back from the heap on every return.
     Site("runtime/realm/mem_impl.inl", "heap-split", "first",
          "auto shadow_split = realm_shadow::HeapSplit(*this, {old_tag}, "
          "{new_tags}, {sizes}, {alignments});",
-         function=HEAP + r"split_range",
-         function_name="BasicRangeAllocator<RT,TT>::split_range",
+         **_heap_member(r"split_range"),
          params={"old_tag": None, "new_tags": None, "sizes": None,
                  "alignments": None}),
     Site("runtime/realm/mem_impl.inl", "heap-swapped", "last",
          "realm_shadow::HeapSwapped(*this, {swap_with});",
-         function=HEAP + r"swap",
-         function_name="BasicRangeAllocator<RT,TT>::swap",
+         **_heap_member(r"swap"),
          params={"swap_with": r"BasicRangeAllocator"}),
 
     # ---- Realm: the managed memory (mem_impl.cc, inst_impl.cc) ---------------
@@ -231,22 +265,8 @@ SITES = [
     # alone: observe-memory registers them with their kinds and the heap
     # sites above see their placements.  Nothing is inserted for them; these
     # two rows refuse a Realm where that stopped being true.
-    Site("runtime/realm/cuda/cuda_internal.h", "framebuffer-is-managed",
-         "derives", None,
-         container=r"class\s+GPUFBMemory\s*:\s*public\s+LocalManagedMemory\s*\{",
-         container_name="GPUFBMemory",
-         statement=r".*\b(?:allocate|release|reuse)_storage_(?:deferrable|"
-                   r"immediate)\s*\(.*",
-         statement_name="allocate/release/reuse_storage_deferrable/immediate",
-         part="Realm CUDA", optional="the CUDA module"),
-    Site("runtime/realm/cuda/cuda_internal.h", "zero-copy-is-managed",
-         "derives", None,
-         container=r"class\s+GPUZCMemory\s*:\s*public\s+LocalManagedMemory\s*\{",
-         container_name="GPUZCMemory",
-         statement=r".*\b(?:allocate|release|reuse)_storage_(?:deferrable|"
-                   r"immediate)\s*\(.*",
-         statement_name="allocate/release/reuse_storage_deferrable/immediate",
-         part="Realm CUDA", optional="the CUDA module"),
+    _managed("GPUFBMemory", "framebuffer-is-managed"),
+    _managed("GPUZCMemory", "zero-copy-is-managed"),
     # The dynamic framebuffer: one cuMemAlloc per instance, its own sites
     # (realm_sites.h says why these three, and why no failure site).
     Site("runtime/realm/cuda/cuda_internal.h", "dynamic-fb-member", "member",
@@ -255,14 +275,13 @@ SITES = [
          container_name="GPUDynamicFBMemory",
          statement=r"std::map\s*<.*>\s*alloc_bases\s*;",
          statement_name="std::map<...> alloc_bases;",
-         part="Realm CUDA", optional="the CUDA module"),
+         **CUDA),
     Site("runtime/realm/cuda/cuda_module.cc", "dynamic-fb-observe", "last",
          "realm_shadow::site::ObserveDynamicFramebuffer(shadow_memory, me, "
          "{_max_size});",
          function=r"GPUDynamicFBMemory::GPUDynamicFBMemory",
          function_name="GPUDynamicFBMemory::GPUDynamicFBMemory",
-         params={"_max_size": SIZE}, part="Realm CUDA",
-         optional="the CUDA module"),
+         params={"_max_size": SIZE}, **CUDA),
     Site("runtime/realm/cuda/cuda_module.cc", "dynamic-fb-allocated", "after",
          "realm_shadow::site::DynamicFramebufferAllocated(shadow_memory, "
          "{inst}, base, bytes);",
@@ -271,7 +290,7 @@ SITES = [
          statement=r"alloc_bases\s*\[\s*{inst}\s*->\s*me\s*\]\s*=\s*"
                    r"std::make_pair\s*\(\s*base\s*,\s*bytes\s*\)\s*;",
          statement_name="alloc_bases[{inst}->me] = std::make_pair(base, bytes);",
-         params={"inst": INST}, part="Realm CUDA", optional="the CUDA module",
+         params={"inst": INST}, **CUDA,
          note="under the memory's mutex, after cuMemAlloc; its failures are "
               "`allocation-outcome`'s"),
     Site("runtime/realm/cuda/cuda_module.cc", "dynamic-fb-released", "after",
@@ -281,7 +300,7 @@ SITES = [
          function_name="GPUDynamicFBMemory::release_storage_immediate",
          statement=r"alloc_bases\s*\.\s*erase\s*\(\s*it\s*\)\s*;",
          statement_name="alloc_bases.erase(it);",
-         params={"inst": INST}, part="Realm CUDA", optional="the CUDA module",
+         params={"inst": INST}, **CUDA,
          note="under the memory's mutex, before cuMemFree"),
 
     # ---- Legion: what each allocation is (legion_sites.h) --------------------
@@ -360,21 +379,9 @@ SITES = [
          'find_package(RealmShadow 0.1 CONFIG REQUIRED HINTS "{prefix}")',
          statement=r"add_subdirectory\s*\(\s*runtime\s*\)",
          statement_name="add_subdirectory(runtime)", part="CMake"),
-    Site("runtime/CMakeLists.txt", "cmake-link", "cmake-after",
-         "target_link_libraries(RealmRuntime PUBLIC RealmShadow::realm_shadow "
-         "RealmShadow::legion_glue)",
-         statement=r"add_library\s*\(\s*RealmRuntime\b[^)]*\$\{REALM_SRC\}\s*\)"
-                   r"\s*(#.*)?",
-         statement_name="add_library(RealmRuntime ... ${REALM_SRC})",
-         part="CMake"),
+    _cmake_link("RealmRuntime", "cmake-link"),
     # Realm's unit-test library.
-    Site("runtime/CMakeLists.txt", "cmake-link-static", "cmake-after",
-         "target_link_libraries(RealmStatic PUBLIC RealmShadow::realm_shadow "
-         "RealmShadow::legion_glue)",
-         statement=r"add_library\s*\(\s*RealmStatic\b[^)]*\$\{REALM_SRC\}\s*\)"
-                   r"\s*(#.*)?",
-         statement_name="add_library(RealmStatic ... ${REALM_SRC})",
-         part="CMake"),
+    _cmake_link("RealmStatic", "cmake-link-static"),
     Site("cmake/LegionConfigCommon.cmake.in", "cmake-config", "cmake-before",
          'find_package(RealmShadow 0.1 CONFIG REQUIRED HINTS '
          '"@RealmShadow_DIR@" "{prefix}")',

@@ -3,7 +3,8 @@
  * log written around it.
  *
  * Layer hooks (what Realm includes, next to hooks.h): C-compatible, <stdint.h>
- * only; realm_sites.h includes it inside Realm.  Declared here, implemented
+ * and hooks.h (the compile-time switch REALM_SHADOW_ENABLED) only;
+ * realm_sites.h includes it inside Realm.  Declared here, implemented
  * by the live layer (live/log_sink.cc), which writes the lines; the library
  * itself knows nothing of Realm.
  *
@@ -45,9 +46,7 @@
 
 #include <stdint.h>
 
-#ifndef REALM_SHADOW_ENABLED
-#define REALM_SHADOW_ENABLED 0
-#endif
+#include "realm_shadow/hooks.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -253,6 +253,39 @@ inline void ObserveManagedMemory(const Memory& me, Kind kind, size_t size,
   future.shadow_observer.Attach(m, REALM_SHADOW_HEAP_FUTURE, future);
 }
 
+// ---- what the entry sites below share ---------------------------------------
+
+// Whether an entry site records anything for `inst`: its memory is observed
+// (registered, tracking compiled in), and the instance is Realm's to place
+// (an external one, ext_resource != 0, never reaches the heaps).
+template <typename Instance>
+inline bool Recordable(const HeapObserver& current, const Instance* inst) {
+  return current.observed() && inst != nullptr &&
+         inst->metadata.ext_resource == 0;
+}
+
+// A deferrable call's precondition, as Realm reads it
+// (has_triggered_faultaware): not triggered yet, triggered, or triggered
+// poisoned (Realm then cancels the call silently).
+enum class Precondition { kWaiting, kTriggered, kPoisoned };
+template <typename Event>
+inline Precondition PreconditionOf(const Event& precondition) {
+  bool poisoned = false;
+  if (!precondition.has_triggered_faultaware(poisoned))
+    return Precondition::kWaiting;
+  return poisoned ? Precondition::kPoisoned : Precondition::kTriggered;
+}
+
+// `inst` waits outside every heap with its layout's size and alignment,
+// until a heap plans or places it.
+template <typename Instance>
+inline void RequestWaiting(const HeapObserver& current, const Instance* inst) {
+  realm_shadow_request_waiting(
+      current.memory(), static_cast<uint64_t>(inst->me.id),
+      static_cast<uint64_t>(inst->metadata.layout->bytes_used),
+      static_cast<uint64_t>(inst->metadata.layout->alignment_reqd));
+}
+
 // First statement of allocate_storage_deferrable(inst, need_alloc_result,
 // precondition): a request whose precondition has not triggered waits
 // outside every heap (Realm defers the attempt itself); it shows as pending
@@ -261,15 +294,9 @@ inline void ObserveManagedMemory(const Memory& me, Kind kind, size_t size,
 template <typename Instance, typename Event>
 inline void AllocationRequested(const HeapObserver& current, Instance* inst,
                                 const Event& precondition) {
-  if (!current.observed() || inst == nullptr ||
-      inst->metadata.ext_resource != 0 || inst->metadata.layout == nullptr)
-    return;
-  bool poisoned = false;
-  if (precondition.has_triggered_faultaware(poisoned)) return;
-  realm_shadow_request_waiting(
-      current.memory(), static_cast<uint64_t>(inst->me.id),
-      static_cast<uint64_t>(inst->metadata.layout->bytes_used),
-      static_cast<uint64_t>(inst->metadata.layout->alignment_reqd));
+  if (!Recordable(current, inst) || inst->metadata.layout == nullptr) return;
+  if (PreconditionOf(precondition) != Precondition::kWaiting) return;
+  RequestWaiting(current, inst);
 }
 
 // First statement of release_storage_deferrable(inst, precondition): a
@@ -279,15 +306,12 @@ inline void AllocationRequested(const HeapObserver& current, Instance* inst,
 template <typename Instance, typename Event>
 inline void ReleaseRequested(const HeapObserver& current, Instance* inst,
                              const Event& precondition) {
-  if (!current.observed() || inst == nullptr ||
-      inst->metadata.ext_resource != 0)
-    return;
-  bool poisoned = false;
-  const bool triggered = precondition.has_triggered_faultaware(poisoned);
-  if (triggered && poisoned) return;
+  if (!Recordable(current, inst)) return;
+  const Precondition fired = PreconditionOf(precondition);
+  if (fired == Precondition::kPoisoned) return;
   realm_shadow_release_requested(current.memory(),
                                  static_cast<uint64_t>(inst->me.id),
-                                 triggered ? 1 : 0);
+                                 fired == Precondition::kTriggered ? 1 : 0);
 }
 
 // First statement of reuse_storage_deferrable(old_inst, new_insts,
@@ -300,22 +324,17 @@ template <typename Instance, typename Instances, typename Event>
 inline void RedistrictRequested(const HeapObserver& current, Instance* old_inst,
                                 const Instances& new_insts,
                                 const Event& precondition) {
-  if (!current.observed() || old_inst == nullptr ||
-      old_inst->metadata.ext_resource != 0)
-    return;
-  bool poisoned = false;
-  const bool triggered = precondition.has_triggered_faultaware(poisoned);
-  if (triggered && poisoned) return;  // Realm cancels every new instance
+  if (!Recordable(current, old_inst)) return;
+  const Precondition fired = PreconditionOf(precondition);
+  // Poisoned: Realm cancels every new instance.
+  if (fired == Precondition::kPoisoned) return;
   for (const auto* piece : new_insts) {
     if (piece == nullptr || piece->metadata.layout == nullptr) continue;
-    realm_shadow_request_waiting(
-        current.memory(), static_cast<uint64_t>(piece->me.id),
-        static_cast<uint64_t>(piece->metadata.layout->bytes_used),
-        static_cast<uint64_t>(piece->metadata.layout->alignment_reqd));
+    RequestWaiting(current, piece);
   }
   realm_shadow_release_requested(current.memory(),
                                  static_cast<uint64_t>(old_inst->me.id),
-                                 triggered ? 1 : 0);
+                                 fired == Precondition::kTriggered ? 1 : 0);
 }
 
 // First statement of release_storage_immediate(inst, poisoned, ...) and of
@@ -326,9 +345,7 @@ inline void RedistrictRequested(const HeapObserver& current, Instance* old_inst,
 template <typename Instance>
 inline void ReleaseFired(const HeapObserver& current, Instance* inst,
                          bool poisoned) {
-  if (!current.observed() || inst == nullptr ||
-      inst->metadata.ext_resource != 0)
-    return;
+  if (!Recordable(current, inst)) return;
   const uint64_t id = static_cast<uint64_t>(inst->me.id);
   if (poisoned)
     realm_shadow_release_cancelled(current.memory(), id);

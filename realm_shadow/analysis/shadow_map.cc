@@ -70,14 +70,7 @@ struct ShadowMap::State {
 
   void Note(AnomalyKind kind, uint64_t instance, uint64_t offset = 0,
             uint64_t size = 0, uint64_t other = 0) {
-    Anomaly a;
-    a.kind = kind;
-    a.sequence = sequence;
-    a.instance = instance;
-    a.offset = offset;
-    a.size = size;
-    a.other_instance = other;
-    NoteAnomaly(a);
+    NoteAnomaly(Anomaly{kind, sequence, instance, offset, size, other});
   }
   void NoteAnomaly(const Anomaly& a) {
     ++counters.anomalies[static_cast<size_t>(a.kind)];
@@ -86,13 +79,7 @@ struct ShadowMap::State {
   }
   // A failure of the size and alignment an event carries.
   Failure FailureOf(const Event& e, bool eventual) const {
-    Failure f;
-    f.instance = e.instance;
-    f.size = e.size;
-    f.alignment = e.aux;
-    f.sequence = sequence;
-    f.eventual = eventual;
-    return f;
+    return Failure{e.instance, e.size, e.aux, sequence, eventual};
   }
   void NoteFailure(const Failure& f) {
     if (observer != nullptr) observer->Failed(f);
@@ -230,15 +217,8 @@ struct ShadowMap::State {
       it->second = offset;
     }
     if (!failed.empty()) failed.erase(instance);
-    Allocation a;
-    a.offset = offset;
-    a.size = size;
-    a.instance = instance;
-    a.identity = identity;
-    a.alignment_log2 = alignment_log2;
-    a.flags = flags;
-    a.kind = kind;
-    a.state = state;
+    const Allocation a{offset, size, instance, identity, alignment_log2, state,
+                       flags, kind};
     SortedRuns::Location at;
     live.Insert(a, &at);
     if (observer != nullptr) observer->Placed(a);
@@ -436,13 +416,8 @@ struct ShadowMap::State {
         if (Discard(e.instance) || pending.count(e.instance))
           Note(AnomalyKind::kDuplicateInstance, e.instance, e.offset, e.size);
         failed.erase(e.instance);
-        PendingRequest p;
-        p.instance = e.instance;
-        p.size = e.size;
-        p.alignment = e.aux;
-        p.planned_offset = e.offset;
-        p.sequence = sequence;
-        pending[e.instance] = p;
+        pending[e.instance] =
+            PendingRequest{e.instance, e.size, e.aux, e.offset, sequence};
         break;
       }
       case EventType::kDeferredCompleted: {

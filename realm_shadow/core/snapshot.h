@@ -91,6 +91,10 @@ namespace realm_shadow {
 
 REALM_SHADOW_HEADER_OF_LAYER(core);
 
+// The records below are plain aggregates, and the shadow map and the tests
+// build them by position (Anomaly{kind, sequence, instance, ...}): a new
+// field goes last, with its default.
+
 enum class AllocationState : uint8_t {
   kLive = 0,
   kReleasePending = 1,  // release queued, its precondition not triggered

@@ -10,6 +10,24 @@
 using realm_shadow::EventType;
 using realm_shadow::NarrowAlignment;
 
+namespace {
+
+// The body of every hook that writes one record: nothing for a null memory
+// or while recording is switched off, else one journal slot.  True when it
+// recorded (the failure hooks then call the failure observer).  Inlined
+// like Append itself, so a hook stays one check and one append.
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+inline bool Record(realm_shadow_memory* m, EventType type, uint64_t instance,
+                   uint64_t offset, uint64_t size, uint32_t aux) {
+  if (!realm_shadow::internal::Recording(m)) return false;
+  m->journal.Append(type, instance, offset, size, aux);
+  return true;
+}
+
+}  // namespace
+
 extern "C" {
 
 realm_shadow_memory* realm_shadow_register_memory(
@@ -28,58 +46,50 @@ void realm_shadow_set_enabled(int enabled) {
 void realm_shadow_allocated(realm_shadow_memory* m, uint64_t instance,
                             uint64_t offset, uint64_t size,
                             uint64_t alignment) {
-  if (!realm_shadow::internal::Recording(m)) return;
-  m->journal.Append(EventType::kAllocated, instance, offset, size,
-                    NarrowAlignment(alignment));
+  Record(m, EventType::kAllocated, instance, offset, size,
+         NarrowAlignment(alignment));
 }
 
 void realm_shadow_deferred(realm_shadow_memory* m, uint64_t instance,
                            uint64_t size, uint64_t alignment,
                            uint64_t planned_offset) {
-  if (!realm_shadow::internal::Recording(m)) return;
-  m->journal.Append(EventType::kDeferred, instance, planned_offset, size,
-                    NarrowAlignment(alignment));
+  Record(m, EventType::kDeferred, instance, planned_offset, size,
+         NarrowAlignment(alignment));
 }
 
 void realm_shadow_deferred_completed(realm_shadow_memory* m, uint64_t instance,
                                      uint64_t offset) {
-  if (!realm_shadow::internal::Recording(m)) return;
-  m->journal.Append(EventType::kDeferredCompleted, instance, offset, 0, 0);
+  Record(m, EventType::kDeferredCompleted, instance, offset, 0, 0);
 }
 
 void realm_shadow_deferred_failed(realm_shadow_memory* m, uint64_t instance) {
-  if (!realm_shadow::internal::Recording(m)) return;
-  m->journal.Append(EventType::kDeferredFailed, instance, 0, 0, 0);
-  realm_shadow::internal::NotifyFailure(m, instance);
+  if (Record(m, EventType::kDeferredFailed, instance, 0, 0, 0))
+    realm_shadow::internal::NotifyFailure(m, instance);
 }
 
 void realm_shadow_allocation_failed(realm_shadow_memory* m, uint64_t instance,
                                     uint64_t size, uint64_t alignment) {
-  if (!realm_shadow::internal::Recording(m)) return;
-  m->journal.Append(EventType::kAllocationFailed, instance, 0, size,
-                    NarrowAlignment(alignment));
-  realm_shadow::internal::NotifyFailure(m, instance);
+  if (Record(m, EventType::kAllocationFailed, instance, 0, size,
+             NarrowAlignment(alignment)))
+    realm_shadow::internal::NotifyFailure(m, instance);
 }
 
 void realm_shadow_release_requested(realm_shadow_memory* m, uint64_t instance,
                                     int ready) {
-  if (!realm_shadow::internal::Recording(m)) return;
   using realm_shadow::ReleaseState;
-  m->journal.Append(EventType::kReleaseRequested, instance, 0, 0,
-                    realm_shadow::ReleaseAux(ready ? ReleaseState::kReady
-                                                   : ReleaseState::kPending));
+  Record(m, EventType::kReleaseRequested, instance, 0, 0,
+         realm_shadow::ReleaseAux(ready ? ReleaseState::kReady
+                                        : ReleaseState::kPending));
 }
 
 void realm_shadow_release_cancelled(realm_shadow_memory* m,
                                     uint64_t instance) {
-  if (!realm_shadow::internal::Recording(m)) return;
-  m->journal.Append(EventType::kReleaseRequested, instance, 0, 0,
-                    realm_shadow::ReleaseAux(realm_shadow::ReleaseState::kCancelled));
+  Record(m, EventType::kReleaseRequested, instance, 0, 0,
+         realm_shadow::ReleaseAux(realm_shadow::ReleaseState::kCancelled));
 }
 
 void realm_shadow_released(realm_shadow_memory* m, uint64_t instance) {
-  if (!realm_shadow::internal::Recording(m)) return;
-  m->journal.Append(EventType::kReleased, instance, 0, 0, 0);
+  Record(m, EventType::kReleased, instance, 0, 0, 0);
 }
 
 void realm_shadow_redistricted(realm_shadow_memory* m, uint64_t old_instance,
@@ -98,14 +108,12 @@ void realm_shadow_redistricted(realm_shadow_memory* m, uint64_t old_instance,
 
 void realm_shadow_reserved(realm_shadow_memory* m, uint64_t reservation,
                            uint64_t offset, uint64_t size) {
-  if (!realm_shadow::internal::Recording(m)) return;
-  m->journal.Append(EventType::kReserved, reservation, offset, size, 0);
+  Record(m, EventType::kReserved, reservation, offset, size, 0);
 }
 
 void realm_shadow_reservation_ended(realm_shadow_memory* m,
                                     uint64_t reservation) {
-  if (!realm_shadow::internal::Recording(m)) return;
-  m->journal.Append(EventType::kReservationEnded, reservation, 0, 0, 0);
+  Record(m, EventType::kReservationEnded, reservation, 0, 0, 0);
 }
 
 void realm_shadow_attach_identity(realm_shadow_memory* m, uint64_t instance,
@@ -211,10 +219,9 @@ void realm_shadow_heap_replaced(realm_shadow_memory* m, int heap,
 void realm_shadow_request_failed(realm_shadow_memory* m, uint64_t instance,
                                  uint64_t size, uint64_t alignment,
                                  int eventual) {
-  if (!realm_shadow::internal::Recording(m)) return;
-  m->journal.Append(EventType::kRequestFailed, instance, eventual ? 1 : 0, size,
-                    NarrowAlignment(alignment));
-  realm_shadow::internal::NotifyFailure(m, instance);
+  if (Record(m, EventType::kRequestFailed, instance, eventual ? 1 : 0, size,
+             NarrowAlignment(alignment)))
+    realm_shadow::internal::NotifyFailure(m, instance);
 }
 
 void realm_shadow_heap_reset(realm_shadow_memory* m, int heap) {
@@ -226,15 +233,13 @@ void realm_shadow_heap_reset(realm_shadow_memory* m, int heap) {
 
 void realm_shadow_request_waiting(realm_shadow_memory* m, uint64_t instance,
                                   uint64_t size, uint64_t alignment) {
-  if (!realm_shadow::internal::Recording(m)) return;
-  m->journal.Append(EventType::kFuturePlaced, instance, realm_shadow::kNoOffset,
-                    size, NarrowAlignment(alignment));
+  Record(m, EventType::kFuturePlaced, instance, realm_shadow::kNoOffset, size,
+         NarrowAlignment(alignment));
 }
 
 void realm_shadow_request_cancelled(realm_shadow_memory* m,
                                     uint64_t instance) {
-  if (!realm_shadow::internal::Recording(m)) return;
-  m->journal.Append(EventType::kRequestCancelled, instance, 0, 0, 0);
+  Record(m, EventType::kRequestCancelled, instance, 0, 0, 0);
 }
 
 realm_shadow_memory* realm_shadow_find_memory(uint64_t memory_id) {

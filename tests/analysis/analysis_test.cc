@@ -463,11 +463,7 @@ uint64_t RandomAlignment(std::mt19937_64& rng) {
 }
 
 TEST(Differential, HolesSummaryTopKHistogram) {
-  const uint64_t base_seed = testing::BaseSeed();
-  for (int round = 0; round < kRounds; ++round) {
-    const uint64_t seed = base_seed + round;
-    SCOPED_TRACE("seed " + std::to_string(seed));
-    std::mt19937_64 rng(seed);
+  testing::ForEachSeed(kRounds, [&](uint64_t seed, std::mt19937_64& rng) {
     const Snapshot s = RandomSnapshot(rng, 200, seed % 2 == 1);
     const ByteMap m = BuildByteMap(s, {});
 
@@ -522,16 +518,11 @@ TEST(Differential, HolesSummaryTopKHistogram) {
       EXPECT_EQ(got[kind].bytes, usage[kind].bytes);
       EXPECT_EQ(got[kind].count, usage[kind].count);
     }
-    if (::testing::Test::HasFailure()) return;
-  }
+  });
 }
 
 TEST(Differential, FirstFitAndClassify) {
-  const uint64_t base_seed = testing::BaseSeed();
-  for (int round = 0; round < kRounds; ++round) {
-    const uint64_t seed = base_seed + round;
-    SCOPED_TRACE("seed " + std::to_string(seed));
-    std::mt19937_64 rng(seed);
+  testing::ForEachSeed(kRounds, [&](uint64_t seed, std::mt19937_64& rng) {
     const Snapshot s = RandomSnapshot(rng, 200, seed % 2 == 1);
     const ByteMap m = BuildByteMap(s, {});
     uint64_t total_free = 0;
@@ -552,17 +543,12 @@ TEST(Differential, FirstFitAndClassify) {
                                                         : FailureCause::kExhaustion;
       EXPECT_EQ(ClassifyRequest(s, size, alignment), expect);
     }
-    if (::testing::Test::HasFailure()) return;
-  }
+  });
 }
 
 void CheckBlockers(BlockerObjective objective) {
-  const uint64_t base_seed = testing::BaseSeed();
   int found_windows = 0, fits_already = 0, not_found = 0;
-  for (int round = 0; round < kRounds; ++round) {
-    const uint64_t seed = base_seed + round;
-    SCOPED_TRACE("seed " + std::to_string(seed));
-    std::mt19937_64 rng(seed);
+  testing::ForEachSeed(kRounds, [&](uint64_t seed, std::mt19937_64& rng) {
     const Snapshot s = RandomSnapshot(rng, 160, seed % 2 == 1);
     const ByteMap m = BuildByteMap(s, {});
     const bool overlap = HasOverlap(s);
@@ -610,8 +596,8 @@ void CheckBlockers(BlockerObjective objective) {
         EXPECT_EQ(*placed, w.placement);
       }
     }
-    if (::testing::Test::HasFailure()) return;
-  }
+  });
+  if (::testing::Test::HasFailure()) return;
   // The generator must exercise every outcome, or the test proves little.
   EXPECT_GT(found_windows, kRounds / 4);
   EXPECT_GT(fits_already, kRounds / 4);
@@ -630,17 +616,13 @@ TEST(Differential, BlockersFewestAllocations) {
 // it makes the request fit at the byte level iff the formula says so.  This
 // checks the formula the O(n^3) reference shares with the library.
 TEST(Differential, WindowFormulaMatchesByteLevelWithoutOverlaps) {
-  const uint64_t base_seed = testing::BaseSeed();
-  for (int round = 0; round < kRounds / 3; ++round) {
-    const uint64_t seed = base_seed + round;
-    SCOPED_TRACE("seed " + std::to_string(seed));
-    std::mt19937_64 rng(seed);
+  testing::ForEachSeed(kRounds / 3, [&](uint64_t, std::mt19937_64& rng) {
     const Snapshot s = RandomSnapshot(rng, 120, /*allow_overlap=*/false);
     ASSERT_FALSE(HasOverlap(s));
     const ByteMap m = BuildByteMap(s, {});
     const uint64_t size = 1 + rng() % (m.extent + 4);
     const uint64_t alignment = RandomAlignment(rng);
-    if (RefFirstFit(m, size, alignment)) continue;
+    if (RefFirstFit(m, size, alignment)) return;
     std::vector<size_t> v;
     for (size_t k = 0; k < s.allocations.size(); ++k) {
       if (s.allocations[k].size) v.push_back(k);
@@ -667,7 +649,7 @@ TEST(Differential, WindowFormulaMatchesByteLevelWithoutOverlaps) {
     if (w.found) {
       EXPECT_EQ(w.bytes_to_free, best_bytes);
     }
-  }
+  });
 }
 
 // 200k allocations, every other one pinned except a run of 100 at the end:

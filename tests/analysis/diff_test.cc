@@ -124,11 +124,8 @@ TEST(Diff, DifferentMemoriesAreFlagged) {
 // additions of fresh ids: the diff must name exactly those, and its holes
 // must be the set differences of the two hole lists.
 TEST(Diff, RandomMutationsAreRecovered) {
-  const uint64_t base_seed = testing::BaseSeed();
-  for (int round = 0; round < testing::Rounds(2000); ++round) {
-    const uint64_t seed = base_seed + round;
-    SCOPED_TRACE("seed " + std::to_string(seed));
-    std::mt19937_64 rng(seed);
+  const int rounds = testing::Rounds(2000);
+  testing::ForEachSeed(rounds, [&](uint64_t seed, std::mt19937_64& rng) {
     Snapshot before = RandomSnapshot(rng, 300, seed % 2 == 1);
     for (size_t k = 0; k < before.allocations.size(); ++k) {
       before.allocations[k].instance = 1000 + k;  // unique
@@ -201,8 +198,7 @@ TEST(Diff, RandomMutationsAreRecovered) {
               int64_t(after.allocations.size()) - int64_t(before.allocations.size()));
     EXPECT_DOUBLE_EQ(d.fragmentation_delta, s1.fragmentation - s0.fragmentation);
     EXPECT_EQ(d.after_sequence - d.before_sequence, 10u);
-    if (::testing::Test::HasFailure()) return;
-  }
+  });
 }
 
 }  // namespace

@@ -7,10 +7,13 @@
 #include <cstdint>
 #include <cstdlib>
 #include <initializer_list>
-#include <random>
 #include <cstdio>
+#include <random>
+#include <string>
 #include <tuple>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "absl/strings/numbers.h"
 #include "realm_shadow/core/snapshot.h"
@@ -37,6 +40,21 @@ inline int Rounds(int rounds) {
     std::fprintf(stderr, "REALM_SHADOW_ROUND_SCALE=%s is not a positive count; 1\n", scale);
   }
   return rounds;
+}
+
+// Runs round(seed, rng) for `rounds` seeds from BaseSeed(), each with its
+// generator and a SCOPED_TRACE naming the seed, and stops after the first
+// round that fails: the seed printed is the one to replay.
+template <typename Round>
+void ForEachSeed(int rounds, Round round) {
+  const uint64_t base_seed = BaseSeed();
+  for (int r = 0; r < rounds; ++r) {
+    const uint64_t seed = base_seed + r;
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    std::mt19937_64 rng(seed);
+    round(seed, rng);
+    if (::testing::Test::HasFailure()) return;
+  }
 }
 
 inline Allocation Alloc(uint64_t offset, uint64_t size, uint64_t instance,

@@ -67,6 +67,13 @@ rs::DumpFile Take(const std::vector<realm_shadow_memory*>& memories) {
   return dump;
 }
 
+// True when `status` is OK; else says why on stderr.
+bool Succeeded(const absl::Status& status) {
+  if (!status.ok())
+    std::fprintf(stderr, "make_map_fixture: %s\n", std::string(status.message()).c_str());
+  return status.ok();
+}
+
 bool WriteAndReadBack(const std::string& path, const rs::DumpFile& dump,
                       rs::DumpFile* back) {
   absl::Status status = rs::WriteDump(path, dump);
@@ -75,9 +82,7 @@ bool WriteAndReadBack(const std::string& path, const rs::DumpFile& dump,
     if (read.ok()) *back = *std::move(read);
     status = read.status();
   }
-  if (!status.ok())
-    std::fprintf(stderr, "make_map_fixture: %s\n", std::string(status.message()).c_str());
-  return status.ok();
+  return Succeeded(status);
 }
 
 rs::DumpFile TwoNodes();
@@ -183,19 +188,13 @@ int Fixture(const std::string& dir) {
   if (written.ok())
     written = rs::WriteHtmlMap({before_back}, dir + "/replay.html", rs::HtmlOptions{"kind", {replay}});
   if (written.ok()) written = rs::WriteHtmlMap({before_back, after_back}, dir + "/map.html");
-  if (!written.ok()) {
-    std::fprintf(stderr, "make_map_fixture: %s\n", std::string(written.message()).c_str());
-    return 1;
-  }
+  if (!Succeeded(written)) return 1;
   rs::DumpFile nodes_back;
   rs::HtmlOptions by_task;
   by_task.color_by = "task";
   if (!WriteAndReadBack(dir + "/nodes.rsd", TwoNodes(), &nodes_back)) return 1;
-  written = rs::WriteHtmlMap({nodes_back}, dir + "/nodes.html", by_task);
-  if (!written.ok()) {
-    std::fprintf(stderr, "make_map_fixture: %s\n", std::string(written.message()).c_str());
+  if (!Succeeded(rs::WriteHtmlMap({nodes_back}, dir + "/nodes.html", by_task)))
     return 1;
-  }
   std::ofstream expected(dir + "/expected.json");
   expected << "{\n"
            << "  \"mib\": " << kMiB << ",\n"
@@ -290,10 +289,7 @@ int Perf(uint64_t n, const std::string& out) {
   const auto t0 = std::chrono::steady_clock::now();
   if (!WriteAndReadBack(out + ".rsd", dump, &back)) return 1;
   const auto t1 = std::chrono::steady_clock::now();
-  if (const absl::Status written = rs::WriteHtmlMap({back}, out); !written.ok()) {
-    std::fprintf(stderr, "make_map_fixture: %s\n", std::string(written.message()).c_str());
-    return 1;
-  }
+  if (!Succeeded(rs::WriteHtmlMap({back}, out))) return 1;
   const auto t2 = std::chrono::steady_clock::now();
   std::printf("%llu allocations: dump write+read %.0f ms, page %.0f ms\n",
               static_cast<unsigned long long>(placed),
@@ -351,11 +347,7 @@ int History(const std::string& dir) {
   rs::DumpFile back;
   if (!WriteAndReadBack(dir + "/history.rsd", HistoryWorkload(3000, 2000, 0), &back))
     return 1;
-  if (const absl::Status written = rs::WriteHtmlMap({back}, dir + "/history.html");
-      !written.ok()) {
-    std::fprintf(stderr, "make_map_fixture: %s\n", std::string(written.message()).c_str());
-    return 1;
-  }
+  if (!Succeeded(rs::WriteHtmlMap({back}, dir + "/history.html"))) return 1;
   return 0;
 }
 
@@ -365,10 +357,7 @@ int HistoryPerf(uint64_t events, uint64_t live, const std::string& out) {
   const auto t1 = std::chrono::steady_clock::now();
   if (!WriteAndReadBack(out + ".rsd", dump, &back)) return 1;
   const auto t2 = std::chrono::steady_clock::now();
-  if (const absl::Status written = rs::WriteHtmlMap({back}, out); !written.ok()) {
-    std::fprintf(stderr, "make_map_fixture: %s\n", std::string(written.message()).c_str());
-    return 1;
-  }
+  if (!Succeeded(rs::WriteHtmlMap({back}, out))) return 1;
   const auto t3 = std::chrono::steady_clock::now();
   const auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
   std::printf("history of %zu events, %zu live at the end: recorded %.0f ms, dump write+read %.0f ms, page %.0f ms\n",

@@ -54,6 +54,7 @@ inline std::string Show(MemoryKind v) { return MemoryKindName(v); }
 inline std::string Show(AllocationKind v) { return AllocationKindName(v); }
 inline std::string Show(AllocationState v) { return AllocationStateName(v); }
 inline std::string Show(AnomalyKind v) { return AnomalyKindName(v); }
+inline std::string Show(EventType v) { return EventTypeName(v); }
 inline std::string Show(const std::string& v) { return "\"" + v + "\""; }
 inline std::string Show(const std::vector<std::string>& v) {
   std::string out = "[";
@@ -184,9 +185,18 @@ class FirstDifference {
                const std::vector<Record>& want, Fields... fields) {
     Count(record, got.size(), want.size());
     for (size_t i = 0; i < got.size() && !found(); ++i) {
-      (Field(record, i, fields.first, got[i].*fields.second, want[i].*fields.second), ...);
+      RecordFields(record, i, got[i], want[i], fields...);
       Context(got[i], want[i]);
     }
+  }
+  // The same without the records whole: for the records of a history, which
+  // have no Describe (an event record is its five fields).
+  template <typename Record, typename... Fields>
+  void RecordsFieldByField(const char* record, const std::vector<Record>& got,
+                           const std::vector<Record>& want, Fields... fields) {
+    Count(record, got.size(), want.size());
+    for (size_t i = 0; i < got.size() && !found(); ++i)
+      RecordFields(record, i, got[i], want[i], fields...);
   }
   // After a record's fields: adds both records whole.
   template <typename Record>
@@ -197,6 +207,15 @@ class FirstDifference {
   }
   void Prefix(const std::string& where) {
     if (found()) text_ = where + ": " + text_;
+  }
+  // Fields of one record, each given as Named("offset", &Allocation::offset);
+  // a null `record` compares fields of the snapshot or dump itself.
+  template <typename Record, typename... Fields>
+  void RecordFields(const char* record, size_t index, const Record& got,
+                    const Record& want, Fields... fields) {
+    (Field(record, index, fields.first, got.*fields.second,
+           want.*fields.second),
+     ...);
   }
 
  private:
@@ -214,16 +233,15 @@ inline void CompareInto(const Snapshot& got, const Snapshot& want,
                         SnapshotFields fields, FirstDifference& d) {
   const bool all = fields == SnapshotFields::kAll;
   if (all) {
-    d.Field(nullptr, 0, "memory_id", got.memory_id, want.memory_id);
-    d.Field(nullptr, 0, "kind", got.kind, want.kind);
-    d.Field(nullptr, 0, "capacity", got.capacity, want.capacity);
-    d.Field(nullptr, 0, "capacity_known", got.capacity_known,
-            want.capacity_known);
-    d.Field(nullptr, 0, "addressed", got.addressed, want.addressed);
-    d.Field(nullptr, 0, "node", got.node, want.node);
-    d.Field(nullptr, 0, "name", got.name, want.name);
-    d.Field(nullptr, 0, "exact", got.exact, want.exact);
-    d.Field(nullptr, 0, "gc_state_known", got.gc_state_known, want.gc_state_known);
+    d.RecordFields(nullptr, 0, got, want,
+                   Named("memory_id", &Snapshot::memory_id),
+                   Named("kind", &Snapshot::kind),
+                   Named("capacity", &Snapshot::capacity),
+                   Named("capacity_known", &Snapshot::capacity_known),
+                   Named("addressed", &Snapshot::addressed),
+                   Named("node", &Snapshot::node), Named("name", &Snapshot::name),
+                   Named("exact", &Snapshot::exact),
+                   Named("gc_state_known", &Snapshot::gc_state_known));
   }
   d.Field(nullptr, 0, "sequence", got.sequence, want.sequence);
 
@@ -286,23 +304,15 @@ inline void CompareInto(const MemoryHistory& got, const MemoryHistory& want,
           want.clock_origin_unix_ns);
   d.Field(nullptr, 0, "history window_events", got.window_events,
           want.window_events);
-  d.Count("history event", got.events.size(), want.events.size());
-  for (size_t i = 0; i < got.events.size() && !d.found(); ++i) {
-    const EventRecord& a = got.events[i];
-    const EventRecord& b = want.events[i];
-    d.Field("history event", i, "instance", a.instance, b.instance);
-    d.Field("history event", i, "offset", a.offset, b.offset);
-    d.Field("history event", i, "size", a.size, b.size);
-    d.Field("history event", i, "aux", a.aux, b.aux);
-    d.Field("history event", i, "stamp", a.stamp, b.stamp);
-  }
-  d.Count("history mark", got.marks.size(), want.marks.size());
-  for (size_t i = 0; i < got.marks.size() && !d.found(); ++i) {
-    d.Field("history mark", i, "sequence", got.marks[i].sequence,
-            want.marks[i].sequence);
-    d.Field("history mark", i, "time_ns", got.marks[i].time_ns,
-            want.marks[i].time_ns);
-  }
+  d.RecordsFieldByField("history event", got.events, want.events,
+                        Named("instance", &EventRecord::instance),
+                        Named("offset", &EventRecord::offset),
+                        Named("size", &EventRecord::size),
+                        Named("aux", &EventRecord::aux),
+                        Named("stamp", &EventRecord::stamp));
+  d.RecordsFieldByField("history mark", got.marks, want.marks,
+                        Named("sequence", &HistoryMark::sequence),
+                        Named("time_ns", &HistoryMark::time_ns));
   d.Field(nullptr, 0, "history lines", got.lines, want.lines);
   d.Count("history checkpoint", got.checkpoints.size(), want.checkpoints.size());
   for (size_t i = 0; i < got.checkpoints.size() && !d.found(); ++i) {
@@ -322,31 +332,16 @@ inline void CompareInto(const MemoryHistory& got, const MemoryHistory& want,
     d.Field("checkpoint", i, "group_type", static_cast<int>(a.group_type),
             static_cast<int>(b.group_type));
     d.Field("checkpoint", i, "group_left", a.group_left, b.group_left);
-    d.Count("checkpoint group record", a.group_records.size(),
-            b.group_records.size());
-    for (size_t k = 0; k < a.group_records.size() && !d.found(); ++k) {
-      d.Field("group record", k, "instance", a.group_records[k].instance,
-              b.group_records[k].instance);
-      d.Field("group record", k, "offset", a.group_records[k].offset,
-              b.group_records[k].offset);
-      d.Field("group record", k, "size", a.group_records[k].size,
-              b.group_records[k].size);
-      d.Field("group record", k, "aux", a.group_records[k].aux,
-              b.group_records[k].aux);
-      d.Field("group record", k, "type", static_cast<int>(a.group_records[k].type),
-              static_cast<int>(b.group_records[k].type));
-    }
+    d.RecordsFieldByField("group record", a.group_records, b.group_records,
+                          Named("instance", &Event::instance),
+                          Named("offset", &Event::offset),
+                          Named("size", &Event::size), Named("aux", &Event::aux),
+                          Named("type", &Event::type));
     d.Prefix("checkpoint " + std::to_string(i));
   }
-  d.Count("history identity", got.identities.size(), want.identities.size());
-  for (size_t i = 0; i < got.identities.size() && !d.found(); ++i) {
-    d.Field("history identity", i, "id", got.identities[i].id,
-            want.identities[i].id);
-    d.Field("history identity", i, "kind", got.identities[i].kind,
-            want.identities[i].kind);
-    d.Field("history identity", i, "attributes", got.identities[i].attributes,
-            want.identities[i].attributes);
-  }
+  d.RecordsFieldByField("history identity", got.identities, want.identities,
+                        Named("id", &Identity::id), Named("kind", &Identity::kind),
+                        Named("attributes", &Identity::attributes));
 }
 
 }  // namespace snapshot_compare_internal
@@ -375,12 +370,11 @@ inline std::string CompareSnapshots(const Snapshot& got, const Snapshot& want,
 inline std::string CompareDumps(const DumpFile& got, const DumpFile& want) {
   using snapshot_compare_internal::Named;
   snapshot_compare_internal::FirstDifference d;
-  d.Field(nullptr, 0, "dump version", got.version, want.version);
-  d.Field(nullptr, 0, "dump node", got.node, want.node);
-  d.Field(nullptr, 0, "dump created_unix_ns", got.created_unix_ns,
-          want.created_unix_ns);
-  d.Field(nullptr, 0, "dump source", got.source, want.source);
-  d.Field(nullptr, 0, "dump notes", got.notes, want.notes);
+  d.RecordFields(nullptr, 0, got, want, Named("dump version", &DumpFile::version),
+                 Named("dump node", &DumpFile::node),
+                 Named("dump created_unix_ns", &DumpFile::created_unix_ns),
+                 Named("dump source", &DumpFile::source),
+                 Named("dump notes", &DumpFile::notes));
   d.Count("memory", got.memories.size(), want.memories.size());
   d.Records("pool", got.pools, want.pools, Named("pool", &Pool::pool),
             Named("memory_id", &Pool::memory_id),

@@ -24,16 +24,8 @@ inline Allocation MakeAllocation(uint64_t instance, uint64_t offset,
                                  AllocationKind kind, uint32_t identity = 0,
                                  AllocationState state = AllocationState::kLive,
                                  uint8_t flags = 0) {
-  Allocation a;
-  a.instance = instance;
-  a.offset = offset;
-  a.size = size;
-  a.alignment_log2 = alignment_log2;
-  a.kind = kind;
-  a.identity = identity;
-  a.state = state;
-  a.flags = flags;
-  return a;
+  return Allocation{offset, size, instance, identity, alignment_log2, state,
+                    flags, kind};
 }
 
 // A 1 MiB framebuffer with two holes ([4K,8K) and [12K,1M) minus a pool),

@@ -8,6 +8,7 @@
 #include "realm_shadow/analysis/analysis.h"
 #include "realm_shadow/live/snapshots.h"
 #include "realm_shadow/recorder/identity_table.h"
+#include "tests/legion_glue/glue_test.h"
 
 namespace realm_shadow {
 namespace legion {
@@ -15,16 +16,9 @@ namespace {
 
 constexpr uint64_t kSys = 0x1e00000000000000ull;
 
-class IdentityTest : public ::testing::Test {
+class IdentityTest : public testing::GlueTest {
  protected:
-  void SetUp() override {
-    ResetTrackerForTesting();
-    m_ = RegisterMemory(kSys, MemoryKind::kSystem, 1024, "sysmem",
-                        REALM_SHADOW_CONCURRENT);
-    ASSERT_NE(m_, nullptr);
-  }
-  void TearDown() override { ResetTrackerForTesting(); }
-  realm_shadow_memory* m_ = nullptr;
+  IdentityTest() : GlueTest(kSys, MemoryKind::kSystem, 1024, "sysmem") {}
 };
 
 LegionInstanceDescription Velocity() {

@@ -13,6 +13,7 @@
 
 #include "realm_shadow/analysis/analysis.h"
 #include "realm_shadow/live/snapshots.h"
+#include "tests/legion_glue/glue_test.h"
 
 namespace realm_shadow {
 namespace legion {
@@ -83,22 +84,15 @@ struct TaskContext {
   const char* get_task_name() const { return name; }
 };
 
-class LegionSitesTest : public ::testing::Test {
+class LegionSitesTest : public testing::GlueTest {
  protected:
+  LegionSitesTest() : GlueTest(kSys, MemoryKind::kSystem, 4096, "SYSTEM_MEM") {}
   void SetUp() override {
-    ResetTrackerForTesting();
-    Pools().Clear();
-    m_ = RegisterMemory(kSys, MemoryKind::kSystem, 4096, "SYSTEM_MEM",
-                        REALM_SHADOW_CONCURRENT);
-    ASSERT_NE(m_, nullptr);
+    ASSERT_NO_FATAL_FAILURE(GlueTest::SetUp());
     realm_shadow_allocated(m_, kA, 0, 1024, 64);
     realm_shadow_allocated(m_, kB, 1024, 1024, 64);
     node_.names = {{101, "voltage"}};
     constraints_.field_constraint.set = {101, 102};
-  }
-  void TearDown() override {
-    Pools().Clear();
-    ResetTrackerForTesting();
   }
   const Allocation* Find(const Snapshot& s, uint64_t instance) {
     for (const Allocation& a : s.allocations)
@@ -116,7 +110,6 @@ class LegionSitesTest : public ::testing::Test {
                                 constraints_, &node_, uid, call);
   }
 
-  realm_shadow_memory* m_ = nullptr;
   std::vector<Region> regions_ = {{1, 2, 3}, {1, 4, 3}};
   Constraints constraints_;
   FieldSpaceNode node_;

@@ -14,12 +14,16 @@
 #include "legion_glue/pools.h"
 #include "realm_shadow/format/dump.h"
 #include "realm_shadow/live/snapshots.h"
+#include "tests/common/contains_text.h"
 #include "tests/common/dump_io.h"
 #include "tests/common/temp_dir.h"
+#include "tests/legion_glue/glue_test.h"
 
 namespace realm_shadow {
 namespace legion {
 namespace {
+
+using testing::ContainsText;
 
 constexpr uint64_t kSys = 0x1e00000000000000ull;
 constexpr uint64_t kRegdma = 0x1e00000000000002ull;
@@ -27,13 +31,11 @@ constexpr uint64_t kA = 0x4000000000000001ull;
 constexpr uint64_t kB = 0x4000000000000002ull;
 constexpr uint64_t kC = 0x4000000000000003ull;
 
-class MapperTest : public ::testing::Test {
+class MapperTest : public testing::GlueTest {
  protected:
+  MapperTest() : GlueTest(kSys, MemoryKind::kSystem, 1024, "sysmem") {}
   void SetUp() override {
-    ResetTrackerForTesting();
-    Pools().Clear();
-    m_ = RegisterMemory(kSys, MemoryKind::kSystem, 1024, "sysmem",
-                        REALM_SHADOW_CONCURRENT);
+    ASSERT_NO_FATAL_FAILURE(GlueTest::SetUp());
     // [0,256) A valid | [256,384) B collectable | [384,512) free |
     // [512,768) C collectable | [768,1024) free: 384 B free, largest 256.
     realm_shadow_allocated(m_, kA, 0, 256, 32);
@@ -48,13 +50,11 @@ class MapperTest : public ::testing::Test {
     AttachIdentity(m_, kC, id, GcState::kCollectable);
   }
   void TearDown() override {
-    Pools().Clear();
-    ResetTrackerForTesting();
+    GlueTest::TearDown();
     unsetenv("REALM_SHADOW_DUMP_DIR");
   }
   realm_shadow::testing::TempDir temp_{"legion_glue_mapper"};
   std::string dir_ = temp_.path();
-  realm_shadow_memory* m_ = nullptr;
 };
 
 TEST_F(MapperTest, DumpMemoryStateWritesWhatTheMemoryHolds) {
@@ -101,8 +101,8 @@ TEST_F(MapperTest, BadArgumentsFailWithoutAborting) {
   EXPECT_FALSE(dump_memory_state(kSys, nullptr));
   EXPECT_FALSE(dump_memory_state(kSys, "/nonexistent-dir/x/y.rsd"));
   EXPECT_FALSE(dump_all_memories(nullptr));
-  EXPECT_NE(failure_report(0x1e000000000000ffull).find("not tracked"),
-            std::string::npos);
+  EXPECT_TRUE(
+      ContainsText(failure_report(0x1e000000000000ffull), "not tracked"));
 }
 
 TEST_F(MapperTest, FailureReportNamesTheRecordedFailureAndItsBlocker) {
@@ -110,25 +110,20 @@ TEST_F(MapperTest, FailureReportNamesTheRecordedFailureAndItsBlocker) {
   // [256,512); releasing C opens [384,1024).  A is valid.
   realm_shadow_allocation_failed(m_, 0x4000000000000042ull, 300, 32);
   const std::string report = failure_report(kSys);
-  EXPECT_NE(report.find("instance 0x4000000000000042"), std::string::npos)
-      << report;
-  EXPECT_NE(report.find("now: fragmentation"), std::string::npos) << report;
-  EXPECT_NE(report.find("instance 0x4000000000000003 [512, "), std::string::npos)
-      << report;
+  EXPECT_TRUE(ContainsText(report, "instance 0x4000000000000042"));
+  EXPECT_TRUE(ContainsText(report, "now: fragmentation"));
+  EXPECT_TRUE(ContainsText(report, "instance 0x4000000000000003 [512, "));
   EXPECT_EQ(report.find("instance 0x4000000000000001 ["), std::string::npos)
       << report;  // valid: never a blocker
-  EXPECT_NE(report.find("creator=task stencil (UID 812)"), std::string::npos)
-      << report;
+  EXPECT_TRUE(ContainsText(report, "creator=task stencil (UID 812)"));
 }
 
 TEST_F(MapperTest, FailureReportJudgesAFootprintWhenNoFailureWasSeen) {
   const std::string report = failure_report(kSys, 300, 32);
-  EXPECT_NE(report.find("request 300 B align 32"), std::string::npos)
-      << report;
-  EXPECT_NE(report.find("now: fragmentation"), std::string::npos) << report;
+  EXPECT_TRUE(ContainsText(report, "request 300 B align 32"));
+  EXPECT_TRUE(ContainsText(report, "now: fragmentation"));
   const std::string too_big = failure_report(kSys, 4096, 32);
-  EXPECT_NE(too_big.find("now: exhaustion"), std::string::npos)
-      << too_big;
+  EXPECT_TRUE(ContainsText(too_big, "now: exhaustion"));
 }
 
 TEST_F(MapperTest, ReportingAFailedCreationDumpsIntoTheDumpDir) {
@@ -142,12 +137,12 @@ TEST_F(MapperTest, ReportingAFailedCreationDumpsIntoTheDumpDir) {
   const std::string err = ::testing::internal::GetCapturedStderr();
   ASSERT_FALSE(path.empty());
   EXPECT_EQ(path.rfind(dir_ + "/realm-shadow-node", 0), 0u) << path;
-  EXPECT_NE(err.find("my mapper: region requirement 0"), std::string::npos);
-  EXPECT_NE(err.find(path), std::string::npos);
-  EXPECT_NE(err.find("pool 0x9: 128 B, 100 B used in 1 sub-allocation, 28 B "
-                     "unused (not a hole of the memory)"),
-            std::string::npos)
-      << err;
+  EXPECT_TRUE(ContainsText(err, "my mapper: region requirement 0"));
+  EXPECT_TRUE(ContainsText(err, path));
+  EXPECT_TRUE(
+      ContainsText(err,
+                   "pool 0x9: 128 B, 100 B used in 1 sub-allocation, 28 B "
+                   "unused (not a hole of the memory)"));
   DumpFile file;
   std::string error;
   EXPECT_TRUE(testing::ReadDumpTo(path, &file, &error)) << error;

@@ -10,6 +10,7 @@
 #include "realm_shadow/live/snapshots.h"
 #include "realm_shadow/format/dump.h"
 #include "tests/common/temp_dir.h"
+#include "tests/legion_glue/glue_test.h"
 #include "realm_shadow/recorder/identity_table.h"
 #include "realm_shadow/live/dump.h"
 
@@ -21,14 +22,11 @@ constexpr uint64_t kFb = 0x1e00000000000001ull;
 constexpr uint64_t kMiB = uint64_t{1} << 20;
 constexpr uint64_t kBacking = 0x4000000000400007ull;
 
-class PoolsTest : public ::testing::Test {
+class PoolsTest : public testing::GlueTest {
  protected:
+  PoolsTest() : GlueTest(kFb, MemoryKind::kFramebuffer, 256 * kMiB, "fb") {}
   void SetUp() override {
-    ResetTrackerForTesting();
-    Pools().Clear();
-    m_ = RegisterMemory(kFb, MemoryKind::kFramebuffer, 256 * kMiB, "fb",
-                        REALM_SHADOW_CONCURRENT);
-    ASSERT_NE(m_, nullptr);
+    ASSERT_NO_FATAL_FAILURE(GlueTest::SetUp());
     // [0,32) an array | [32,96) the pool's backing | [96,256) free
     realm_shadow_allocated(m_, 1, 0, 32 * kMiB, 256);
     realm_shadow_allocated(m_, kBacking, 32 * kMiB, 64 * kMiB, 256);
@@ -42,11 +40,6 @@ class PoolsTest : public ::testing::Test {
       at += size;
     }
   }
-  void TearDown() override {
-    Pools().Clear();
-    ResetTrackerForTesting();
-  }
-  realm_shadow_memory* m_ = nullptr;
 };
 
 TEST_F(PoolsTest, PoolIsAReservationWithTheBackingsRange) {

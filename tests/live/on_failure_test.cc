@@ -12,6 +12,7 @@
 #include "realm_shadow/format/dump.h"
 #include "realm_shadow/hooks.h"
 #include "realm_shadow/live/snapshots.h"
+#include "tests/common/contains_text.h"
 #include "tests/common/dump_io.h"
 #include "tests/common/temp_dir.h"
 #include "realm_shadow/recorder/identity_table.h"
@@ -20,6 +21,8 @@
 
 namespace realm_shadow {
 namespace {
+
+using testing::ContainsText;
 
 namespace fs = std::filesystem;
 
@@ -106,56 +109,52 @@ TEST_F(DumpOnFailureTest, FragmentationWritesADumpAndAReport) {
 
   const std::string path = Path(kFb, 1);
   ASSERT_TRUE(fs::exists(path)) << report;
-  EXPECT_NE(report.find("allocation failed in memory 0x1e00000000000000 "
-                        "(framebuffer \"GPU0 FB\""),
-            std::string::npos)
-      << report;
+  EXPECT_TRUE(ContainsText(report,
+                           "allocation failed in memory 0x1e00000000000000 "
+                           "(framebuffer \"GPU0 FB\""));
   // The memory's figures as the report prints them (render/report.h), then
   // the failure as the report lists it (render/failure_report.h).
-  EXPECT_NE(report.find("\n  capacity            1 MiB (1048576 B)\n"
-                        "  used                512 KiB (524288 B) in 8 "
-                        "allocation(s); peak 512 KiB (524288 B)\n"
-                        "  total free          512 KiB (524288 B)\n"
-                        "  largest hole        64 KiB (65536 B)\n"
-                        "  holes               8; fragmentation 87.5% (1 - "
-                        "largest hole / total free)\n"),
-            std::string::npos)
-      << report;
-  EXPECT_NE(report.find("  failure\n    instance 0x4000000000000064 (instant): "
-                        "request 128 KiB (131072 B) align 256\n"),
-            std::string::npos)
-      << report;
-  EXPECT_NE(report.find("\n      now: fragmentation (total free 512 KiB"),
-            std::string::npos)
-      << report;
+  EXPECT_TRUE(ContainsText(report,
+                           "\n  capacity            1 MiB (1048576 B)\n"
+                           "  used                512 KiB (524288 B) in 8 "
+                           "allocation(s); peak 512 KiB (524288 B)\n"
+                           "  total free          512 KiB (524288 B)\n"
+                           "  largest hole        64 KiB (65536 B)\n"
+                           "  holes               8; fragmentation 87.5% (1 - "
+                           "largest hole / total free)\n"));
+  EXPECT_TRUE(
+      ContainsText(report,
+                   "  failure\n    instance 0x4000000000000064 (instant): "
+                   "request 128 KiB (131072 B) align 256\n"));
+  EXPECT_TRUE(
+      ContainsText(report, "\n      now: fragmentation (total free 512 KiB"));
   // The first allocation is pinned, so the cheapest window is a later one:
   // one 64 KiB allocation between two holes.
-  EXPECT_NE(report.find("blockers (fewest bytes): release 1 allocation(s), "
-                        "64 KiB (65536 B); window [65536, 262144), placed at "
-                        "65536\n"),
-            std::string::npos)
-      << report;
-  EXPECT_NE(report.find("        instance 0x4000000000000001 [131072, 196608) "
-                        "size 64 KiB (65536 B) align 256 live region_instance "
-                        "fields=density provenance=stencil.py:42\n"),
-            std::string::npos)
-      << report;
+  EXPECT_TRUE(
+      ContainsText(report,
+                   "blockers (fewest bytes): release 1 allocation(s), "
+                   "64 KiB (65536 B); window [65536, 262144), placed at "
+                   "65536\n"));
+  EXPECT_TRUE(
+      ContainsText(report,
+                   "        instance 0x4000000000000001 [131072, 196608) "
+                   "size 64 KiB (65536 B) align 256 live region_instance "
+                   "fields=density provenance=stencil.py:42\n"));
   EXPECT_EQ(report.find("instance 0x4000000000000000 [0, "), std::string::npos)
       << "the pinned allocation is not a blocker:\n"
       << report;
-  EXPECT_NE(report.find("\n  dump                " + path + "\n"),
-            std::string::npos)
-      << report;
+  EXPECT_TRUE(ContainsText(report, "
+  dump                " + path + "
+"));
   // The remedies that need no replay, judged on the history the live side
   // holds, and the one command that gives the rest.
-  EXPECT_NE(report.find("\n      1. release         release 1 collectable allocation(s), "
-                        "64 KiB (65536 B), window [65536, 262144)"),
-            std::string::npos)
-      << report;
-  EXPECT_NE(report.find("\n  more remedies       realm-shadow explain " + path +
-                        " (capacity, allocator: a replay of the history)\n"),
-            std::string::npos)
-      << report;
+  EXPECT_TRUE(ContainsText(report, "
+      1. release         release 1 collectable allocation(s), "
+                                   "64 KiB (65536 B), window [65536, 262144)"));
+  EXPECT_TRUE(ContainsText(report, "
+  more remedies       realm-shadow explain " + path +
+                                   " (capacity, allocator: a replay of the history)
+"));
 
   DumpFile dump;
   std::string error;
@@ -178,9 +177,8 @@ TEST_F(DumpOnFailureTest, FragmentationWritesADumpAndAReport) {
   const std::string more = ::testing::internal::GetCapturedStderr();
   EXPECT_TRUE(fs::exists(Path(kFb, 2)));
   EXPECT_FALSE(fs::exists(Path(kFb, 3)));
-  EXPECT_NE(more.find("not written: REALM_SHADOW_DUMP_LIMIT reached"),
-            std::string::npos)
-      << more;
+  EXPECT_TRUE(
+      ContainsText(more, "not written: REALM_SHADOW_DUMP_LIMIT reached"));
   // Nothing but the dumps in the directory: no temporaries.
   size_t files = 0;
   for (const auto& e : fs::directory_iterator(dir_)) {
@@ -200,16 +198,13 @@ TEST_F(DumpOnFailureTest, ExhaustionAndEventualFailure) {
   ::testing::internal::CaptureStderr();
   realm_shadow_deferred_failed(m, kInst + 2);
   const std::string report = ::testing::internal::GetCapturedStderr();
-  EXPECT_NE(report.find("instance 0x4000000000000002 (deferred, failed "
-                        "later): request 100 KiB (102400 B) align 64\n"),
-            std::string::npos)
-      << report;
-  EXPECT_NE(report.find("now: exhaustion (total free 56 KiB (57344 B)"),
-            std::string::npos)
-      << report;
-  EXPECT_NE(report.find("release 1 allocation(s), 200 KiB (204800 B)"),
-            std::string::npos)
-      << report;
+  EXPECT_TRUE(ContainsText(report,
+                           "instance 0x4000000000000002 (deferred, failed "
+                           "later): request 100 KiB (102400 B) align 64\n"));
+  EXPECT_TRUE(
+      ContainsText(report, "now: exhaustion (total free 56 KiB (57344 B)"));
+  EXPECT_TRUE(
+      ContainsText(report, "release 1 allocation(s), 200 KiB (204800 B)"));
   EXPECT_TRUE(fs::exists(Path(kSys, 1))) << report;
 }
 
@@ -221,10 +216,8 @@ TEST_F(DumpOnFailureTest, MissingDirectoryIsReportedNotFatal) {
   ::testing::internal::CaptureStderr();
   realm_shadow_allocation_failed(m, kInst + 100, 128 * kKiB, 256);
   const std::string report = ::testing::internal::GetCapturedStderr();
-  EXPECT_NE(report.find("now: fragmentation"), std::string::npos) << report;
-  EXPECT_NE(report.find("\n  dump                not written: "),
-            std::string::npos)
-      << report;
+  EXPECT_TRUE(ContainsText(report, "now: fragmentation"));
+  EXPECT_TRUE(ContainsText(report, "\n  dump                not written: "));
 }
 
 TEST_F(DumpOnFailureTest, ReportForAnUnknownInstance) {
@@ -233,10 +226,9 @@ TEST_F(DumpOnFailureTest, ReportForAnUnknownInstance) {
   s.kind = MemoryKind::kFramebuffer;
   s.capacity = 1024;
   const std::string report = FormatFailureReport(s, 77);
-  EXPECT_NE(report.find("  failure\n    instance 0x4d: not among the "
-                        "picture's recent failures (size unknown)\n"),
-            std::string::npos)
-      << report;
+  EXPECT_TRUE(ContainsText(report,
+                           "  failure\n    instance 0x4d: not among the "
+                           "picture's recent failures (size unknown)\n"));
   EXPECT_EQ(report.find("now:"), std::string::npos) << report;
 }
 
@@ -262,8 +254,7 @@ TEST_F(DumpOnFailureTest, DumpMemoryStateAndAllMemories) {
   EXPECT_EQ(dump.memories[0].allocations[0].size, 100u);
 
   EXPECT_FALSE(testing::DumpMemoryStateTo(0x1234, dir_ + "/none.rsd", &error));
-  EXPECT_NE(error.find("memory 0x1234 is not registered"), std::string::npos)
-      << error;
+  EXPECT_TRUE(ContainsText(error, "memory 0x1234 is not registered"));
   EXPECT_FALSE(fs::exists(dir_ + "/none.rsd"));
 
   const std::string all = dir_ + "/all.rsd";
@@ -279,7 +270,7 @@ TEST_F(DumpOnFailureTest, DumpMemoryStateAndAllMemories) {
   EXPECT_EQ(realm_shadow_dump_memory_state(kFb, "/nonexistent-dir/x.rsd"), -1);
   EXPECT_EQ(realm_shadow_dump_memory_state(kFb, nullptr), -1);
   const std::string err = ::testing::internal::GetCapturedStderr();
-  EXPECT_NE(err.find("/nonexistent-dir/x.rsd"), std::string::npos) << err;
+  EXPECT_TRUE(ContainsText(err, "/nonexistent-dir/x.rsd"));
 }
 
 }  // namespace

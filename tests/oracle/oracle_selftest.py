@@ -60,42 +60,45 @@ def main(argv):
                            if (c, k, a) not in base_set})
 
         lines = truth_text.splitlines(True)
+
+        def first(pattern, also=lambda line: True):
+            """The index of the first line of the truth matching `pattern`
+            (and `also`), or None."""
+            return next((i for i, line in enumerate(lines)
+                         if re.match(pattern, line) and also(line)), None)
+
+        def expect_caught(what, altered, check):
+            """The checks on an altered truth: `check` must fail."""
+            got = new_checks(findings("".join(altered)))
+            print("%s: %s" % (what, got))
+            if check not in got:
+                failures.append("%s was not caught" % what)
+
         # 1. an allocation moved by 64 bytes
-        for i, line in enumerate(lines):
-            m = re.match(r"INST .* offset=(\d+) size=(\d+) ", line)
-            if m and int(m.group(2)) > 0 and "from=redistrict" not in line \
-                    and "name=zero" not in line:
-                moved = list(lines)
-                moved[i] = line.replace("offset=%s " % m.group(1),
-                                        "offset=%d " % (int(m.group(1)) + 64))
-                got = new_checks(findings("".join(moved)))
-                print("offset moved: %s" % got)
-                if "log.placement" not in got:
-                    failures.append("an offset moved was not caught")
-                break
+        placed = r"INST .* offset=(\d+) size=(\d+) "
+        i = first(placed, lambda line: int(re.match(placed, line).group(2)) > 0
+                  and "from=redistrict" not in line and "name=zero" not in line)
+        if i is not None:
+            offset = re.match(placed, lines[i]).group(1)
+            moved = list(lines)
+            moved[i] = lines[i].replace("offset=%s " % offset,
+                                        "offset=%d " % (int(offset) + 64))
+            expect_caught("an offset moved", moved, "log.placement")
         # 2. a waiting request taken out of the truth
-        for i, line in enumerate(lines):
-            if line.startswith("WAIT ") and "why=precondition" in line:
-                dropped = lines[:i] + lines[i + 1:]
-                got = new_checks(findings("".join(dropped)))
-                print("waiting request dropped: %s" % got)
-                if "log.pending" not in got:
-                    failures.append("a waiting request dropped was not caught")
-                break
+        i = first(r"WAIT .*why=precondition")
+        if i is not None:
+            expect_caught("a waiting request dropped", lines[:i] + lines[i + 1:],
+                          "log.pending")
         # 3. a failure that did not happen
-        for i, line in enumerate(lines):
-            if line.startswith("SUMMARY "):
-                mem = re.search(r"mem=(\w+)", line).group(1)
-                cp = re.search(r"checkpoint=(\d+)", line).group(1)
-                added = list(lines)
-                added.insert(i, "FAILED checkpoint=%s mem=%s inst=4000000000ffffff "
-                                "size=4096 align=32 cause=failed name=x\n"
-                             % (cp, mem))
-                got = new_checks(findings("".join(added)))
-                print("failure added: %s" % got)
-                if "log.failures" not in got:
-                    failures.append("a failure added was not caught")
-                break
+        i = first(r"SUMMARY ")
+        if i is not None:
+            mem = re.search(r"mem=(\w+)", lines[i]).group(1)
+            cp = re.search(r"checkpoint=(\d+)", lines[i]).group(1)
+            added = list(lines)
+            added.insert(i, "FAILED checkpoint=%s mem=%s inst=4000000000ffffff "
+                            "size=4096 align=32 cause=failed name=x\n"
+                         % (cp, mem))
+            expect_caught("a failure added", added, "log.failures")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     for f in failures:

@@ -72,14 +72,10 @@ class ReferenceMemory {
           Note(AnomalyKind::kDuplicateInstance, e.instance, e.offset, e.size, 0);
         failed_.erase(e.instance);
         released_.erase(e.instance);
-        PendingRequest p;
-        p.instance = e.instance;
-        p.size = e.size;
-        p.alignment = e.aux;
-        p.planned_offset = e.offset;
-        p.sequence = sequence_;
         bits_.erase(e.instance);
-        pending_[e.instance] = {p, AllocationKind::kUnknown};
+        pending_[e.instance] = {
+            PendingRequest{e.instance, e.size, e.aux, e.offset, sequence_},
+            AllocationKind::kUnknown};
         break;
       }
       case EventType::kDeferredCompleted: {
@@ -114,12 +110,7 @@ class ReferenceMemory {
         break;
       }
       case EventType::kAllocationFailed: {
-        Failure f;
-        f.instance = e.instance;
-        f.size = e.size;
-        f.alignment = e.aux;
-        f.sequence = sequence_;
-        AddFailure(f);
+        AddFailure(Failure{e.instance, e.size, e.aux, sequence_});
         Failed(e.instance);
         break;
       }
@@ -158,19 +149,9 @@ class ReferenceMemory {
           Note(AnomalyKind::kUnknownInstance, e.instance, 0, 0, 0);
         }
         break;
-      case EventType::kRedistrict:
-        if (Remove(e.instance, nullptr))
-          Released(e.instance);
-        else
-          Note(AnomalyKind::kUnknownInstance, e.instance, 0, 0, 0);
-        break;
       case EventType::kReserved: {
-        Reservation r;
-        r.id = e.instance;
-        r.offset = e.offset;
-        r.size = e.size;
-        r.sequence = sequence_;
-        reservations_[e.instance] = r;
+        reservations_[e.instance] =
+            Reservation{e.instance, e.offset, e.size, sequence_};
         break;
       }
       case EventType::kReservationEnded:
@@ -180,6 +161,8 @@ class ReferenceMemory {
       case EventType::kHeapPlaced:
         HeapPlace(e, 0);
         break;
+      // A redistrict's or a split's parent gives its range back first.
+      case EventType::kRedistrict:
       case EventType::kHeapRemoved:
       case EventType::kHeapSplit:
         if (Remove(e.instance, nullptr))
@@ -217,12 +200,7 @@ class ReferenceMemory {
         for (auto& entry : pending_) entry.second.first.planned_offset = kNoOffset;
         break;
       case EventType::kRequestFailed: {
-        Failure f;
-        f.instance = e.instance;
-        f.size = e.size;
-        f.alignment = e.aux;
-        f.sequence = sequence_;
-        f.eventual = e.offset != 0;
+        Failure f{e.instance, e.size, e.aux, sequence_, e.offset != 0};
         if (auto p = pending_.find(e.instance); p != pending_.end()) {
           f.identity = p->second.first.identity;
           ErasePending(e.instance);
@@ -292,14 +270,7 @@ class ReferenceMemory {
  private:
   void Note(AnomalyKind kind, uint64_t instance, uint64_t offset,
             uint64_t size, uint64_t other) {
-    Anomaly a;
-    a.kind = kind;
-    a.sequence = sequence_;
-    a.instance = instance;
-    a.offset = offset;
-    a.size = size;
-    a.other_instance = other;
-    anomalies_.push_back(a);
+    anomalies_.push_back(Anomaly{kind, sequence_, instance, offset, size, other});
     ++counters_.anomalies[static_cast<int>(kind)];
     Trim(&anomalies_, kRecentAnomalies);
   }
@@ -476,15 +447,9 @@ class ReferenceMemory {
       else if (after != nullptr && after->offset < end)
         Note(AnomalyKind::kOverlap, instance, offset, size, after->instance);
     }
-    Allocation a;
-    a.offset = offset;
-    a.size = size;
-    a.instance = instance;
-    a.identity = identity;
-    a.alignment_log2 = log2;
-    a.flags = flags;
-    a.kind = kind;
-    live_[{offset, instance}] = a;
+    live_[{offset, instance}] = Allocation{
+        offset, size, instance, identity, log2, AllocationState::kLive, flags,
+        kind};
     offset_of_[instance] = offset;
     used_ += size;
     counters_.peak_used = std::max(counters_.peak_used, used_);

@@ -15,41 +15,21 @@
 #include "realm_shadow/live/snapshots.h"
 #include "realm_shadow/realm_sites.h"
 #include "tests/sites/realm_shaped_heap.h"
+#include "tests/sites/realm_stand_ins.h"
 
 namespace realm_shadow {
 namespace {
 
 using testing::FakeInstance;
+using testing::FakeInstanceImpl;
+using testing::FakeLayout;
+using testing::FakeMemory;
 using testing::RealmShapedHeap;
-
-// Realm::Memory: an id, and Memory::Kind in realm_c.h's order.
-struct FakeMemory {
-  enum Kind {
-    NO_MEMKIND, GLOBAL_MEM, SYSTEM_MEM, REGDMA_MEM, SOCKET_MEM, Z_COPY_MEM,
-    GPU_FB_MEM, DISK_MEM, HDF_MEM, FILE_MEM, LEVEL3_CACHE, LEVEL2_CACHE,
-    LEVEL1_CACHE, GPU_MANAGED_MEM, GPU_DYNAMIC_MEM
-  };
-  uint64_t id = 0;
-};
 
 // A Memory::Kind is checked against Realm's order where a site passes one;
 // a plain integer (the tests' SYSTEM_MEM elsewhere) is not.
 static_assert(site::RealmKindOrder<FakeMemory::Kind>::kChecked, "");
 static_assert(!site::RealmKindOrder<int>::kChecked, "");
-
-struct FakeLayout {
-  uint64_t bytes_used = 0;
-  uint64_t alignment_reqd = 0;
-};
-struct FakeMetadata {
-  uint64_t ext_resource = 0;
-  FakeLayout* layout = nullptr;
-};
-struct FakeInstanceImpl {  // RegionInstanceImpl: what the sites read
-  FakeInstance me;
-  FakeMemory memory;
-  FakeMetadata metadata;
-};
 
 constexpr uint64_t kFb = 0x1e00000000000001ull;
 constexpr uint64_t kZc = 0x1e00000000000002ull;

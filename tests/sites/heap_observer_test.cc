@@ -11,11 +11,16 @@
 #include "realm_shadow/realm_sites.h"
 #include "realm_shadow/live/snapshots.h"
 #include "tests/sites/realm_shaped_heap.h"
+#include "tests/sites/realm_stand_ins.h"
 
 namespace realm_shadow {
 namespace {
 
+using testing::FakeEvent;
 using testing::FakeInstance;
+using testing::FakeInstanceImpl;
+using testing::FakeLayout;
+using testing::FakeMemory;
 using testing::RealmShapedHeap;
 
 constexpr uint64_t kMem = 0x1e00000000000000ull;
@@ -181,30 +186,6 @@ TEST_F(HeapObserverTest, TheFutureHeapIsThePlan) {
 
 // ---- the entry sites ---------------------------------------------------------
 
-struct FakeLayout {
-  uint64_t bytes_used = 0;
-  uint64_t alignment_reqd = 0;
-};
-struct FakeMetadata {
-  uint64_t ext_resource = 0;
-  FakeLayout* layout = nullptr;
-};
-struct FakeMemoryHandle {
-  uint64_t id = 0;
-};
-struct FakeInstanceImpl {  // Realm's RegionInstanceImpl, what the sites read
-  FakeInstance me;
-  FakeMemoryHandle memory;
-  FakeMetadata metadata;
-};
-struct FakeEvent {  // Realm::Event
-  bool triggered = true;
-  bool poisoned = false;
-  bool has_triggered_faultaware(bool& p) const {
-    p = poisoned;
-    return triggered;
-  }
-};
 constexpr FakeEvent kTriggered{true, false}, kWaiting{false, false},
     kPoisoned{true, true};
 
@@ -212,7 +193,7 @@ class SitesTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ResetTrackerForTesting();
-    site::ObserveManagedMemory(FakeMemoryHandle{kMem}, 2 /* SYSTEM_MEM */, 4096,
+    site::ObserveManagedMemory(FakeMemory{kMem}, 2 /* SYSTEM_MEM */, 4096,
                                current_, future_);
     ASSERT_TRUE(current_.shadow_observer.observed());
     ASSERT_TRUE(future_.shadow_observer.observed());

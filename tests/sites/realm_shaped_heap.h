@@ -15,26 +15,12 @@
 #include <vector>
 
 #include "realm_shadow/heap_observer.h"
+#include "tests/sites/realm_stand_ins.h"
 
 namespace realm_shadow::testing {
 
-struct FakeInstance {  // Realm::RegionInstance: an id, ordered by it
-  uint64_t id = 0;
-  bool operator<(const FakeInstance& o) const { return id < o.id; }
-  bool operator==(const FakeInstance& o) const { return id == o.id; }
-};
-
-class RealmShapedHeap {
+class RealmShapedHeap : public RealmHeapMembers<FakeInstance> {
  public:
-  struct Range {
-    uint64_t first, last;
-  };
-  static const unsigned SENTINEL = 0;
-
-  std::map<FakeInstance, unsigned> allocated;
-  std::vector<Range> ranges;
-  realm_shadow::HeapObserver shadow_observer;
-
   explicit RealmShapedHeap(uint64_t capacity = 0) : capacity_(capacity) {
     ranges.push_back({0, 0});  // the sentinel
   }

@@ -34,35 +34,45 @@ class RealmHooksTest : public ::testing::Test {
   realm_shadow_memory* m_ = nullptr;
 };
 
-TEST(RealmKindTest, RealmNamesMapToOurKinds) {
-  EXPECT_EQ(realm_shadow_kind_from_realm_name("SYSTEM_MEM"), REALM_SHADOW_MEM_SYSTEM);
-  EXPECT_EQ(realm_shadow_kind_from_realm_name("REGDMA_MEM"), REALM_SHADOW_MEM_REGDMA);
-  EXPECT_EQ(realm_shadow_kind_from_realm_name("SOCKET_MEM"), REALM_SHADOW_MEM_SOCKET);
-  EXPECT_EQ(realm_shadow_kind_from_realm_name("GPU_FB_MEM"), REALM_SHADOW_MEM_FRAMEBUFFER);
-  EXPECT_EQ(realm_shadow_kind_from_realm_name("Z_COPY_MEM"), REALM_SHADOW_MEM_ZERO_COPY);
-  EXPECT_EQ(realm_shadow_kind_from_realm_name("GPU_MANAGED_MEM"), REALM_SHADOW_MEM_MANAGED);
-  EXPECT_EQ(realm_shadow_kind_from_realm_name("GPU_DYNAMIC_MEM"),
-            REALM_SHADOW_MEM_DYNAMIC_FRAMEBUFFER);
-  EXPECT_EQ(realm_shadow_kind_from_realm_name("DISK_MEM"), REALM_SHADOW_MEM_DISK);
-  EXPECT_EQ(realm_shadow_kind_from_realm_name("FILE_MEM"), REALM_SHADOW_MEM_DISK);
-  EXPECT_EQ(realm_shadow_kind_from_realm_name("GLOBAL_MEM"), REALM_SHADOW_MEM_GLOBAL);
-  EXPECT_EQ(realm_shadow_kind_from_realm_name("LEVEL2_CACHE"), REALM_SHADOW_MEM_OTHER);
-  EXPECT_EQ(realm_shadow_kind_from_realm_name("SYSTEM_ME"), REALM_SHADOW_MEM_OTHER);
-  EXPECT_EQ(realm_shadow_kind_from_realm_name("SYSTEM_MEMX"), REALM_SHADOW_MEM_OTHER);
-  EXPECT_EQ(realm_shadow_kind_from_realm_name(""), REALM_SHADOW_MEM_OTHER);
-  EXPECT_EQ(realm_shadow_kind_from_realm_name(nullptr), REALM_SHADOW_MEM_OTHER);
+// Every Realm kind in realm_c.h, by its enum value and by its name.
+struct RealmKindCase {
+  int realm;
+  const char* name;
+  realm_shadow_memory_kind ours;
+};
+constexpr RealmKindCase kRealmKinds[] = {
+    {NO_MEMKIND, "NO_MEMKIND", REALM_SHADOW_MEM_OTHER},
+    {GLOBAL_MEM, "GLOBAL_MEM", REALM_SHADOW_MEM_GLOBAL},
+    {SYSTEM_MEM, "SYSTEM_MEM", REALM_SHADOW_MEM_SYSTEM},
+    {REGDMA_MEM, "REGDMA_MEM", REALM_SHADOW_MEM_REGDMA},
+    {SOCKET_MEM, "SOCKET_MEM", REALM_SHADOW_MEM_SOCKET},
+    {Z_COPY_MEM, "Z_COPY_MEM", REALM_SHADOW_MEM_ZERO_COPY},
+    {GPU_FB_MEM, "GPU_FB_MEM", REALM_SHADOW_MEM_FRAMEBUFFER},
+    {DISK_MEM, "DISK_MEM", REALM_SHADOW_MEM_DISK},
+    {HDF_MEM, "HDF_MEM", REALM_SHADOW_MEM_DISK},
+    {FILE_MEM, "FILE_MEM", REALM_SHADOW_MEM_DISK},
+    {LEVEL3_CACHE, "LEVEL3_CACHE", REALM_SHADOW_MEM_OTHER},
+    {LEVEL2_CACHE, "LEVEL2_CACHE", REALM_SHADOW_MEM_OTHER},
+    {LEVEL1_CACHE, "LEVEL1_CACHE", REALM_SHADOW_MEM_OTHER},
+    {GPU_MANAGED_MEM, "GPU_MANAGED_MEM", REALM_SHADOW_MEM_MANAGED},
+    {GPU_DYNAMIC_MEM, "GPU_DYNAMIC_MEM", REALM_SHADOW_MEM_DYNAMIC_FRAMEBUFFER},
+};
+
+TEST(RealmKindTest, RealmNameAndEnumMapToTheSameKind) {
+  for (const RealmKindCase& c : kRealmKinds) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(realm_shadow_kind_from_realm_name(c.name), c.ours);
+    EXPECT_EQ(realm_shadow_kind_from_realm(c.realm), c.ours);
+  }
 }
 
-TEST(RealmKindTest, RealmEnumMapsLikeItsName) {
-  EXPECT_EQ(realm_shadow_kind_from_realm(SYSTEM_MEM), REALM_SHADOW_MEM_SYSTEM);
-  EXPECT_EQ(realm_shadow_kind_from_realm(GPU_FB_MEM), REALM_SHADOW_MEM_FRAMEBUFFER);
-  EXPECT_EQ(realm_shadow_kind_from_realm(GPU_DYNAMIC_MEM),
-            REALM_SHADOW_MEM_DYNAMIC_FRAMEBUFFER);
-  EXPECT_EQ(realm_shadow_kind_from_realm(Z_COPY_MEM), REALM_SHADOW_MEM_ZERO_COPY);
-  EXPECT_EQ(realm_shadow_kind_from_realm(HDF_MEM), REALM_SHADOW_MEM_DISK);
-  EXPECT_EQ(realm_shadow_kind_from_realm(LEVEL1_CACHE), REALM_SHADOW_MEM_OTHER);
-  EXPECT_EQ(realm_shadow_kind_from_realm(NO_MEMKIND), REALM_SHADOW_MEM_OTHER);
+TEST(RealmKindTest, WhatIsNoRealmKindIsOther) {
+  for (const char* name : {"SYSTEM_ME", "SYSTEM_MEMX", "system_mem", ""})
+    EXPECT_EQ(realm_shadow_kind_from_realm_name(name), REALM_SHADOW_MEM_OTHER)
+        << name;
+  EXPECT_EQ(realm_shadow_kind_from_realm_name(nullptr), REALM_SHADOW_MEM_OTHER);
   EXPECT_EQ(realm_shadow_kind_from_realm(999), REALM_SHADOW_MEM_OTHER);
+  EXPECT_EQ(realm_shadow_kind_from_realm(-1), REALM_SHADOW_MEM_OTHER);
 }
 
 TEST_F(RealmHooksTest, DynamicFramebufferIsAddressedAndConcurrent) {
