@@ -90,6 +90,18 @@ TEST(Remedies, WhereOnlyPinnedOnesBlockTheyAreNamedWithWhy) {
   EXPECT_TRUE(Contains(text, "instance 0x4000000000000002 200 B: a valid reference: mapped "
                              "by a task; gc_priority 0"))
       << text;
+
+  // Nothing recorded: the allocation's kind says why (legion_glue pins a
+  // region instance when it turns valid, a task-local one from creation).
+  s.identities.clear();
+  s.allocations[1].identity = 0;
+  s.allocations[1].kind = AllocationKind::kRegionInstance;
+  EXPECT_EQ(FindRemedies(s, InstantFailure(300), nullptr).release_pinned.pinned.at(0).reason,
+            "valid: Legion holds a valid reference to it (mapped by a running task, acquired "
+            "by a mapper, or GC priority LEGION_GC_NEVER_PRIORITY)");
+  s.allocations[1].kind = AllocationKind::kDeferredBuffer;
+  EXPECT_EQ(FindRemedies(s, InstantFailure(300), nullptr).release_pinned.pinned.at(0).reason,
+            "task-local: Legion never collects it; it goes when its task ends");
 }
 
 // A stock log's picture: nothing is pinned because nothing is known.  The
