@@ -61,6 +61,15 @@ TEST(Remedies, ReleaseNamesTheCollectableWindowAndChecksItByFirstFit) {
   EXPECT_TRUE(Contains(text, "1. release         release 1 collectable allocation(s), 200 B"))
       << text;
   EXPECT_TRUE(Contains(text, "checked: first fit without them places it at 400")) << text;
+  EXPECT_FALSE(Contains(text, "already queued")) << text;
+
+  // B's release already queued: the window is the same, and says so.
+  s.allocations[1].state = AllocationState::kReleasePending;
+  const FailureRemedies queued = FindRemedies(s, InstantFailure(300), nullptr);
+  const std::string queued_text = FormatRemedies(s, queued, "");
+  EXPECT_TRUE(Contains(queued_text, "(1 of them already queued for release: they need their "
+                                    "preconditions to fire, see wait)"))
+      << queued_text;
 }
 
 // Only pinned instances block: release does not fit, release-pinned names
