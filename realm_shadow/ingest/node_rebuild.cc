@@ -37,6 +37,36 @@ NodeRebuild::NodeRebuild(uint32_t node, const RebuildOptions* options)
   state_.node = node;
 }
 
+namespace {
+
+// A memory's kind and capacity as the machine dump or Legion Spy lists them.
+// A dynamic framebuffer (GPU_DYNAMIC_MEM) places each instance at the device
+// address cuMemAlloc returned (0x7f... on a 64-bit Linux, far past its cap
+// of -cuda:dynfb_max bytes), so its map is addressed, as the tracker
+// registers it (realm_sites.h): no beyond_capacity anomaly per instance, no
+// holes, free = cap - used.  The listing comes before any instance line
+// (Realm prints the machine at start-up); should it come later, the map is
+// rebuilt addressed from its own checkpoint, keeping what it holds.
+void SetListedKind(MemoryState& m, const std::string& kind_name,
+                   uint64_t capacity) {
+  m.kind_name = kind_name;
+  m.kind = ParseMemoryKind(kind_name);
+  m.capacity = capacity;
+  m.capacity_known = true;
+  if (m.kind != MemoryKind::kDynamicFramebuffer) {
+    m.map.set_capacity(capacity, true);
+    return;
+  }
+  HistoryCheckpoint now;
+  m.map.SaveCheckpoint(&now);
+  now.state.capacity = capacity;
+  now.state.capacity_known = true;
+  now.state.addressed = true;
+  m.map = ShadowMap::FromCheckpoint(now);
+}
+
+}  // namespace
+
 MemoryState& NodeRebuild::Memory(uint64_t id) {
   auto it = state_.memories.find(id);
   if (it == state_.memories.end()) {
@@ -586,11 +616,7 @@ void NodeRebuild::OnSpyLine(const LogLine& line) {
       if (MemoryOwnerNode(line.memory) != state_.node) return;
       MemoryState& m = Memory(line.memory);
       if (m.listed || m.capacity_known) return;
-      m.kind_name = listed.kind_name;
-      m.kind = ParseMemoryKind(m.kind_name);
-      m.capacity = line.bytes;
-      m.capacity_known = true;
-      m.map.set_capacity(line.bytes, true);
+      SetListedKind(m, listed.kind_name, line.bytes);
       return;
     }
     case LineKind::kSpyFieldCreation:
@@ -710,11 +736,7 @@ void NodeRebuild::FeedContinuation(const LogLine& line, uint64_t line_number) {
   if (MemoryOwnerNode(line.memory) != state_.node) return;
   MemoryState& m = Memory(line.memory);
   m.listed = true;
-  m.kind_name = listed.kind_name;
-  m.kind = ParseMemoryKind(m.kind_name);
-  m.capacity = line.bytes;
-  m.capacity_known = true;
-  m.map.set_capacity(line.bytes, true);
+  SetListedKind(m, listed.kind_name, line.bytes);
 }
 
 }  // namespace realm_log
