@@ -40,6 +40,28 @@ std::string AttributeOf(const Snapshot& s, uint32_t identity, const char* key) {
   return "";
 }
 
+// Why Legion keeps a pinned allocation: what the tracked side recorded, else
+// what its kind says (legion_glue pins these kinds and no others: a region
+// instance when Legion's GC state turns valid, the rest when created).
+std::string WhyPinned(const Snapshot& s, const Allocation& a) {
+  std::string recorded = AttributeOf(s, a.identity, kGcReasonAttribute);
+  if (!recorded.empty()) return recorded;
+  switch (a.kind) {
+    case AllocationKind::kRegionInstance:
+      return "valid: Legion holds a valid reference to it (mapped by a running "
+             "task, acquired by a mapper, or GC priority LEGION_GC_NEVER_PRIORITY)";
+    case AllocationKind::kDeferredBuffer:
+    case AllocationKind::kDeferredValue:
+      return "task-local: Legion never collects it; it goes when its task ends";
+    case AllocationKind::kFuture:
+      return "a future's instance: kept while the future is referenced";
+    case AllocationKind::kPoolBacking:
+      return "a pool's backing: kept while the pool lives";
+    default:
+      return "";
+  }
+}
+
 // The window's check: first fit on the picture without its allocations.
 void CheckWindow(const Snapshot& s, uint64_t size, uint64_t alignment,
                  ReleaseRemedy* r) {
@@ -124,8 +146,8 @@ void FindRelease(const Snapshot& s, const Failure& f, FailureRemedies* out) {
     if (it == by_instance.end()) continue;
     b = *it->second;
     if (!b.pinned()) continue;
-    pinned.pinned.push_back({b, AttributeOf(s, b.identity, kGcReasonAttribute),
-                             AttributeOf(s, b.identity, kGcPriorityAttribute)});
+    pinned.pinned.push_back(
+        {b, WhyPinned(s, b), AttributeOf(s, b.identity, kGcPriorityAttribute)});
     pinned.pinned_bytes += b.size;
   }
   CheckWindow(s, f.size, alignment, &pinned);

@@ -95,9 +95,11 @@ struct ReleaseRemedy : RemedyStatus {
   // kRelease: false when the source cannot tell which are collectable (a
   // stock log): the window holds them "if Legion may collect them".
   bool gc_state_known = true;
-  // kReleasePinned: the window's pinned allocations, with what the tracked
-  // side recorded of why Legion keeps them (identity attributes
-  // kGcReasonAttribute, kGcPriorityAttribute; "" when not recorded).
+  // kReleasePinned: the window's pinned allocations, with why Legion keeps
+  // them: the identity's kGcReasonAttribute when a source recorded it, else
+  // what the allocation's kind says (a region instance is pinned when valid;
+  // a task-local one, a future's, a pool's backing from creation); "" when
+  // neither says.  priority: kGcPriorityAttribute, "" when not recorded.
   struct Pinned {
     Allocation allocation;
     std::string reason;

@@ -51,12 +51,11 @@ inline constexpr char kTransformAttribute[] = "transform";  // store transform
 inline constexpr char kPartitionAttribute[] = "partition";
 inline constexpr char kPoolAttribute[] = "pool";            // owning pool
 // Why Legion keeps an instance (the allocation's pinned flag says that it
-// does): what the tracked side knew where it attached the GC state
-// (legion_glue/identity.h GcReasons): "task-local instance: Legion never
-// collects it", "a valid reference: mapped by a task, acquired by a mapper
-// or GC_NEVER priority", ...; and the GC priority its mapper gave it
-// (Legion collects higher priorities first; LEGION_GC_NEVER_PRIORITY,
-// INT_MIN, never), a decimal integer.  Absent: not known.
+// does), in words, and the GC priority its mapper gave it (a decimal
+// integer; LEGION_GC_NEVER_PRIORITY, INT_MIN, never collected), for a source
+// that knows them.  legion_glue's sites see only the valid flag and write
+// neither; absent, the remedies say what the allocation's kind implies
+// (analysis/remedies.h).
 inline constexpr char kGcReasonAttribute[] = "gc_reason";
 inline constexpr char kGcPriorityAttribute[] = "gc_priority";
 // What a rebuilt dump says of a size the log does not give: "size" is

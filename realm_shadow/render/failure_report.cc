@@ -239,6 +239,13 @@ std::string ReleaseText(const Snapshot& s, const ReleaseRemedy& r) {
     out += " (addressed memory: the bytes released make room)";
   else
     absl::StrAppend(&out, ", window ", Range(w.window_offset, w.window_end));
+  // Releases already queued need no one to ask for them, only their
+  // preconditions to fire: the wait remedy's business.
+  size_t queued = 0;
+  for (const Allocation& a : w.blockers) queued += a.state != AllocationState::kLive;
+  if (queued > 0)
+    absl::StrAppend(&out, " (", queued, " of them already queued for release: they ",
+                    "need their preconditions to fire, see wait)");
   if (r.checked)
     absl::StrAppend(&out, "; checked: first fit without them places it at ",
                     r.placement);

@@ -61,6 +61,15 @@ TEST(Remedies, ReleaseNamesTheCollectableWindowAndChecksItByFirstFit) {
   EXPECT_TRUE(Contains(text, "1. release         release 1 collectable allocation(s), 200 B"))
       << text;
   EXPECT_TRUE(Contains(text, "checked: first fit without them places it at 400")) << text;
+  EXPECT_FALSE(Contains(text, "already queued")) << text;
+
+  // B's release already queued: the window is the same, and says so.
+  s.allocations[1].state = AllocationState::kReleasePending;
+  const FailureRemedies queued = FindRemedies(s, InstantFailure(300), nullptr);
+  const std::string queued_text = FormatRemedies(s, queued, "");
+  EXPECT_TRUE(Contains(queued_text, "(1 of them already queued for release: they need their "
+                                    "preconditions to fire, see wait)"))
+      << queued_text;
 }
 
 // Only pinned instances block: release does not fit, release-pinned names
@@ -90,6 +99,18 @@ TEST(Remedies, WhereOnlyPinnedOnesBlockTheyAreNamedWithWhy) {
   EXPECT_TRUE(Contains(text, "instance 0x4000000000000002 200 B: a valid reference: mapped "
                              "by a task; gc_priority 0"))
       << text;
+
+  // Nothing recorded: the allocation's kind says why (legion_glue pins a
+  // region instance when it turns valid, a task-local one from creation).
+  s.identities.clear();
+  s.allocations[1].identity = 0;
+  s.allocations[1].kind = AllocationKind::kRegionInstance;
+  EXPECT_EQ(FindRemedies(s, InstantFailure(300), nullptr).release_pinned.pinned.at(0).reason,
+            "valid: Legion holds a valid reference to it (mapped by a running task, acquired "
+            "by a mapper, or GC priority LEGION_GC_NEVER_PRIORITY)");
+  s.allocations[1].kind = AllocationKind::kDeferredBuffer;
+  EXPECT_EQ(FindRemedies(s, InstantFailure(300), nullptr).release_pinned.pinned.at(0).reason,
+            "task-local: Legion never collects it; it goes when its task ends");
 }
 
 // A stock log's picture: nothing is pinned because nothing is known.  The
