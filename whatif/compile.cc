@@ -2,6 +2,7 @@
 #include "whatif/compile.h"
 
 #include <algorithm>
+#include <cassert>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
@@ -466,8 +467,10 @@ class Compiler {
 
   // The old life's queued release becomes a split into `pieces` (their
   // wait steps go; they are consecutive lives, as made); the split happens
-  // now.  Pieces keep waiting until their placements are read.
+  // now.  Pieces keep waiting until their placements are read.  At least
+  // one piece (a split into nothing is a release).
   void RewriteAsSplit(uint32_t old, const std::vector<uint32_t>& pieces) {
+    assert(!pieces.empty());
     ReplayStep& st = s_.steps[info_[old].release_step];
     const bool was_ready = st.ready;
     st.kind = StepKind::kRedistrict;
@@ -540,7 +543,12 @@ class Compiler {
     std::vector<uint32_t> pieces;
     for (const Event* r : placed)
       pieces.push_back(NewLife(r->instance, r->size, r->aux, Phase::kPending));
-    if (info_[old].release_step != kNoStep && info_[old].release == Release::kPending) {
+    const bool queued = info_[old].release_step != kNoStep && info_[old].release == Release::kPending;
+    if (queued && pieces.empty()) {
+      // A split into nothing (every piece failed, or a log's release
+      // written as a redistrict with no piece): the queued release, ready.
+      AddStep(StepKind::kReleaseReady, old);
+    } else if (queued) {
       // Queued, now done: the queued release was the split.
       RewriteAsSplit(old, pieces);
     } else if (!pieces.empty()) {

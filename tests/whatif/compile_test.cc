@@ -178,6 +178,31 @@ TEST(Compile, LogPiecesOfUnknownSizeAreCountedApart) {
   EXPECT_TRUE(noted);
 }
 
+// A Realm log (oracle seed 43, reduced to 8 lines:
+//   event E2 / create S i2 1139255 align=32 after=E2 / event E3
+//   create S i6 fill align=32 after=E1+E3 / destroy i2 after=r:i4
+//   checkpoint / redistrict i6 i7:174239:32 i8:315444:32 i9:245117:32
+//   trigger E2)
+// i2 is destroyed after its own ready event (the log's wait_on); the log
+// rebuild writes that release as a redistrict with no piece.  A split into
+// nothing while the release is queued is that release made ready (it
+// crashed the compiler: RewriteAsSplit took the first of no pieces).
+TEST(Compile, LogRedistrictWithNoPieceIsTheRelease) {
+  const std::vector<Event> ev = {
+      E(EventType::kAllocated, 0, 0, 0, 32),
+      E(EventType::kDeferred, 1, kNoOffset, 1139255, 32),
+      ReleaseRequested(1, 0),
+      E(EventType::kDeferredCompleted, 1, 0),
+      E(EventType::kRedistrict, 1, 0, 0, 0)};
+  const ReplayScript s = Compile(Base(4194304), ev, /*from_log=*/true);
+  ASSERT_FALSE(s.steps.empty());
+  EXPECT_EQ(s.steps.back().kind, StepKind::kReleaseReady);
+  const ReplayResult r = Replayed(s, PlacementPolicy::kRealm);
+  EXPECT_EQ(r.self_check.as_recorded, 2u);
+  EXPECT_EQ(r.self_check.difference_count, 0u);
+  EXPECT_FALSE(r.failed());
+}
+
 TEST(Compile, StartsFromTheBaseAndSaysSo) {
   Snapshot base = Base(1000);
   base.sequence = 500;
