@@ -24,6 +24,10 @@ struct LifeInfo {
   uint32_t wait_step = kNoStep;     // the kRequestWaits step
   uint32_t request_step = kNoStep;  // the step that made the request
   uint32_t piece_of = kNoLife;      // provisionally a piece of this life's split
+  // Its split's pieces were announced while it still waited on its creation
+  // precondition (Realm's delayed redistrict): the release joins Realm's
+  // queue when the life is placed, not when it was requested.
+  bool delayed_split = false;
 };
 
 std::string Hex(uint64_t v) { return HexId(v); }
@@ -99,6 +103,7 @@ class Compiler {
 
   void Close(uint32_t life) {
     info_[life].phase = Phase::kGone;
+    if (candidate_old_ == life) candidate_old_ = kNoLife;
     auto it = open_.find(s_.lives[life].instance);
     if (it == open_.end()) return;
     auto& v = it->second;
@@ -136,6 +141,20 @@ class Compiler {
     }
   }
 
+  // ... and was placed there.  A split requested while it waited is queued
+  // now (allocate_storage_immediate's DELAYEDREDISTRICT): its release step
+  // moves here, where the split will rewrite it.
+  void EntersPlaced(uint32_t life, uint64_t offset) {
+    Enters(life);
+    Placement(life, offset);
+    LifeInfo& li = info_[life];
+    if (li.delayed_split && li.release == Release::kPending && li.release_step != kNoStep) {
+      dead_[li.release_step] = true;
+      li.release_step = AddStep(StepKind::kRelease, life, false);
+    }
+    li.delayed_split = false;
+  }
+
   bool Unknown(const Event& e, std::string* error) {
     *error = "event " + std::to_string(EventNumber(seq_)) + " (" + EventTypeName(e.type) + " of " +
              Hex(e.instance) +
@@ -167,7 +186,7 @@ class Compiler {
       return a.sequence < b.sequence;
     });
     for (const PendingRequest& p : pending) {
-      const bool waits = !from_log_ && p.planned_offset == kNoOffset;
+      const bool waits = p.planned_offset == kNoOffset;
       const uint32_t life = NewLife(p.instance, p.size, p.alignment,
                                     waits ? Phase::kWaiting : Phase::kPending);
       s_.lives[life].identity = p.identity;
@@ -206,8 +225,7 @@ class Compiler {
       case EventType::kDeferredCompleted: {
         const uint32_t life = Waiting(e.instance);
         if (life == kNoLife) return Unknown(e, error);
-        Enters(life);
-        Placement(life, e.offset);
+        EntersPlaced(life, e.offset);
         return true;
       }
       case EventType::kDeferredFailed:
@@ -296,8 +314,7 @@ class Compiler {
     (void)error;
     const uint32_t waiting = Waiting(e.instance);
     if (waiting != kNoLife && info_[waiting].piece_of == kNoLife) {
-      Enters(waiting);
-      Placement(waiting, e.offset);
+      EntersPlaced(waiting, e.offset);
       return true;
     }
     const uint32_t life = NewLife(e.instance, e.size, e.aux, Phase::kPending);
@@ -319,16 +336,25 @@ class Compiler {
       const uint32_t placed = Placed(e.instance);
       if (placed != kNoLife && info_[placed].release == Release::kNone) return true;
     }
-    const bool waits = e.offset == kNoOffset && !from_log_;
+    // No plan: the request waits on its creation precondition and enters
+    // the allocator at the event that shows it placed or failed.  From a
+    // log that is also where a request Realm deferred lands: the log names
+    // no plan and no precondition (Realm logs "allocation completed" only
+    // when the request is served), so every request without a plan enters
+    // at its outcome (docs/replay.md, what it cannot know).
+    const bool waits = e.offset == kNoOffset;
     const uint32_t life = NewLife(e.instance, e.size, e.aux, waits ? Phase::kWaiting : Phase::kPending);
     const uint32_t st = AddStep(waits ? StepKind::kRequestWaits : StepKind::kRequest, life);
     info_[life].request_step = st;
     if (waits) {
       info_[life].wait_step = st;
-      // Right after a release was requested (or more pieces of it): maybe
-      // a piece of that release's split (confirmed at the split, or by the
-      // decision hooks' pattern at the release).
-      if (candidate_old_ != kNoLife && last_wait_or_release_ + 1 == seq_)
+      // Right after the release of a placed life was requested, not ready
+      // (or more pieces of it): maybe a piece of that life's deferred split
+      // (the decision hooks' pattern, confirmed at the release).  A log
+      // names a split's pieces only in its redistrict group.
+      if (!from_log_ && candidate_old_ != kNoLife && last_wait_or_release_ + 1 == seq_ &&
+          info_[candidate_old_].phase == Phase::kPlaced &&
+          info_[candidate_old_].release == Release::kPending)
         info_[life].piece_of = candidate_old_;
       last_wait_or_release_ = seq_;
     }
@@ -393,17 +419,23 @@ class Compiler {
     if (life == kNoLife) return true;  // a failed instance's destroy
     info_[life].release_step = AddStep(StepKind::kRelease, life, ready);
     info_[life].release = ready ? Release::kReady : Release::kPending;
+    const bool old_waits = info_[life].phase == Phase::kWaiting;
     candidate_old_ = info_[life].phase == Phase::kPlaced ? life : kNoLife;
     last_wait_or_release_ = seq_;
     // Heap observation announces a split's pieces just before the old
-    // release: the waiting requests of the events right before this one.
-    if (candidate_old_ != kNoLife) {
+    // release: the waiting requests of the events right before this one,
+    // also when the old life itself still waits (a delayed redistrict).
+    // A log names a split's pieces only in its redistrict group.
+    if (!from_log_ && (candidate_old_ != kNoLife || old_waits)) {
       uint64_t expect = seq_;
       for (size_t k = s_.steps.size() - 1; k-- > 0;) {
         const ReplayStep& st = s_.steps[k];
         if (dead_[k] || st.kind != StepKind::kRequestWaits || st.sequence + 1 != expect) break;
-        if (info_[st.life].phase == Phase::kWaiting && info_[st.life].piece_of == kNoLife)
+        if (st.life != life && info_[st.life].phase == Phase::kWaiting &&
+            info_[st.life].piece_of == kNoLife) {
           info_[st.life].piece_of = life;
+          info_[life].delayed_split = old_waits;
+        }
         expect = st.sequence;
       }
     }

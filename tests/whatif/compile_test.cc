@@ -121,9 +121,43 @@ TEST(Compile, WaitingRequestEntersAtItsPlacement) {
   EXPECT_EQ(s.steps[1].kind, StepKind::kRequestWaits);
   EXPECT_EQ(s.steps[3].kind, StepKind::kRequestEnters);
   EXPECT_EQ(Replayed(s, PlacementPolicy::kRealm).self_check.as_recorded, 3u);
-  // From a log the same events are a request deferred when it was made.
+  // From a log the same: the log names no plan, so the request enters at
+  // its outcome (Realm plans none before the precondition fires).
   const ReplayScript log = Compile(Base(1000), ev, /*from_log=*/true);
-  EXPECT_EQ(log.steps[1].kind, StepKind::kRequest);
+  EXPECT_EQ(log.steps[1].kind, StepKind::kRequestWaits);
+  EXPECT_EQ(log.steps[3].kind, StepKind::kRequestEnters);
+}
+
+// A Realm log (the oracle's minimal program of replay.failures and
+// replay.self-check, seed 1):
+//   event E5 / create S i13 9471 after=E5 / create S i14 22528 align=256
+// E5 never fires: Realm never asks its allocator for i13 and puts i14 at
+// 0.  Replayed as a request deferred when it was made, i13 took [0, 9471)
+// and i14 went to 9472.
+TEST(Compile, LogRequestOnAPreconditionEntersAtItsOutcome) {
+  const std::vector<Event> ev = {
+      E(EventType::kDeferred, 1, kNoOffset, 9471, 1),
+      E(EventType::kAllocated, 2, 0, 22528, 256)};
+  const ReplayScript s = Compile(Base(4194304), ev, /*from_log=*/true);
+  const ReplayResult r = Replayed(s, PlacementPolicy::kRealm);
+  EXPECT_EQ(r.self_check.checked, 1u);
+  EXPECT_EQ(r.self_check.as_recorded, 1u);
+  EXPECT_FALSE(r.failed());  // i13 still waits, as in the run
+}
+
+// A destroy requested while the request still waits on its precondition
+// (a log: "instance destroyed" before "allocation completed") waits for
+// the placement, in Realm as in the replay: not a request the run had
+// placed and the replay held back.
+TEST(Compile, LogDestroyBeforeThePlacementIsNotAStall) {
+  const std::vector<Event> ev = {
+      E(EventType::kDeferred, 1, kNoOffset, 1000, 1), ReleaseRequested(1, 0),
+      E(EventType::kDeferredCompleted, 1, 0), Released(1),
+      E(EventType::kAllocated, 2, 0, 500, 1)};
+  const ReplayScript s = Compile(Base(4096), ev, /*from_log=*/true);
+  const ReplayResult r = Replayed(s, PlacementPolicy::kRealm);
+  EXPECT_EQ(r.self_check.as_recorded, 2u);
+  EXPECT_FALSE(r.failed());
 }
 
 // Heap observation: the pieces wait, the old release is requested, the
@@ -150,6 +184,35 @@ TEST(Compile, HeapObservedRedistrict) {
   EXPECT_EQ(r.self_check.difference_count, 0u);
   ASSERT_EQ(r.failures.size(), 1u);  // the piece that does not fit
   EXPECT_EQ(s.lives[r.failures[0].life].instance, kId | 5);
+}
+
+// Heap observation of a redistrict requested while the old instance still
+// waits on its creation precondition (Realm's delayed redistrict; oracle
+// seed 294: create S i4 43467 after=E1 / redistrict i4 i5 i6 i7
+// after=E1+E2 / trigger E2 / trigger E1): the pieces are announced and the
+// old release requested before the old is placed; the release joins
+// Realm's queue only once the old is placed, and the split comes later.
+// The announced pieces are the split's, not requests of their own: a later
+// life of a piece's id is a new request.
+TEST(Compile, HeapObservedDelayedRedistrict) {
+  const std::vector<Event> ev = {
+      E(EventType::kFuturePlaced, 1, kNoOffset, 400, 2),
+      E(EventType::kFuturePlaced, 2, kNoOffset, 100, 2),
+      E(EventType::kFuturePlaced, 3, kNoOffset, 150, 2),
+      ReleaseRequested(1, 0),
+      E(EventType::kHeapPlaced, 1, 0, 400, 2),
+      E(EventType::kHeapPlaced, 5, 400, 100, 2),
+      ReleaseRequested(1, 1),
+      E(EventType::kHeapSplit, 1, 0, 0, 2), E(EventType::kRedistrictPiece, 2, 0, 100, 2),
+      E(EventType::kRedistrictPiece, 3, 100, 150, 2),
+      E(EventType::kHeapPlaced, 6, 250, 100, 2),
+      ReleaseRequested(3, 1), E(EventType::kHeapRemoved, 3),
+      E(EventType::kHeapPlaced, 3, 500, 200, 2)};
+  const ReplayScript s = Compile(Base(1000), ev);
+  const ReplayResult r = Replayed(s, PlacementPolicy::kRealm);
+  EXPECT_EQ(r.self_check.checked, 6u);
+  EXPECT_EQ(r.self_check.difference_count, 0u);
+  EXPECT_FALSE(r.failed());
 }
 
 // A Realm log: a split's pieces have upper-bound sizes (not checkable),
