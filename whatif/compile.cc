@@ -5,6 +5,7 @@
 #include <cassert>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/container/inlined_vector.h"
 #include "realm_shadow/core/identity.h"
 
@@ -70,6 +71,8 @@ class Compiler {
   // ---- lives and steps ------------------------------------------------------
 
   uint32_t NewLife(uint64_t instance, uint64_t size, uint64_t alignment, Phase phase) {
+    // The id's earlier life is over (ids are reused only once destroyed).
+    if (!not_replayed_.empty()) not_replayed_.erase(instance);
     auto& open = open_[instance];
     // A failed life is forgotten once its id is used again.
     open.erase(std::remove_if(open.begin(), open.end(),
@@ -377,6 +380,7 @@ class Compiler {
     // has no size: it cannot be replayed.
     if (e.type == EventType::kAllocationFailed && e.size == 0 && from_log_) {
       ++unknown_size_failures_;
+      not_replayed_.insert(e.instance);  // Realm destroys it too
       return true;
     }
     life = NewLife(e.instance, e.size, e.aux, Phase::kPending);
@@ -466,6 +470,7 @@ class Compiler {
         Close(Find(e.instance, {Phase::kFailed}));
         return true;
       }
+      if (not_replayed_.erase(e.instance) > 0) return true;  // a failed piece
       return Unknown(e, error);
     }
     if (e.type == EventType::kReleased && DecisionSplit(life)) return true;
@@ -641,6 +646,8 @@ class Compiler {
   uint64_t last_wait_or_release_ = UINT64_MAX - 1;
   uint64_t reservations_ = 0;
   uint64_t unknown_size_failures_ = 0;
+  // Ids of those failed pieces, until released or reused.
+  absl::flat_hash_set<uint64_t> not_replayed_;
   std::vector<uint32_t> bound_refinements_;
 };
 

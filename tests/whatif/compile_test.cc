@@ -266,6 +266,28 @@ TEST(Compile, LogRedistrictWithNoPieceIsTheRelease) {
   EXPECT_FALSE(r.failed());
 }
 
+// A Realm log (the oracle's minimal program of replay.history-hole, seed 1):
+//   create S i1 fill align=256 / create S i5 fill align=32 after=E2
+//   checkpoint / redistrict i5 i6:286833:32 i7:0:4096 i8:696727:32
+//   destroy i8
+// i5 is 0 B (the memory is full), every piece fails, and Realm destroys
+// the failed i8 too ("deallocation completed").  A failed piece of unknown
+// size is not replayed; its release is no hole in the history.
+TEST(Compile, LogReleaseOfAFailedPieceIsNoHole) {
+  const std::vector<Event> ev = {
+      E(EventType::kAllocated, 0, 0, 0, 32), E(EventType::kAllocated, 1, 0, 4194304, 256),
+      E(EventType::kAllocated, 2, 0, 0, 32), E(EventType::kRedistrict, 2, 0, 0, 0),
+      E(EventType::kAllocationFailed, 3), E(EventType::kAllocationFailed, 4),
+      E(EventType::kAllocationFailed, 5), ReleaseRequested(5, 1), Released(5)};
+  const ReplayScript s = Compile(Base(4194304), ev, /*from_log=*/true);
+  const ReplayResult r = Replayed(s, PlacementPolicy::kRealm);
+  EXPECT_EQ(r.self_check.as_recorded, 3u);
+  EXPECT_EQ(r.recorded_failures, 0u);  // the pieces are not replayed
+  // A released id the history never made is still a hole.
+  const std::vector<Event> hole = {E(EventType::kAllocationFailed, 3), Released(4)};
+  EXPECT_FALSE(CompileEvents(Base(1000), hole, {}, /*from_log=*/true).ok());
+}
+
 TEST(Compile, StartsFromTheBaseAndSaysSo) {
   Snapshot base = Base(1000);
   base.sequence = 500;
