@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <map>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -144,10 +145,47 @@ class Compiler {
     }
   }
 
+  // ---- a log's upper bounds --------------------------------------------------
+
+  // A log gives a redistricted piece only its start: its size is bounded
+  // by the next piece or the old range's end.  A placement the log records
+  // at `offset`, inside a piece's bound, shows that the piece ends there
+  // (Realm never overlaps two ranges; a piece whose release made the room
+  // was released first, by the rebuild): replayed as the split of the
+  // piece to that size, before the request, as the rebuild's own tighter
+  // bounds are.  A piece that starts there is a zero-byte one (Realm
+  // gives those offset 0).  Cost: one ordered-map lookup per placement of
+  // a log with bounded pieces, none otherwise.
+  void NarrowBoundAt(uint64_t offset, uint64_t size) {
+    if (bounded_.empty() || size == 0) return;
+    auto it = bounded_.upper_bound(offset);
+    if (it == bounded_.begin()) return;
+    --it;
+    const uint64_t start = it->first;
+    const uint32_t piece = it->second;
+    const ReplayLife old = s_.lives[piece];
+    if (info_[piece].phase != Phase::kPlaced || old.recorded_offset != start) {
+      bounded_.erase(it);  // released or split since
+      return;
+    }
+    if (start + old.size <= offset || info_[piece].release != Release::kNone) return;
+    const uint32_t narrowed = NewLife(old.instance, offset - start, old.alignment, Phase::kPending);
+    s_.lives[narrowed].size_known = false;
+    s_.lives[narrowed].identity = old.identity;
+    const uint32_t st = AddStep(StepKind::kRedistrict, piece, true);
+    s_.steps[st].first_piece = narrowed;
+    s_.steps[st].piece_count = 1;
+    Placement(narrowed, start);
+    it->second = narrowed;
+    bound_refinements_.push_back(narrowed);
+    Close(piece);
+  }
+
   // ... and was placed there.  A split requested while it waited is queued
   // now (allocate_storage_immediate's DELAYEDREDISTRICT): its release step
   // moves here, where the split will rewrite it.
   void EntersPlaced(uint32_t life, uint64_t offset) {
+    if (from_log_) NarrowBoundAt(offset, s_.lives[life].size);
     Enters(life);
     Placement(life, offset);
     LifeInfo& li = info_[life];
@@ -320,6 +358,7 @@ class Compiler {
       EntersPlaced(waiting, e.offset);
       return true;
     }
+    if (from_log_) NarrowBoundAt(e.offset, e.size);
     const uint32_t life = NewLife(e.instance, e.size, e.aux, Phase::kPending);
     info_[life].request_step = AddStep(StepKind::kRequest, life);
     Placement(life, e.offset);
@@ -534,6 +573,7 @@ class Compiler {
       s_.steps[st].first_piece = piece;
       s_.steps[st].piece_count = 1;
       Placement(piece, placed[0]->offset);
+      bounded_[placed[0]->offset] = piece;
       bound_refinements_.push_back(piece);
       Close(old);
       return true;
@@ -597,7 +637,10 @@ class Compiler {
     }
     for (size_t i = 0; i < placed.size(); ++i) {
       Placement(pieces[i], placed[i]->offset);
-      if (from_log_) s_.lives[pieces[i]].size_known = false;
+      if (from_log_) {
+        s_.lives[pieces[i]].size_known = false;
+        bounded_[placed[i]->offset] = pieces[i];
+      }
     }
     Close(old);
     return true;
@@ -649,6 +692,8 @@ class Compiler {
   // Ids of those failed pieces, until released or reused.
   absl::flat_hash_set<uint64_t> not_replayed_;
   std::vector<uint32_t> bound_refinements_;
+  // A log's placed pieces of upper-bound size, by their start.
+  std::map<uint64_t, uint32_t> bounded_;
 };
 
 }  // namespace
