@@ -266,6 +266,10 @@ class Compiler {
       case EventType::kDeferredCompleted: {
         const uint32_t life = Waiting(e.instance);
         if (life == kNoLife) return Unknown(e, error);
+        if (External(e.offset, s_.lives[life].size)) {
+          SkipExternal(e.instance, life);
+          return true;
+        }
         EntersPlaced(life, e.offset);
         return true;
       }
@@ -351,9 +355,31 @@ class Compiler {
     return true;
   }
 
+  // A placement outside the memory's range is an external instance's
+  // (Realm's "offset" for it is its address minus the memory's base; a
+  // log records it so): it holds nothing of Realm's allocator, and is not
+  // replayed.  Its id is kept until released or reused.
+  bool External(uint64_t offset, uint64_t size) const {
+    return s_.capacity_known && (offset > s_.capacity || size > s_.capacity - offset);
+  }
+  void SkipExternal(uint64_t instance, uint32_t waiting) {
+    ++externals_;
+    not_replayed_.insert(instance);
+    if (waiting == kNoLife) return;
+    if (info_[waiting].request_step != kNoStep) dead_[info_[waiting].request_step] = true;
+    if (info_[waiting].release_step != kNoStep) dead_[info_[waiting].release_step] = true;
+    s_.lives[waiting].recorded = RecordedOutcome::kCancelled;
+    Close(waiting);
+  }
+
   bool Placed(const Event& e, std::string* error) {
     (void)error;
     const uint32_t waiting = Waiting(e.instance);
+    if (External(e.offset, waiting != kNoLife ? s_.lives[waiting].size : e.size)) {
+      SkipExternal(e.instance, waiting != kNoLife && info_[waiting].piece_of == kNoLife ? waiting
+                                                                                         : kNoLife);
+      return true;
+    }
     if (waiting != kNoLife && info_[waiting].piece_of == kNoLife) {
       EntersPlaced(waiting, e.offset);
       return true;
@@ -661,6 +687,11 @@ class Compiler {
     if (unknown_size_failures_)
       s_.notes.push_back(std::to_string(unknown_size_failures_) +
                          " failed redistrict piece(s) of unknown size: not replayed");
+    if (externals_)
+      s_.notes.push_back(std::to_string(externals_) +
+                         " external instance(s) (placed outside the memory's range: "
+                         "an address, not an offset): they hold nothing of Realm's "
+                         "allocator and are not replayed");
     if (!bound_refinements_.empty())
       s_.notes.push_back(std::to_string(bound_refinements_.size()) +
                          " tighter bound(s) on a piece's size from later placements: "
@@ -689,7 +720,9 @@ class Compiler {
   uint64_t last_wait_or_release_ = UINT64_MAX - 1;
   uint64_t reservations_ = 0;
   uint64_t unknown_size_failures_ = 0;
-  // Ids of those failed pieces, until released or reused.
+  uint64_t externals_ = 0;
+  // Ids of those failed pieces and of external instances, until released
+  // or reused.
   absl::flat_hash_set<uint64_t> not_replayed_;
   std::vector<uint32_t> bound_refinements_;
   // A log's placed pieces of upper-bound size, by their start.

@@ -28,6 +28,10 @@
 //    requested, later the split) by the split.  A one-piece redistrict of
 //    an instance into itself is a log's tighter bound on a piece's size,
 //    replayed as that split and left out of the self-check.
+//  - a placement outside the memory's range (its capacity known, 0
+//    included): an external instance, whose "offset" Realm makes its
+//    address minus the memory's base; it holds nothing of the allocator
+//    and is not replayed (counted in a note).
 //  - reserved / reservation_ended: not requests to Realm's allocator (a
 //    pool's backing instance is one, and replays as one); counted.
 //  - attach_identity: the identity of the life, and whether its size is

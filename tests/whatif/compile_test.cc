@@ -9,6 +9,7 @@
 #include "realm_shadow/ingest/realm_log.h"
 #include "whatif/compile.h"
 #include "whatif/replay.h"
+#include "whatif/report.h"
 
 namespace realm_shadow::whatif {
 namespace {
@@ -286,6 +287,49 @@ TEST(Compile, LogReleaseOfAFailedPieceIsNoHole) {
   // A released id the history never made is still a hole.
   const std::vector<Event> hole = {E(EventType::kAllocationFailed, 3), Released(4)};
   EXPECT_FALSE(CompileEvents(Base(1000), hole, {}, /*from_log=*/true).ok());
+}
+
+// A Realm log (the oracle's minimal program of replay.self-check, seed 4):
+//   external S i10 53582 / checkpoint / create S i14 1246859 align=64
+// Realm's "offset" of an external instance is its address minus the
+// memory's base (here it underflows); it holds nothing of the allocator.
+// Replayed as an allocation it took [0, 53582) and i14 went to 53632.
+TEST(Compile, LogExternalInstancesAreNotReplayed) {
+  const std::vector<Event> ev = {
+      E(EventType::kAllocated, 1, 18446744073384644608ull, 53582, 32),
+      E(EventType::kAllocated, 2, 0, 1246859, 64), ReleaseRequested(1, 1), Released(1)};
+  const ReplayScript s = Compile(Base(4194304), ev, /*from_log=*/true);
+  const ReplayResult r = Replayed(s, PlacementPolicy::kRealm);
+  EXPECT_EQ(r.self_check.checked, 1u);
+  EXPECT_EQ(r.self_check.as_recorded, 1u);
+  bool noted = false;
+  for (const std::string& n : s.notes) noted |= n.find("external instance") != std::string::npos;
+  EXPECT_TRUE(noted);
+}
+
+// The capacity-0 system memory Realm keeps for external instances (every
+// log with machine=1 names it; the oracle's minimal program of
+// replay.capacity-unknown is one checkpoint): a known capacity of 0, not
+// an unknown one, and the replay of what it holds (a 0-byte instance, an
+// external one) passes, as does its minimum capacity.
+TEST(Compile, CapacityZeroMemoryReplays) {
+  const std::vector<Event> ev = {E(EventType::kAllocated, 0, 0, 0, 32),
+                                 E(EventType::kAllocated, 1, 140490702888960ull, 63712, 32)};
+  Snapshot base = Base(0);
+  base.capacity_known = true;
+  ReplayQuestion q;
+  q.policies = {PlacementPolicy::kRealm};
+  q.min_capacity = true;
+  absl::StatusOr<MemoryAnswer> a = ReplayMemory(Compile(base, ev, /*from_log=*/true), q);
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_EQ(a->capacity, 0u);  // the run's, not the external's end
+  EXPECT_TRUE(a->self_checked);
+  EXPECT_EQ(a->self_check.self_check.as_recorded, 1u);
+  ASSERT_EQ(a->policies.size(), 1u);
+  EXPECT_FALSE(a->policies[0].result.failed());
+  EXPECT_TRUE(a->policies[0].min.found);
+  // With nothing but the 0-byte instance (no placement shows a size).
+  EXPECT_TRUE(ReplayMemory(Compile(base, {ev[0]}, /*from_log=*/true), q).ok());
 }
 
 // A Realm log (kept oracle seed 18): a redistrict's pieces have only
