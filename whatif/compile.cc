@@ -643,9 +643,16 @@ class Compiler {
         Close(w);
       }
     }
+    // A log's piece outside the old range is a zero-byte one: Realm gives
+    // those offset 0 (split_range), and the rebuild's bound for it, up to
+    // the next piece's start, is room of the old range's pieces.
+    const uint64_t old_start = s_.lives[old].recorded_offset;
+    const uint64_t old_end = old_start + s_.lives[old].size;
     std::vector<uint32_t> pieces;
-    for (const Event* r : placed)
-      pieces.push_back(NewLife(r->instance, r->size, r->aux, Phase::kPending));
+    for (const Event* r : placed) {
+      const bool outside = from_log_ && (r->offset < old_start || r->offset >= old_end);
+      pieces.push_back(NewLife(r->instance, outside ? 0 : r->size, r->aux, Phase::kPending));
+    }
     const bool queued = info_[old].release_step != kNoStep && info_[old].release == Release::kPending;
     if (queued && pieces.empty()) {
       // A split into nothing (every piece failed, or a log's release

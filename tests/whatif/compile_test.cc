@@ -350,6 +350,22 @@ TEST(Compile, LogPlacementInsideAPieceBoundNarrowsIt) {
   EXPECT_FALSE(r.failed());
 }
 
+// A Realm log (oracle seed 3): a redistrict of a redistricted piece
+// [3712, 10240) into a zero-byte piece, which Realm logs at offset 0, and
+// one at 3712.  Bounded by the next start, the zero-byte piece took 3712 B
+// of the old range and the second piece failed.
+TEST(Compile, LogPieceOutsideTheOldRangeIsZeroBytes) {
+  const std::vector<Event> ev = {
+      E(EventType::kAllocated, 1, 0, 10240, 32), E(EventType::kRedistrict, 1, 0, 0, 2),
+      E(EventType::kRedistrictPiece, 2, 0, 3712, 1), E(EventType::kRedistrictPiece, 3, 3712, 6528, 1),
+      E(EventType::kRedistrict, 3, 0, 0, 2), E(EventType::kRedistrictPiece, 1, 0, 3712, 1),
+      E(EventType::kRedistrictPiece, 4, 3712, 6528, 1)};
+  const ReplayScript s = Compile(Base(2097152), ev, /*from_log=*/true);
+  const ReplayResult r = Replayed(s, PlacementPolicy::kRealm);
+  EXPECT_FALSE(r.failed());
+  EXPECT_EQ(r.self_check.difference_count, 0u);
+}
+
 TEST(Compile, StartsFromTheBaseAndSaysSo) {
   Snapshot base = Base(1000);
   base.sequence = 500;
