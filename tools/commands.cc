@@ -24,7 +24,7 @@ constexpr absl::string_view kUsageFooter =
 const std::vector<Command>& Table() {
   static const std::vector<Command> commands = {
       {.name = "report",
-       .forms = {{"FILE... [--top] [--by] [--node] [--all]",
+       .forms = {{"FILE... [--top] [--by] [--node] [--all] [--no-replay]",
                   "every memory: use, who holds it,\n"
                   "holes, pending, failures with\n"
                   "blockers, anomalies"}},
@@ -36,16 +36,53 @@ const std::vector<Command>& Table() {
            "pending releases, recent failures with their cause and blockers,\n"
            "anomalies; then what each dump's source could not tell.  With several\n"
            "nodes a run summary comes first, one line per memory by pressure, and\n"
-           "full reports follow for the memories under most pressure.\n",
+           "full reports follow for the memories under most pressure.  Last, the\n"
+           "remedies of each memory's most recent failure, as explain prints them.\n",
        .options = {{"--top", "N", "how many holes to list (default 10)"},
                    {"--by", "ATTR",
                     "group by store, provenance, task, region, field, kind,\n"
                     "creator or any identity attribute (default: the Legate\n"
                     "store, else the region, else the task, when present)"},
                    {"--node", "N", "only node N's memories"},
-                   {"--all", "", "every memory, group and instance (lists are cut to 10)"}},
+                   {"--all", "", "every memory, group and instance (lists are cut to 10)"},
+                   {"--no-replay", "",
+                    "leave the remedies that need a replay (capacity,\n"
+                    "allocator) out"}},
        .help_column = 13,
        .run = RunReport},
+      {.name = "explain",
+       .forms = {{"FILE... [--memory] [--by] [--failures] [--no-replay] [--json]",
+                  "each failure's cause and what would\n"
+                  "make it fit, ranked and checked"}},
+       .description =
+           "For each recorded failure of each memory: the request, the picture it\n"
+           "is judged on (the state just before it when the history holds it),\n"
+           "its cause, then the remedies, least asked of you first, each on one\n"
+           "line with its figure and whether it was checked: release (collectable\n"
+           "blockers), wait (the releases a deferred request counted on and what\n"
+           "became of them), capacity (the flag that sizes the memory, -ll:csize,\n"
+           "-ll:fsize, -ll:zsize, -ll:rsize in MiB, Legate's --sysmem, --fbmem,\n"
+           "--zcmem; checked by a replay at that value and one below; what gets\n"
+           "past this failure, since a run that stopped there has no history\n"
+           "past it), release-pinned (pinned blockers and why they are pinned),\n"
+           "waste (padding, inflation and unrequested fields of live instances, by\n"
+           "group, and whether recovering them could fit it), allocator\n"
+           "(size-classes or best-fit at the run's capacity, and their smallest\n"
+           "capacities).  Those that fit are numbered; the others say why not, or\n"
+           "what is missing and how to get it (a dump without history still gets\n"
+           "release and waste).\n",
+       .options = {{"--memory", "ID", "only this memory"},
+                   {"--by", "ATTR",
+                    "group the waste and the release window by store,\n"
+                    "task, region, field or any identity attribute\n"
+                    "(default: the most telling one)"},
+                   {"--failures", "N", "only the N most recent failures per memory"},
+                   {"--no-replay", "",
+                    "leave capacity and allocator out (each costs a\n"
+                    "replay search)"},
+                   {"--json", "", "one JSON array, an object per memory"}},
+       .help_column = 17,
+       .run = RunExplain},
       {.name = "holes",
        .forms = {{"FILE... [--memory] [--top]", "the largest holes, largest first"}},
        .description =
@@ -137,7 +174,8 @@ const std::vector<Command>& Table() {
            "(the rows of several nodes grouped by node); with --diff, B compared\n"
            "with A.  A memory whose dump holds its history gets the replay table\n"
            "in its side panel (every policy, its smallest capacity, and its map at\n"
-           "the run's first failure).\n",
+           "the run's first failure), and each failure, when selected, its\n"
+           "remedies (as explain prints them).\n",
        .options = {{.spelling = "-o", .metavar = "PAGE.html", .help = "the page to write",
                     .alias = "--output"},
                    {"--color-by", "ATTR",
@@ -146,8 +184,8 @@ const std::vector<Command>& Table() {
                     "...): the top groups get a colour each, with a\n"
                     "legend; the page can change it"},
                    {"--no-replay", "",
-                    "leave the replay tables out (they cost a replay\n"
-                    "search per policy and memory)"},
+                    "leave the replay tables and the replay remedies out\n"
+                    "(they cost a replay search per policy and memory)"},
                    {"--diff", "", "the page comparing B with A (two dumps)"}},
        .help_column = 18,
        .run = RunHtml},

@@ -60,6 +60,13 @@ int RunReport(const Command& c, const CommandArgs& args) {
     options.node_selected = true;
   }
   std::cout << FormatReport(*dumps, args.operands(), options);
+  // The remedies of each memory's most recent failure (explain gives all).
+  whatif::ExplainOptions explain;
+  explain.failures_shown = 1;
+  explain.replay = !args.flag("--no-replay");
+  if (!options.group_by.empty()) explain.group_by = GroupAttribute(options.group_by);
+  std::cout << RemediesSection(*dumps, args.operands(), explain,
+                               options.node_selected ? &options.node : nullptr);
   return 0;
 }
 

@@ -20,6 +20,7 @@
 #include "realm_shadow/layers.h"
 #include "realm_shadow/render/report.h"
 #include "tools/command_line.h"
+#include "whatif/explain.h"
 
 namespace realm_shadow::tools {
 
@@ -72,6 +73,14 @@ int RunTrace(const Command& command, const CommandArgs& args);
 int RunHtml(const Command& command, const CommandArgs& args);
 // replay_command.cc
 int RunReplay(const Command& command, const CommandArgs& args);
+// explain_command.cc
+int RunExplain(const Command& command, const CommandArgs& args);
+// The section `report` ends with: the memories with a failure in their
+// picture (only node *node's when node is not null), each as explain
+// prints it; "" when none has one.
+std::string RemediesSection(const std::vector<DumpFile>& dumps,
+                            const std::vector<std::string>& files,
+                            const whatif::ExplainOptions& options, const uint32_t* node);
 
 }  // namespace realm_shadow::tools
 

@@ -8,6 +8,7 @@
 #include "realm_shadow/page/html_page.h"
 #include "realm_shadow/render/report.h"
 #include "tools/handlers.h"
+#include "whatif/explain.h"
 #include "whatif/from_dump.h"
 #include "whatif/report.h"
 
@@ -45,6 +46,17 @@ std::vector<PageReplay> PageReplays(const DumpFile& dump) {
   return replays;
 }
 
+// The side panel's remedies beside each failure (explain's, without the
+// replay remedies under --no-replay).
+std::vector<PageRemedies> PageRemediesOf(const DumpFile& dump, bool replay) {
+  whatif::ExplainOptions options;
+  options.replay = replay;
+  std::vector<PageRemedies> out;
+  for (const Snapshot& s : dump.memories)
+    if (!s.failures.empty()) out.push_back(whatif::ToPageRemedies(dump, s, options));
+  return out;
+}
+
 }  // namespace
 
 int RunHtml(const Command& c, const CommandArgs& args) {
@@ -66,6 +78,7 @@ int RunHtml(const Command& c, const CommandArgs& args) {
   if (const std::string* color_by = args.value("--color-by"))
     options.color_by = GroupAttribute(*color_by);
   if (!diff && !args.flag("--no-replay")) options.replays = PageReplays(dumps[0]);
+  options.remedies = PageRemediesOf(dumps.back(), !args.flag("--no-replay"));
   if (absl::Status written = WriteHtmlMap(dumps, *out, options); !written.ok())
     return BadInput(written);
   return 0;

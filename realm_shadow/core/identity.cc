@@ -26,7 +26,7 @@ std::string IdentityText(const Identity& identity, bool with_kind) {
     text += AllocationKindName(identity.kind);
   }
   for (const auto& [key, value] : identity.attributes) {
-    if (key == "why") continue;  // long prose; the notes carry it
+    if (!IsPrintedAttribute(key)) continue;
     text += ' ';
     text += OneLine(key);
     text += '=';

@@ -50,11 +50,74 @@ inline constexpr char kTypeAttribute[] = "type";            // element type
 inline constexpr char kTransformAttribute[] = "transform";  // store transform
 inline constexpr char kPartitionAttribute[] = "partition";
 inline constexpr char kPoolAttribute[] = "pool";            // owning pool
+// Why Legion keeps an instance (the allocation's pinned flag says that it
+// does): what the tracked side knew where it attached the GC state
+// (legion_glue/identity.h GcReasons): "task-local instance: Legion never
+// collects it", "a valid reference: mapped by a task, acquired by a mapper
+// or GC_NEVER priority", ...; and the GC priority its mapper gave it
+// (Legion collects higher priorities first; LEGION_GC_NEVER_PRIORITY,
+// INT_MIN, never), a decimal integer.  Absent: not known.
+inline constexpr char kGcReasonAttribute[] = "gc_reason";
+inline constexpr char kGcPriorityAttribute[] = "gc_priority";
 // What a rebuilt dump says of a size the log does not give: "size" is
 // "upper bound" (the range it may take at most) or "unknown".
 inline constexpr char kSizeAttribute[] = "size";
 inline constexpr char kSizeUpperBound[] = "upper bound";
 inline constexpr char kSizeUnknown[] = "unknown";
+
+// ---- Figures: what the instance's bytes hold ---------------------------------
+// Keys starting with '#' are figures for tools to read and group, never
+// printed in an identity line (IdentityText leaves them out).  Each value
+// is an unsigned decimal integer; an absent key is a figure nobody knows
+// (kFiguresUnknownAttribute says why).  Every source that writes them (the
+// Realm-log reader from Realm's "instance layout" and Legion Spy's lines, a
+// tracked build from what the Legion sites record) writes them with these
+// meanings, so that analysis/waste.h reads one set:
+//
+//   allocation bytes = padding                       (size - #field_bytes)
+//                    + inflation    (#points - #region_points) * #bytes_per_point
+//                    + unrequested  (#bytes_per_point - #requested_bytes_per_point)
+//                                   * #region_points
+//                    + useful       #requested_bytes_per_point * #region_points
+//
+// The points the instance's layout covers: the sum of the volumes of the
+// bounds of one piece list's pieces (every field's list covers the same
+// points in the layouts Legion and Realm make; when they do not, unknown).
+inline constexpr char kPointsAttribute[] = "#points";
+// The bytes of the layout that hold field data: over the fields it holds,
+// each field's size times the points of its piece list.  The rest of the
+// allocation is padding (alignment of field blocks and of the instance's
+// end, element padding inside interleaved fields).
+inline constexpr char kFieldBytesAttribute[] = "#field_bytes";
+// The bytes one point holds: the sum of the sizes of the fields it holds.
+inline constexpr char kBytesPerPointAttribute[] = "#bytes_per_point";
+// The points of the region(s) the instance was made for (Legion's instance
+// domain: the index space expression of its creation regions), which its
+// layout's bounds may exceed (a bounding box over a sparse region, padding).
+inline constexpr char kRegionPointsAttribute[] = "#region_points";
+// The bytes per point of the fields it holds that its creator asked for:
+// the sum of the sizes of the fields its creating operation's requirements
+// on the creation region name, among those the instance holds.
+inline constexpr char kRequestedBytesPerPointAttribute[] =
+    "#requested_bytes_per_point";
+// Where the field sizes came from: "Legion Spy" (Field Creation lines),
+// "layout" (the field's cell in a layout whose fields do not interleave:
+// for Legion's layouts its size exactly; a Realm program's field group
+// padded to an alignment above its size counts that padding as field
+// bytes), "Legion Spy and layout", or "Legion" (a tracked build's sites).
+inline constexpr char kFieldSizesFromAttribute[] = "#field_sizes_from";
+// Why figures are absent: "figure: reason; figure: reason".
+inline constexpr char kFiguresUnknownAttribute[] = "#unknown";
+
+// Whether an attribute is one of the figures above (its key starts with
+// '#'), and whether it is printed in identity lines: "why" (long prose the
+// notes carry) and the figures are not.
+inline bool IsFigureAttribute(const std::string& key) {
+  return !key.empty() && key[0] == '#';
+}
+inline bool IsPrintedAttribute(const std::string& key) {
+  return key != "why" && !IsFigureAttribute(key);
+}
 
 // Legion / Legate identity attached to allocations (see legion_glue).
 struct Identity {
@@ -67,8 +130,9 @@ struct Identity {
 
 // An identity as every text prints it (report, failure report, timeline,
 // trace): " key=value" per attribute, in order, on one line (a control
-// character in a name becomes '?'), "why" (long prose the notes carry) left
-// out; with_kind puts " region_instance" (AllocationKindName) first.
+// character in a name becomes '?'), the attributes IsPrintedAttribute
+// refuses ("why", the figures) left out; with_kind puts " region_instance"
+// (AllocationKindName) first.
 std::string IdentityText(const Identity& identity, bool with_kind = false);
 
 }  // namespace realm_shadow

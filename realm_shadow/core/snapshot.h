@@ -208,6 +208,13 @@ struct Snapshot {
   std::string name;
   uint64_t sequence = 0;       // events applied: the prefix this shows
   bool exact = true;           // false: tracking was off for some events
+  // Whether the source knows which allocations Legion may collect: the
+  // tracker does (legion_glue attaches each instance's GC state as the
+  // pinned flag), a stock log does not (ingest-realm-log: Realm's log and
+  // Legion Spy say nothing of validity, so nothing is pinned there and a
+  // blocker may be one Legion must keep).  Blocker answers say so when
+  // false.  Dumps carry it (docs/dump-format.md, the gcun section).
+  bool gc_state_known = true;
 
   std::vector<Allocation> allocations;  // sorted by (offset, instance)
   std::vector<PendingRequest> pending;  // in the order they were deferred

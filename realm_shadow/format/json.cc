@@ -182,6 +182,7 @@ void WriteMemory(JsonWriter& w, const Snapshot& s, const MemoryHistory* h) {
   w.Bool("addressed", s.addressed);
   w.Uint("sequence", s.sequence);
   w.Bool("exact", s.exact);
+  w.Bool("gc_state_known", s.gc_state_known);
   w.Key("history");
   WriteHistorySummary(w, h);
   WriteAllocations(w, s);

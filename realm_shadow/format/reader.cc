@@ -109,6 +109,7 @@ class Parser {
                   std::vector<Identity>* out);
   bool OptionalSections(Cursor& file, DumpFile* out);
   bool Pools(Cursor& c, std::vector<Pool>* out);
+  bool GcUnknown(Cursor& c, DumpFile* out);
   bool History(Cursor& c, const std::string& name, const DumpFile& dump,
                MemoryHistory* h);
   bool HistoryHead(Cursor& c, const std::string& where, const DumpFile& dump,
@@ -698,6 +699,7 @@ bool Parser::IndexedEvents(const HistoryIndex& x, uint64_t from, uint64_t to,
 // added later needs no new version from readers that can do without it.
 bool Parser::OptionalSections(Cursor& file, DumpFile* out) {
   bool pools_seen = false;
+  bool gc_unknown_seen = false;
   // The last 16 bytes are the trailer, unless they are not one and start
   // like a section: the file was cut inside an optional section.
   const auto at_trailer = [&] {
@@ -718,10 +720,12 @@ bool Parser::OptionalSections(Cursor& file, DumpFile* out) {
     }
     const bool is_pools = std::memcmp(file.here(), kTagPools, 4) == 0;
     const bool is_history = std::memcmp(file.here(), kTagHistory, 4) == 0;
+    const bool is_gc_unknown = std::memcmp(file.here(), kTagGcUnknown, 4) == 0;
     // Only the first byte of an unknown tag is checked: the rest may be
     // anything, and an error naming the section stays one line.
     std::string name = "optional '" + PrintableTag(file.here(), 4) + "'";
     if (is_pools) name = "pools";
+    if (is_gc_unknown) name = "gc unknown";
     if (is_history)
       name = "history " + std::to_string(index_ != nullptr ? index_->size()
                                                           : out->histories.size());
@@ -739,10 +743,39 @@ bool Parser::OptionalSections(Cursor& file, DumpFile* out) {
       out->histories.push_back(std::move(h));
       continue;
     }
+    if (is_gc_unknown) {
+      if (gc_unknown_seen) return Fail("section 'gc unknown' appears twice");
+      gc_unknown_seen = true;
+      if (!GcUnknown(payload, out)) return false;
+      continue;
+    }
     if (!is_pools) continue;  // not ours to know: skipped whole
     if (pools_seen) return Fail("section 'pools' appears twice");
     pools_seen = true;
     if (!Pools(payload, &out->pools)) return false;
+  }
+  return true;
+}
+
+// gcun: u32 count, u32 reserved, then that many memory indices, ascending.
+bool Parser::GcUnknown(Cursor& c, DumpFile* out) {
+  const std::string at = "section 'gc unknown'";
+  if (!c.Has(kGcUnknownHeaderBytes)) return Truncated(at, kGcUnknownHeaderBytes, c.left());
+  const uint32_t count = c.Get<uint32_t>();
+  if (c.Get<uint32_t>() != 0) return Fail(at + " has a nonzero reserved field");
+  if (c.left() != uint64_t{count} * 4)
+    return Fail(at + ": " + std::to_string(count) + " memory indices need " +
+                std::to_string(uint64_t{count} * 4) + " bytes, the section holds " +
+                std::to_string(c.left()));
+  int64_t previous = -1;
+  for (uint32_t i = 0; i < count; ++i) {
+    const uint32_t index = c.Get<uint32_t>();
+    if (index >= out->memories.size())
+      return Fail(at + ": memory " + std::to_string(index) + " of " +
+                  std::to_string(out->memories.size()));
+    if (int64_t{index} <= previous) return Fail(at + ": memory indices not ascending");
+    previous = index;
+    out->memories[index].gc_state_known = false;
   }
   return true;
 }

@@ -124,6 +124,17 @@ uint64_t PoolsPayloadBytes(const DumpFile& dump) {
   return n;
 }
 
+// The optional gcun section: the indices of the memories whose source does
+// not know GC state (written only when there is one).
+uint64_t GcUnknownCount(const DumpFile& dump) {
+  uint64_t n = 0;
+  for (const Snapshot& s : dump.memories) n += s.gc_state_known ? 0 : 1;
+  return n;
+}
+uint64_t GcUnknownPayloadBytes(const DumpFile& dump) {
+  return kGcUnknownHeaderBytes + 4 * GcUnknownCount(dump);
+}
+
 struct Layout {
   uint64_t header_payload = 0;
   uint64_t strings_payload = 0;
@@ -145,6 +156,8 @@ Layout ComputeLayout(const DumpFile& dump) {
     l.total += kSectionHeaderBytes + MemoryPayloadBytes(s);
   }
   if (!dump.pools.empty()) l.total += kSectionHeaderBytes + PoolsPayloadBytes(dump);
+  if (GcUnknownCount(dump) > 0)
+    l.total += kSectionHeaderBytes + GcUnknownPayloadBytes(dump);
   for (const MemoryHistory& h : dump.histories)
     l.total += kSectionHeaderBytes + HistoryPayloadBytes(h);
   return l;
@@ -377,6 +390,16 @@ void WritePools(Sink& out, const DumpFile& dump) {
   }
 }
 
+void WriteGcUnknown(Sink& out, const DumpFile& dump) {
+  const uint64_t count = GcUnknownCount(dump);
+  if (count == 0) return;
+  SectionHeader(out, kTagGcUnknown, GcUnknownPayloadBytes(dump));
+  out.Put<uint32_t>(static_cast<uint32_t>(count));
+  out.Put<uint32_t>(0);
+  for (size_t i = 0; i < dump.memories.size(); ++i)
+    if (!dump.memories[i].gc_state_known) out.Put<uint32_t>(static_cast<uint32_t>(i));
+}
+
 // Checks what the format cannot represent.  Nothing a real snapshot holds
 // comes near these limits.
 absl::Status CheckWritable(const DumpFile& dump, const Layout& layout) {
@@ -440,6 +463,7 @@ void WriteAll(Sink& out, const DumpFile& dump, const Layout& layout) {
 
   for (const Snapshot& s : dump.memories) WriteMemory(out, s, &next_string);
   WritePools(out, dump);
+  WriteGcUnknown(out, dump);
   for (const MemoryHistory& h : dump.histories)
     WriteHistory(out, h, static_cast<uint32_t>(MemoryIndexOf(dump, h)),
                  &next_string);

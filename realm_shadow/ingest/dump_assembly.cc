@@ -69,8 +69,9 @@ Identity SizeMarker(const char* value) {
 // What Legion Spy and Legate say of instance lives, as Identities.
 class Describer {
  public:
-  Describer(const SpyCatalog& catalog, IdentityTable* table)
-      : catalog_(catalog), table_(table) {}
+  Describer(const SpyCatalog& catalog, const SpyShapes& shapes,
+            IdentityTable* table)
+      : catalog_(catalog), shapes_(shapes), table_(table) {}
 
   // Legate records from logs other than the owner's, by (node, instance):
   // they belong to the owner's last life of the id.
@@ -139,18 +140,24 @@ class Describer {
       if (!has_provenance && !legate->created_for.empty())
         attrs.emplace_back(kProvenanceAttribute, legate->created_for);
     }
+    std::vector<std::pair<std::string, std::string>> figures =
+        WasteFigureAttributes(life.layout.get(), spy, shapes_,
+                              &summary->waste_figures);
     *kind = (spy != nullptr || legate != nullptr)
                 ? AllocationKind::kRegionInstance
                 : AllocationKind::kUnknown;
-    if (attrs.empty() && size_marker == nullptr) return 0;
+    if (attrs.empty() && size_marker == nullptr && figures.empty()) return 0;
     identity.kind = *kind;
     identity.attributes.insert(identity.attributes.begin(), attrs.begin(),
                                attrs.end());
+    for (auto& figure : figures)
+      identity.attributes.push_back(std::move(figure));
     return table_->Intern(std::move(identity));
   }
 
  private:
   const SpyCatalog& catalog_;
+  const SpyShapes& shapes_;
   IdentityTable* table_;
   std::map<std::pair<uint32_t, uint64_t>, const LegateInstance*> late_legate_;
   std::set<std::pair<uint32_t, uint64_t>> counted_mismatch_;
@@ -219,7 +226,9 @@ OpenInstances OpenInstancesOf(const RebuildState& st) {
 class DumpAssembler {
  public:
   DumpAssembler(const std::vector<ReplayedLog>& logs, IngestSummary* summary)
-      : logs_(logs), summary_(*summary), describer_(catalog_, &table_) {
+      : logs_(logs),
+        summary_(*summary),
+        describer_(catalog_, shapes_, &table_) {
     dump_.source = "ingest-realm-log";
     std::set<std::string> files;
     for (const ReplayedLog& log : logs) files.insert(log.file);
@@ -240,6 +249,9 @@ class DumpAssembler {
                 return a.memory_id != b.memory_id ? a.memory_id < b.memory_id
                                                   : a.node < b.node;
               });
+    // Realm's log and Legion Spy's lines say nothing of validity: no
+    // allocation is pinned because none is known to be (snapshot.h).
+    for (Snapshot& s : dump_.memories) s.gc_state_known = false;
     return std::move(dump_);
   }
 
@@ -308,6 +320,7 @@ class DumpAssembler {
     for (const ReplayedLog* log : used_) {
       const RebuildState& st = log->rebuild->state();
       catalog_conflicts += catalog_.Merge(st.catalog);
+      summary_.shape_mismatches += shapes_.Merge(st.shapes);
       for (const auto& [id, listed] : st.machine_memories)
         machine_.try_emplace(id, listed, log);
       for (uint64_t n : st.machine_nodes)
@@ -786,6 +799,7 @@ class DumpAssembler {
   std::vector<const ReplayedLog*> used_;
   // The run's facts, merged over the used inputs.
   SpyCatalog catalog_;
+  SpyShapes shapes_;
   std::map<uint64_t, std::pair<ListedMemory, const ReplayedLog*>> machine_;
   std::map<uint32_t, const ReplayedLog*> machine_nodes_;
   // Identities, numbered per dump.

@@ -23,6 +23,10 @@
 //    one whose event the owner's log never shows is counted.  Names come
 //    from the merged catalogs of all logs (legion_spy.h).  Legate's report
 //    adds the store and its element range; its size must equal Realm's.
+//  - What the instance's bytes hold (the '#' figures, waste_figures.h)
+//    joins each life's identity: from its layout line, and Legion Spy's
+//    shapes merged from all logs (a disagreement between logs is counted in
+//    shape_mismatches, not a run mismatch: it changes no name).
 //  - Identities are numbered per dump (the page and the JSON share them
 //    between memories): equal identities get one id.
 //
@@ -36,6 +40,7 @@
 
 #include "realm_shadow/format/dump.h"
 #include "realm_shadow/ingest/node_rebuild.h"
+#include "realm_shadow/ingest/waste_figures.h"
 
 namespace realm_shadow {
 namespace realm_log {
@@ -73,6 +78,11 @@ struct IngestSummary {
   uint64_t legate_instances = 0;
   uint64_t legate_attached = 0;
   uint64_t legate_size_mismatches = 0;
+  // The figures of what instance bytes hold, over the lives described
+  // (live allocations and requests), and the entries of Legion Spy's shapes
+  // that two logs gave differently (the first was kept).
+  WasteFigureCounts waste_figures;
+  uint64_t shape_mismatches = 0;
   // Live allocations carrying a Legion Spy identity at the end.
   uint64_t live_with_identity = 0;
   uint64_t live = 0;

@@ -2,19 +2,13 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "realm_shadow/ingest/internal/first_wins.h"
 
 namespace realm_shadow {
 namespace realm_log {
 namespace {
 
 constexpr int kMaxSteps = 32;
-
-// Inserts key -> value unless the key is there; counts a different value.
-template <typename Map, typename Key, typename Value>
-uint64_t Keep(Map& map, const Key& key, const Value& value) {
-  auto [it, inserted] = map.try_emplace(key, value);
-  return !inserted && !(it->second == value) ? 1 : 0;
-}
 
 // "Close" -> "close", "Mapping" -> "inline mapping": the operation's kind
 // as a person names it.
@@ -30,7 +24,7 @@ void SpyCatalog::Add(const LogLine& line) {
   const std::string text(line.text);
   switch (line.kind) {
     case LineKind::kSpyTaskName:
-      Keep(task_names_, ids[0], text);
+      KeepFirst(task_names_, ids[0], text);
       return;
     case LineKind::kSpyTask: {
       SpyOperation op;
@@ -39,51 +33,51 @@ void SpyCatalog::Add(const LogLine& line) {
       op.task = true;
       op.index = line.event == 1;
       op.name = text;
-      Keep(operations_, ids[2], op);
+      KeepFirst(operations_, ids[2], op);
       return;
     }
     case LineKind::kSpyOperation: {
       SpyOperation op;
       op.context = ids[0];
       op.name = OperationKindName(line.text);
-      Keep(operations_, ids[1], op);
+      KeepFirst(operations_, ids[1], op);
       return;
     }
     case LineKind::kSpySliceOf:
-      Keep(part_of_, ids[1], ids[0]);
+      KeepFirst(part_of_, ids[1], ids[0]);
       return;
     case LineKind::kSpyReplicate:
-      Keep(replicated_, ids[1], ids[0]);
+      KeepFirst(replicated_, ids[1], ids[0]);
       return;
     case LineKind::kSpyShard:
-      Keep(shard_of_, ids[1], ids[0]);
+      KeepFirst(shard_of_, ids[1], ids[0]);
       return;
     case LineKind::kSpyInternalOp:
-      Keep(created_by_, ids[0], ids[1]);
+      KeepFirst(created_by_, ids[0], ids[1]);
       return;
     case LineKind::kSpyProvenance:
-      if (!text.empty()) Keep(provenance_, ids[0], text);
+      if (!text.empty()) KeepFirst(provenance_, ids[0], text);
       return;
     case LineKind::kSpyFieldSpaceName:
-      Keep(field_space_names_, ids[0], text);
+      KeepFirst(field_space_names_, ids[0], text);
       return;
     case LineKind::kSpyFieldName:
-      Keep(field_names_, std::make_pair(ids[0], ids[1]), text);
+      KeepFirst(field_names_, std::make_pair(ids[0], ids[1]), text);
       return;
     case LineKind::kSpyIndexSpaceName:
-      Keep(index_space_names_, ids[0], text);
+      KeepFirst(index_space_names_, ids[0], text);
       return;
     case LineKind::kSpyPartition:
-      Keep(partitions_, ids[1], std::make_pair(ids[0], ids[2]));
+      KeepFirst(partitions_, ids[1], std::make_pair(ids[0], ids[2]));
       return;
     case LineKind::kSpyPartitionName:
-      Keep(partition_names_, ids[0], text);
+      KeepFirst(partition_names_, ids[0], text);
       return;
     case LineKind::kSpySubspace:
-      Keep(subspaces_, ids[1], std::make_pair(ids[0], text));
+      KeepFirst(subspaces_, ids[1], std::make_pair(ids[0], text));
       return;
     case LineKind::kSpyRegionName:
-      Keep(region_names_, std::make_tuple(ids[0], ids[1], ids[2]), text);
+      KeepFirst(region_names_, std::make_tuple(ids[0], ids[1], ids[2]), text);
       return;
     default:
       return;
@@ -91,25 +85,20 @@ void SpyCatalog::Add(const LogLine& line) {
 }
 
 uint64_t SpyCatalog::Merge(const SpyCatalog& o) {
-  uint64_t conflicts = 0;
-  auto merge = [&](auto& mine, const auto& theirs) {
-    for (const auto& [key, value] : theirs) conflicts += Keep(mine, key, value);
-  };
-  merge(task_names_, o.task_names_);
-  merge(operations_, o.operations_);
-  merge(part_of_, o.part_of_);
-  merge(shard_of_, o.shard_of_);
-  merge(replicated_, o.replicated_);
-  merge(created_by_, o.created_by_);
-  merge(provenance_, o.provenance_);
-  merge(field_space_names_, o.field_space_names_);
-  merge(field_names_, o.field_names_);
-  merge(index_space_names_, o.index_space_names_);
-  merge(partitions_, o.partitions_);
-  merge(partition_names_, o.partition_names_);
-  merge(subspaces_, o.subspaces_);
-  merge(region_names_, o.region_names_);
-  return conflicts;
+  return MergeFirst(task_names_, o.task_names_) +
+         MergeFirst(operations_, o.operations_) +
+         MergeFirst(part_of_, o.part_of_) +
+         MergeFirst(shard_of_, o.shard_of_) +
+         MergeFirst(replicated_, o.replicated_) +
+         MergeFirst(created_by_, o.created_by_) +
+         MergeFirst(provenance_, o.provenance_) +
+         MergeFirst(field_space_names_, o.field_space_names_) +
+         MergeFirst(field_names_, o.field_names_) +
+         MergeFirst(index_space_names_, o.index_space_names_) +
+         MergeFirst(partitions_, o.partitions_) +
+         MergeFirst(partition_names_, o.partition_names_) +
+         MergeFirst(subspaces_, o.subspaces_) +
+         MergeFirst(region_names_, o.region_names_);
 }
 
 size_t SpyCatalog::size() const {

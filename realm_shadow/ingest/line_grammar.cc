@@ -264,6 +264,11 @@ void ParseInst(std::string_view m, LogLine* out) {
                             DecField(m, "align=", &out->alignment)
                         ? LineKind::kLayout
                         : LineKind::kMalformed;
+        // The layout itself, read only by those who need it (its fields and
+        // pieces are not the replay's): a layout that does not read leaves
+        // its figures unknown, never the line malformed.
+        const size_t layout = m.find(" layout=");
+        if (layout != std::string_view::npos) out->text = m.substr(layout + 8);
       } else if (StartsWith(m, "instance created:")) {
         std::string_view external;
         if (FieldAfter(m, "external=", &external)) return;  // not allocated
@@ -319,6 +324,16 @@ enum class SpyForm : uint8_t {
   kPartitionName,   // IDFMT %s
   kSubspace,        // IDFMT IDFMT %u %u %lld...
   kRegionName,      // IDFMT %u %u %s
+  kFieldCreation,   // %u %u %ld %.*s
+  kRect,            // IDFMT %d %lld x (2 x LEGION_MAX_DIM)
+  kPoint,           // IDFMT %d %lld x LEGION_MAX_DIM
+  kEmptySpace,      // IDFMT
+  kExpression,      // IDFMT %lld
+  kUnion,           // %lld %zd %s          (the sources)
+  kIntersection,    // as kUnion
+  kDifference,      // %lld %lld %lld
+  kRequirement,     // %llu %u %u IDFMT %u %u %u %u %u IDFMT
+  kRequirementField,// %llu %u %u
 };
 
 struct SpyName {
@@ -348,12 +363,12 @@ constexpr SpyName kSpyNames[] = {
     {"Detach Operation", SpyForm::kOperation},
     {"Discard Operation", SpyForm::kOperation},
     {"Dynamic Collective", SpyForm::kOperation},
-    {"Empty Index Space", SpyForm::kSkip},
+    {"Empty Index Space", SpyForm::kEmptySpace},
     {"Equivalence Set", SpyForm::kSkip},
     {"Equivalence Use", SpyForm::kSkip},
     {"Event Event", SpyForm::kSkip},
     {"Fence Operation", SpyForm::kOperation},
-    {"Field Creation", SpyForm::kSkip},
+    {"Field Creation", SpyForm::kFieldCreation},
     {"Field Name", SpyForm::kFieldName},
     {"Field Space Name", SpyForm::kFieldSpaceName},
     {"Field Space", SpyForm::kSkip},
@@ -363,13 +378,13 @@ constexpr SpyName kSpyNames[] = {
     {"Future Creation", SpyForm::kSkip},
     {"Future Dependence", SpyForm::kSkip},
     {"Future Usage", SpyForm::kSkip},
-    {"Index Space Point", SpyForm::kSkip},
-    {"Index Space Rect", SpyForm::kSkip},
-    {"Index Space Intersection", SpyForm::kSkip},
-    {"Index Space Expression", SpyForm::kSkip},
-    {"Index Space Difference", SpyForm::kSkip},
+    {"Index Space Point", SpyForm::kPoint},
+    {"Index Space Rect", SpyForm::kRect},
+    {"Index Space Intersection", SpyForm::kIntersection},
+    {"Index Space Expression", SpyForm::kExpression},
+    {"Index Space Difference", SpyForm::kDifference},
     {"Index Partition Name", SpyForm::kPartitionName},
-    {"Index Space Union", SpyForm::kSkip},
+    {"Index Space Union", SpyForm::kUnion},
     {"Index Space Name", SpyForm::kIndexSpaceName},
     {"Index Launch Rect", SpyForm::kSkip},
     {"Index Partition", SpyForm::kPartition},
@@ -400,9 +415,9 @@ constexpr SpyName kSpyNames[] = {
     {"Legion Spy Detailed Logging", SpyForm::kSkip},
     {"Legion Spy Logging", SpyForm::kSkip},
     {"Logical Requirement Projection", SpyForm::kSkip},
-    {"Logical Requirement Field", SpyForm::kSkip},
+    {"Logical Requirement Field", SpyForm::kRequirementField},
     {"Logical Partition Name", SpyForm::kSkip},
-    {"Logical Requirement", SpyForm::kSkip},
+    {"Logical Requirement", SpyForm::kRequirement},
     {"Logical Region Name", SpyForm::kRegionName},
     {"Mapping Decision", SpyForm::kSkip},
     {"Mapping Dependence", SpyForm::kSkip},
@@ -608,6 +623,69 @@ void ParseSpy(std::string_view m, LogLine* out) {
       named(t.Hex(&ids[0]) && t.Dec(&ids[1]) && t.Dec(&ids[2]),
             LineKind::kSpyRegionName);
       return;
+    case SpyForm::kFieldCreation:
+      set(t.Dec(&ids[0]) && t.Dec(&ids[1]) && t.Dec(&out->bytes),
+          LineKind::kSpyFieldCreation);
+      return;
+    case SpyForm::kRect:
+    case SpyForm::kPoint: {
+      // Legion prints LEGION_MAX_DIM coordinates (pairs for a rect), zeros
+      // past DIM; the line must hold at least DIM of them, all numbers.
+      const bool rect = s->form == SpyForm::kRect;
+      bool ok = t.Hex(&ids[0]) && t.Dec(&ids[1]) && ids[1] >= 1 &&
+                ids[1] <= kMaxSpyDims;
+      out->text = t.Rest();
+      int64_t coordinates[2 * kMaxSpyDims];
+      const int read = ok ? ReadIntegers(out->text, coordinates,
+                                         2 * kMaxSpyDims)
+                          : -1;
+      ok = ok && read >= static_cast<int>(ids[1]) * (rect ? 2 : 1);
+      set(ok, rect ? LineKind::kSpyIndexSpaceRect
+                   : LineKind::kSpyIndexSpacePoint);
+      return;
+    }
+    case SpyForm::kEmptySpace:
+      set(t.Hex(&ids[0]), LineKind::kSpyEmptyIndexSpace);
+      return;
+    case SpyForm::kExpression:
+      set(t.Hex(&ids[0]) && t.Dec(&ids[1]), LineKind::kSpyExpression);
+      return;
+    case SpyForm::kUnion:
+    case SpyForm::kIntersection:
+    case SpyForm::kDifference: {
+      // The result, then exactly N sources (2 for a difference; the
+      // intersection's first has two spaces before it: legion_spy.h prints
+      // it " %lld").
+      bool ok = t.Dec(&ids[0]);
+      if (s->form == SpyForm::kDifference) {
+        ids[1] = 'D';
+        ids[2] = 2;
+      } else {
+        ids[1] = s->form == SpyForm::kUnion ? 'U' : 'I';
+        ok = ok && t.Dec(&ids[2]) && ids[2] >= 1;
+      }
+      out->text = t.Rest();
+      uint64_t count = 0, source = 0;
+      Tokens sources(out->text);
+      for (std::string_view token = sources.Next(); ok && !token.empty();
+           token = sources.Next())
+        ok = Tokens::Whole(token, &source, 10) && ++count <= ids[2];
+      set(ok && count == ids[2], LineKind::kSpyExpressionOp);
+      return;
+    }
+    case SpyForm::kRequirement: {
+      uint64_t privilege = 0, coherence = 0, redop = 0, parent = 0;
+      set(t.Dec(&ids[0]) && t.Dec(&ids[1]) && t.Dec(&ids[2]) &&
+              t.Hex(&ids[3]) && t.Dec(&ids[4]) && t.Dec(&ids[5]) &&
+              t.Dec(&privilege) && t.Dec(&coherence) && t.Dec(&redop) &&
+              t.Hex(&parent),
+          LineKind::kSpyRequirement);
+      return;
+    }
+    case SpyForm::kRequirementField:
+      set(t.Dec(&ids[0]) && t.Dec(&ids[1]) && t.Dec(&ids[2]),
+          LineKind::kSpyRequirementField);
+      return;
   }
 }
 
@@ -742,6 +820,32 @@ LogLine ParseLogLine(std::string_view line) {
   return out;
 }
 
+int ReadIntegers(std::string_view text, int64_t* out, int max) {
+  // One pass over the characters: Legion Spy's sparse index spaces are
+  // logged a point per line (circuit: 16k lines), each read twice (checked
+  // here by the grammar, then kept by legion_spy_shapes.h).
+  const char* p = text.data();
+  const char* const end = p + text.size();
+  int count = 0;
+  while (true) {
+    while (p < end && *p == ' ') ++p;
+    if (p == end) return count;
+    const bool negative = *p == '-';
+    if (negative) ++p;
+    const char* const digits = p;
+    uint64_t magnitude = 0;
+    while (p < end && static_cast<unsigned>(*p - '0') < 10)
+      magnitude = magnitude * 10 + static_cast<uint64_t>(*p++ - '0');
+    // 19 digits hold any int64 magnitude and never wrap 64 bits.
+    if (p == digits || p - digits > 19 || (p < end && *p != ' ') ||
+        count == max ||
+        magnitude > (negative ? uint64_t{1} << 63 : uint64_t{INT64_MAX}))
+      return -1;
+    out[count++] = negative ? static_cast<int64_t>(0 - magnitude)
+                            : static_cast<int64_t>(magnitude);
+  }
+}
+
 uint64_t LineTimeMicros(const LogLine& line) {
   // Seconds with up to 6 decimals ("%11.6f"), in microseconds.
   const std::string_view time = line.time;
@@ -798,6 +902,14 @@ const char* LineKindName(LineKind kind) {
     case LineKind::kSpyPartitionName: return "spy_partition_name";
     case LineKind::kSpySubspace: return "spy_subspace";
     case LineKind::kSpyRegionName: return "spy_region_name";
+    case LineKind::kSpyFieldCreation: return "spy_field_creation";
+    case LineKind::kSpyIndexSpaceRect: return "spy_index_space_rect";
+    case LineKind::kSpyIndexSpacePoint: return "spy_index_space_point";
+    case LineKind::kSpyEmptyIndexSpace: return "spy_empty_index_space";
+    case LineKind::kSpyExpression: return "spy_expression";
+    case LineKind::kSpyExpressionOp: return "spy_expression_op";
+    case LineKind::kSpyRequirement: return "spy_requirement";
+    case LineKind::kSpyRequirementField: return "spy_requirement_field";
     case LineKind::kSpyKnown: return "spy_known";
     case LineKind::kSpyUnknown: return "spy_unknown";
     case LineKind::kLegateFailed: return "legate_failed";

@@ -28,7 +28,11 @@
 //
 // Cost: one pass over the prefix and a dispatch on the message's first
 // bytes; lines of kinds the replay does not use (most Legion Spy lines) stop
-// at the dispatch.  About 100 ns per line on the fixtures' mix.
+// at the dispatch.  About 100 ns per line on the fixtures' mix.  The shape
+// lines (index space rects and points, fields, requirements) are read
+// whole: on circuit-1rank-spy, where they are 26k of 31k lines, 920
+// instructions per line against 520 when they stopped at the dispatch
+// (callgrind, RelWithDebInfo).
 #ifndef REALM_SHADOW_INGEST_LINE_GRAMMAR_H_
 #define REALM_SHADOW_INGEST_LINE_GRAMMAR_H_
 
@@ -62,7 +66,9 @@ enum class LineKind : uint8_t {
                        // instance; ids[0] = 1 when reused
   kRemoteProxy,        // "creating proxy for remotely-created instance: I"
   kLayout,             // "instance layout: inst=I layout=Layout(bytes=B,
-                       // align=A, ...)": instance, bytes, alignment
+                       // align=A, ...)": instance, bytes, alignment; text =
+                       // the layout as printed ("Layout(...)" or
+                       // "OpaqueLayout(...)"), which instance_layout.h reads
   kAllocated,          // "allocation completed: inst=I offset=O": instance,
                        // offset
   kAllocationFailed,   // "allocation failed: inst=I": instance
@@ -115,6 +121,31 @@ enum class LineKind : uint8_t {
                        // coordinates (dim of them), as printed
   kSpyRegionName,      // "Logical Region Name IS FS TREE NAME": ids =
                        // index space, field space, tree; text
+  // The shapes of regions and the fields operations ask for (read into
+  // legion_spy_shapes.h).  Coordinates and sources stay text: their count
+  // varies (ReadIntegers reads them; the grammar checks them).
+  kSpyFieldCreation,   // "Field Creation FS FID SIZE [PROVENANCE]": ids[0] =
+                       // field space, ids[1] = field id, bytes = size
+  kSpyIndexSpaceRect,  // "Index Space Rect IS DIM LO0 HI0 LO1 HI1 ...":
+                       // ids[0] = IS, ids[1] = DIM (1..9); text = the
+                       // coordinates, 2 x LEGION_MAX_DIM of them (the first
+                       // 2 x DIM meaningful)
+  kSpyIndexSpacePoint, // "Index Space Point IS DIM X0 X1 ...": ids[0] = IS,
+                       // ids[1] = DIM; text = LEGION_MAX_DIM coordinates
+  kSpyEmptyIndexSpace, // "Empty Index Space IS": ids[0] = IS
+  kSpyExpression,      // "Index Space Expression IS EXPR": ids[0] = IS,
+                       // ids[1] = the expression id
+  kSpyExpressionOp,    // "Index Space Union|Intersection R N S1 ... SN",
+                       // "Index Space Difference R LEFT RIGHT": ids[0] = R,
+                       // ids[1] = 'U', 'I' or 'D', ids[2] = the number of
+                       // sources; text = the sources
+  kSpyRequirement,     // "Logical Requirement UID IDX REGION IS|IP FS TREE
+                       // PRIV COH REDOP PARENT": ids[0] = UID, ids[1] = IDX,
+                       // ids[2] = 1 for a region (0: a partition), ids[3] =
+                       // the index space or partition, ids[4] = field space,
+                       // ids[5] = tree
+  kSpyRequirementField,// "Logical Requirement Field UID IDX FID": ids[0] =
+                       // UID, ids[1] = IDX, ids[2] = field id
   kSpyKnown,           // a Legion Spy line the reader does not need
   kSpyUnknown,         // a Legion Spy line of a kind legion_spy.h lacks
 
@@ -133,6 +164,9 @@ enum class LineKind : uint8_t {
 };
 
 inline constexpr uint64_t kNoAddress = UINT64_MAX;
+// The most dimensions an index space or a layout has (LEGION_MAX_DIM and
+// REALM_MAX_DIM are at most 9).
+inline constexpr int kMaxSpyDims = 9;
 
 struct LogLine {
   LineKind kind = LineKind::kEmpty;
@@ -151,7 +185,7 @@ struct LogLine {
   uint64_t offset = 0;
   uint64_t bytes = 0;
   uint64_t alignment = 0;
-  uint64_t ids[4] = {0, 0, 0, 0};
+  uint64_t ids[6] = {0, 0, 0, 0, 0, 0};
   std::string_view text;
 };
 
@@ -159,6 +193,11 @@ struct LogLine {
 // Never fails: what it cannot read is kUnprefixed, kMalformed, kSpyUnknown,
 // kInstOther or kOtherLogger.
 LogLine ParseLogLine(std::string_view line);
+
+// Reads the space-separated signed decimal integers of `text` (a
+// coordinate list, a list of expression ids) into `out`: their count, or
+// -1 when a token is not one or there are more than `max`.
+int ReadIntegers(std::string_view text, int64_t* out, int max);
 
 // The line's time in microseconds since its process started (0 when the
 // prefix has none).  Parsed on demand: the replay needs it only for the

@@ -37,6 +37,36 @@ NodeRebuild::NodeRebuild(uint32_t node, const RebuildOptions* options)
   state_.node = node;
 }
 
+namespace {
+
+// A memory's kind and capacity as the machine dump or Legion Spy lists them.
+// A dynamic framebuffer (GPU_DYNAMIC_MEM) places each instance at the device
+// address cuMemAlloc returned (0x7f... on a 64-bit Linux, far past its cap
+// of -cuda:dynfb_max bytes), so its map is addressed, as the tracker
+// registers it (realm_sites.h): no beyond_capacity anomaly per instance, no
+// holes, free = cap - used.  The listing comes before any instance line
+// (Realm prints the machine at start-up); should it come later, the map is
+// rebuilt addressed from its own checkpoint, keeping what it holds.
+void SetListedKind(MemoryState& m, const std::string& kind_name,
+                   uint64_t capacity) {
+  m.kind_name = kind_name;
+  m.kind = ParseMemoryKind(kind_name);
+  m.capacity = capacity;
+  m.capacity_known = true;
+  if (m.kind != MemoryKind::kDynamicFramebuffer) {
+    m.map.set_capacity(capacity, true);
+    return;
+  }
+  HistoryCheckpoint now;
+  m.map.SaveCheckpoint(&now);
+  now.state.capacity = capacity;
+  now.state.capacity_known = true;
+  now.state.addressed = true;
+  m.map = ShadowMap::FromCheckpoint(now);
+}
+
+}  // namespace
+
 MemoryState& NodeRebuild::Memory(uint64_t id) {
   auto it = state_.memories.find(id);
   if (it == state_.memories.end()) {
@@ -287,7 +317,7 @@ void NodeRebuild::OnInstanceLine(const LogLine& line) {
       OnAnnounced(line.instance);
       return;
     case LineKind::kLayout:
-      OnLayout(line.instance, line.bytes, line.alignment);
+      OnLayout(line.instance, line.bytes, line.alignment, line.text);
       return;
     case LineKind::kAllocated:
       OnPlaced(line.instance, line.offset);
@@ -325,7 +355,8 @@ void NodeRebuild::OnAnnounced(uint64_t inst) {
 }
 
 // "instance layout": the request's size and alignment, before its outcome.
-void NodeRebuild::OnLayout(uint64_t inst, uint64_t bytes, uint64_t alignment) {
+void NodeRebuild::OnLayout(uint64_t inst, uint64_t bytes, uint64_t alignment,
+                           std::string_view printed) {
   ++state_.counts.layout_lines;
   InstanceLife& life = state_.instances[inst];
   if (life.phase != Phase::kAnnounced) {
@@ -338,6 +369,7 @@ void NodeRebuild::OnLayout(uint64_t inst, uint64_t bytes, uint64_t alignment) {
   life.have_layout = true;
   life.size = bytes;
   life.alignment = alignment == 0 ? 1 : alignment;
+  life.layout = std::make_shared<const LayoutShape>(ShapeOfLayout(printed));
 }
 
 // "allocation completed": a redistrict's piece, a deferred request
@@ -523,6 +555,7 @@ void NodeRebuild::OnSpyLine(const LogLine& line) {
       record.instance = line.instance;
       record.memory = line.memory;
       record.redop = line.ids[0];
+      record.expression = line.ids[1];
       record.field_space = line.ids[2];
       record.tree = line.ids[3];
       record.line = line_;
@@ -565,6 +598,8 @@ void NodeRebuild::OnSpyLine(const LogLine& line) {
         record.creator = line.ids[0];
         record.processor = line.ids[1];
       } else {
+        record.creation_regions.emplace_back(line.ids[0], line.ids[1],
+                                             line.ids[2]);
         record.has_region = true;
         record.region_index_space = line.ids[0];
         record.region_field_space = line.ids[1];
@@ -581,13 +616,19 @@ void NodeRebuild::OnSpyLine(const LogLine& line) {
       if (MemoryOwnerNode(line.memory) != state_.node) return;
       MemoryState& m = Memory(line.memory);
       if (m.listed || m.capacity_known) return;
-      m.kind_name = listed.kind_name;
-      m.kind = ParseMemoryKind(m.kind_name);
-      m.capacity = line.bytes;
-      m.capacity_known = true;
-      m.map.set_capacity(line.bytes, true);
+      SetListedKind(m, listed.kind_name, line.bytes);
       return;
     }
+    case LineKind::kSpyFieldCreation:
+    case LineKind::kSpyIndexSpaceRect:
+    case LineKind::kSpyIndexSpacePoint:
+    case LineKind::kSpyEmptyIndexSpace:
+    case LineKind::kSpyExpression:
+    case LineKind::kSpyExpressionOp:
+    case LineKind::kSpyRequirement:
+    case LineKind::kSpyRequirementField:
+      state_.shapes.Add(line);
+      return;
     default:
       state_.catalog.Add(line);
       return;
@@ -695,11 +736,7 @@ void NodeRebuild::FeedContinuation(const LogLine& line, uint64_t line_number) {
   if (MemoryOwnerNode(line.memory) != state_.node) return;
   MemoryState& m = Memory(line.memory);
   m.listed = true;
-  m.kind_name = listed.kind_name;
-  m.kind = ParseMemoryKind(m.kind_name);
-  m.capacity = line.bytes;
-  m.capacity_known = true;
-  m.map.set_capacity(line.bytes, true);
+  SetListedKind(m, listed.kind_name, line.bytes);
 }
 
 }  // namespace realm_log

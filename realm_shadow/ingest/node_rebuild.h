@@ -32,8 +32,10 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -42,7 +44,9 @@
 #include "realm_shadow/core/history.h"
 #include "realm_shadow/analysis/shadow_map.h"
 #include "realm_shadow/core/snapshot.h"
+#include "realm_shadow/ingest/instance_layout.h"
 #include "realm_shadow/ingest/legion_spy.h"
+#include "realm_shadow/ingest/legion_spy_shapes.h"
 #include "realm_shadow/ingest/line_grammar.h"
 
 namespace realm_shadow {
@@ -110,6 +114,7 @@ struct SpyInstance {
   uint64_t instance = 0;  // Realm instance id
   uint64_t memory = 0;
   uint64_t redop = 0;
+  uint64_t expression = 0;  // the instance's domain (legion_spy_shapes.h)
   uint64_t field_space = 0, tree = 0;
   std::vector<uint64_t> fields;
   bool has_creator = false;
@@ -117,6 +122,10 @@ struct SpyInstance {
   uint64_t processor = 0;
   bool has_region = false;
   uint64_t region_index_space = 0, region_field_space = 0, region_tree = 0;
+  // Every "Creation Region" line's (index space, field space, tree): the
+  // mapper may make an instance for several regions (the fields above are
+  // the last's).
+  std::vector<std::tuple<uint64_t, uint64_t, uint64_t>> creation_regions;
   uint64_t line = 0;
   bool owned = false;  // logged by the instance's owner node
   bool bound = false;  // owned and joined to a Realm instance life
@@ -164,6 +173,8 @@ struct InstanceLife {
   uint64_t size = 0;
   uint64_t alignment = 1;
   uint64_t offset = 0;
+  // What its "instance layout" line says of its bytes (null: no layout).
+  std::shared_ptr<const LayoutShape> layout;
   bool release_requested = false;
   uint64_t release_wait_on = 0;  // the destroy's precondition event
   bool bounded = false;  // size is an upper bound (redistrict piece)
@@ -229,6 +240,7 @@ struct RebuildState {
   absl::flat_hash_map<uint64_t, uint32_t> spy_by_event;  // event -> index
   std::vector<uint32_t> spy_unbound;  // owned records with no Realm life
   SpyCatalog catalog;
+  SpyShapes shapes;
   std::map<uint64_t, ListedMemory> spy_memories;  // "Memory M C K" lines
   // Legate.
   std::vector<LegateInstance> legate;
@@ -264,7 +276,8 @@ class NodeRebuild {
   // One step of an instance's life each, by the "inst" line that logs it
   // (realm_log.h lists them and what they mean).
   void OnAnnounced(uint64_t inst);
-  void OnLayout(uint64_t inst, uint64_t bytes, uint64_t alignment);
+  void OnLayout(uint64_t inst, uint64_t bytes, uint64_t alignment,
+                std::string_view printed);
   void OnPlaced(uint64_t inst, uint64_t offset);
   void OnAllocationFailed(uint64_t inst);
   void OnCreated(uint64_t inst, uint64_t bytes);

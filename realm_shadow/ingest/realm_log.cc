@@ -408,6 +408,7 @@ absl::StatusOr<DumpFile> IngestRealmLogAtDump(const std::string& log_path,
       picture.node = realm_log::MemoryOwnerNode(want_memory.memory_id);
       picture.capacity_known = false;
     }
+    picture.gc_state_known = false;  // a log says nothing of validity
     result.memories.push_back(std::move(picture));
     result.notes.push_back(absl::StrCat(
         mem, ": log cut before line ", chosen->line + 1, " (the marker of ",

@@ -106,7 +106,7 @@ void OnFailure(realm_shadow_memory* memory, uint64_t instance) {
 
   // The marker right after the snapshot; the report is formatted after it.
   if (k != 0) AnnounceDump(path, snapshot, "failure");
-  std::string report = FormatFailureReport(snapshot, instance);
+  std::string report = FormatFailureReport(snapshot, instance, FindHistory(dump, snapshot));
   if (k == 0) {
     report += FormatDumpPointer("not written: REALM_SHADOW_DUMP_LIMIT reached");
   } else {
@@ -116,6 +116,7 @@ void OnFailure(realm_shadow_memory* memory, uint64_t instance) {
     ::mkdir(dir.c_str(), 0777);
     if (const absl::Status written = WriteDump(path, dump); written.ok()) {
       report += FormatDumpPointer(path);
+      report += FormatExplainPointer(path);
     } else {
       AnnounceDumpNotWritten(path, std::string(written.message()));
       report += FormatDumpPointer("not written: " +

@@ -191,6 +191,7 @@ void WriteIdentities(JsonWriter& w, const DumpFile& dump) {
     w.Key("attributes");
     w.BeginArray();
     for (const auto& [key, value] : identity->attributes) {
+      if (IsFigureAttribute(key)) continue;  // figures: no identity line
       w.BeginArray();
       w.String(key);
       w.String(value);
@@ -382,6 +383,23 @@ void WriteReplay(JsonWriter& w, const PageReplay& r) {
   w.EndObject();
 }
 
+// The remedies of the memory's failures (html_page.h PageRemedies), each
+// found by its instance and moment beside the failure it answers.
+void WriteRemedies(JsonWriter& w, const PageRemedies& r) {
+  w.ObjectArray("remedies", r.failures, [&](const PageFailureRemedies& f) {
+    w.HexId("instance", f.instance);
+    w.Uint("sequence", f.sequence);
+    w.String("judged", f.judged);
+    w.String("cause", f.cause);
+    w.ObjectArray("lines", f.lines, [&](const PageRemedyLine& line) {
+      w.String("kind", line.kind);
+      w.Bool("fits", line.fits);
+      w.Bool("checked", line.checked);
+      w.String("text", line.text);
+    });
+  });
+}
+
 // The memory's time strip (time_strip.h): small arrays in the data block,
 // the spans of its moments in the history block (`spans`, an object being
 // written) under `key`, decoded only when the strip is first used.
@@ -449,7 +467,7 @@ void WriteHistory(JsonWriter& w, JsonWriter& spans, const std::string& key,
 }
 
 void WriteMemory(JsonWriter& w, const Snapshot& s, const Snapshot* before,
-                 const PageReplay* replay) {
+                 const PageReplay* replay, const PageRemedies* remedies) {
   const std::vector<Hole> holes = FindHoles(s);
   w.BeginObject();
   w.HexId("id", s.memory_id);
@@ -470,6 +488,7 @@ void WriteMemory(JsonWriter& w, const Snapshot& s, const Snapshot* before,
   w.Uint("node", s.node);
   w.Uint("sequence", s.sequence);
   w.Bool("exact", s.exact);
+  w.Bool("gc_state_known", s.gc_state_known);
   WriteAllocationArrays(w, s.allocations);
   WriteSummary(w, s, SummarizeHoles(s, holes));
   WriteHoles(w, holes);
@@ -484,6 +503,7 @@ void WriteMemory(JsonWriter& w, const Snapshot& s, const Snapshot* before,
   w.EndObject();
   if (before) WriteDiff(w, *before, s);
   if (replay) WriteReplay(w, *replay);
+  if (remedies) WriteRemedies(w, *remedies);
 }
 
 // The data block; *spans_block gets the history block (one object, the
@@ -529,7 +549,11 @@ std::string DataBlock(const std::vector<DumpFile>& dumps,
       if (di + 1 == dumps.size())  // the dump shown last (after, with two)
         for (const PageReplay& r : options.replays)
           if (r.memory_id == s.memory_id && r.node == s.node) replay = &r;
-      WriteMemory(w, s, before, replay);
+      const PageRemedies* remedies = nullptr;
+      if (di + 1 == dumps.size())
+        for (const PageRemedies& r : options.remedies)
+          if (r.memory_id == s.memory_id && r.node == s.node) remedies = &r;
+      WriteMemory(w, s, before, replay, remedies);
       // The history joins the memory's object, which WriteMemory left open.
       if (const MemoryHistory* h = FindHistory(dump, s))
         WriteHistory(w, spans, std::to_string(di) + ":" + std::to_string(mi), *h);

@@ -62,6 +62,29 @@ struct PageReplay {
   std::vector<PageReplayRow> rows;
 };
 
+// The remedies of a memory's failures (whatif/explain.h computes them, the
+// texts are render/failure_report.h's; the page only shows them): beside
+// the failure selected in the side panel, one line per remedy, those that
+// fit first.
+struct PageRemedyLine {
+  std::string kind;  // "release", "wait", "capacity", ...
+  bool fits = false;
+  bool checked = false;
+  std::string text;  // FormatRemedyLine's, without the kind
+};
+struct PageFailureRemedies {
+  uint64_t instance = 0;
+  uint64_t sequence = 0;  // the failure's (Failure::sequence)
+  std::string judged;     // FormatJudgedOn
+  std::string cause;      // FormatCause
+  std::vector<PageRemedyLine> lines;  // OrderedRemedies
+};
+struct PageRemedies {
+  uint32_t node = 0;
+  uint64_t memory_id = 0;
+  std::vector<PageFailureRemedies> failures;
+};
+
 struct HtmlOptions {
   // What colours the blocks when the page opens: "kind", or an identity
   // attribute ("task", "store", "regions", ...); the page lets the reader
@@ -69,6 +92,8 @@ struct HtmlOptions {
   std::string color_by = "kind";
   // The replay tables of the memories they name (matched by node and id).
   std::vector<PageReplay> replays;
+  // The remedies of the memories they name (matched by node and id).
+  std::vector<PageRemedies> remedies;
 };
 
 // Writes the page for one dump, or two (before, after: a diff); an error

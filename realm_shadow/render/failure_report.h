@@ -19,6 +19,16 @@
 // memory, the memory's figures (the report's own sections, report.h) and
 // where the dump went.
 //
+// And what would make it fit: the remedies (analysis/remedies.h), one line
+// each with its figure and whether it was checked, those that fit first,
+// least asked of the user first.  Written here for every face: the live
+// report prints the ones that need no replay and names the command that
+// gives the rest (`realm-shadow explain <dump>`), which prints them all.
+//
+// Where the source has no GC state (a stock log's rebuild,
+// Snapshot::gc_state_known), every blocker window says that the source
+// cannot tell which of its allocations are collectable.
+//
 // Layer render: text from a snapshot, nothing live.  Cost: the holes (one
 // pass over the allocations), the cause, one or two blocker searches
 // (linear, analysis.h FindBlockers) and one grouping of the blockers.
@@ -29,6 +39,9 @@
 #include <string>
 
 #include "realm_shadow/analysis/analysis.h"
+#include "realm_shadow/analysis/remedies.h"
+#include "realm_shadow/analysis/waste.h"
+#include "realm_shadow/core/history.h"
 #include "realm_shadow/core/snapshot.h"
 #include "realm_shadow/layers.h"
 #include "realm_shadow/render/report.h"
@@ -76,18 +89,63 @@ std::string FormatBlockerWindow(const Snapshot& snapshot,
                                 const std::string& indent, const ListCut& cut,
                                 const std::string& group_attribute);
 
+// The sentence of a blocker answer on a picture without GC state
+// (Snapshot::gc_state_known false), one line under `indent`.
+std::string FormatGcUnknown(const std::string& indent);
+
 // The report printed at a failure, several lines ending in '\n': the memory
 // ("realm-shadow: allocation failed in memory ..."), its figures (report.h
 // FormatCapacityAndUse, FormatFreeSpace, and FormatDeferredRequests when
 // any wait), then the snapshot's most recent failure of `instance` as
 // FormatFailure writes it: the window of fewest bytes only, at most 16 of
-// its allocations, the rest left to the dump.  The caller adds
-// FormatDumpPointer.
-std::string FormatFailureReport(const Snapshot& snapshot, uint64_t instance);
+// its allocations, the rest left to the dump; then the remedies that need
+// no replay (release, wait with `history`, release-pinned).  The caller
+// adds FormatDumpPointer, and FormatExplainPointer once a dump is written.
+// Cost beyond the failure's text: a second FindBlockers and a first fit on
+// a copy of the picture; with a history and an eventual failure, two
+// StateAt (at most one segment of events each).
+std::string FormatFailureReport(const Snapshot& snapshot, uint64_t instance,
+                                const MemoryHistory* history = nullptr);
 
 // The live report's last line: "  dump                <where>\n", where is a
 // path or why there is none.
 std::string FormatDumpPointer(const std::string& where);
+// The line after it when the dump was written: the command that gives
+// every remedy, capacity and allocator included (a replay of the history).
+std::string FormatExplainPointer(const std::string& dump_path);
+
+// ---- remedies -----------------------------------------------------------------
+
+// One remedy on one line (no newline): its name, padded, then its figure
+// and check when it fits, else its verdict and why; `judged` is the picture
+// the remedies were found on (FailureRemedies::judged_at).
+std::string FormatRemedyLine(const Snapshot& judged, const FailureRemedies& remedies,
+                             RemedyKind kind);
+// The same without the name.
+std::string FormatRemedyText(const Snapshot& judged, const FailureRemedies& remedies,
+                             RemedyKind kind);
+// "remedies, ..." then OrderedRemedies, numbered where they fit ("1.",
+// "2.") and marked "-" where they do not, each FormatRemedyLine, with the
+// pinned allocations of release-pinned listed under it and the waste by
+// group and instance under waste (report.h FormatWasteLines).  `indent` is the
+// heading's; the lines are indented 2 more.  `group_by`: the attribute
+// that groups the waste and the release window (GroupAttribute's; "":
+// MostTellingAttribute).
+std::string FormatRemedies(const Snapshot& judged, const FailureRemedies& remedies,
+                           const std::string& indent, const std::string& group_by = "");
+
+// Which picture the remedies were judged on, in words ("at event 2132;
+// judged on the state just before it (rebuilt from the history)").
+std::string FormatJudgedOn(const Snapshot& judged, const FailureRemedies& remedies);
+// "cause: fragmentation (total free ..., largest hole ...)" on `judged`.
+std::string FormatCause(const Snapshot& judged, const Failure& failure);
+// A failure explained (`realm-shadow explain`, the end of `report`): the
+// request (FormatFailure's first line), which picture it was judged on,
+// the cause there, then FormatRemedies.
+std::string FormatFailureExplanation(const Snapshot& judged,
+                                     const FailureRemedies& remedies,
+                                     const std::string& indent,
+                                     const std::string& group_by = "");
 
 }  // namespace realm_shadow
 

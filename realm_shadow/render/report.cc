@@ -18,6 +18,9 @@
 namespace realm_shadow {
 namespace {
 
+// Waste groups and instances listed (a tenth of a screen).
+constexpr size_t kWasteListed = 5;
+
 std::string Percent(double fraction) {
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%.1f%%", fraction * 100.0);
@@ -370,6 +373,94 @@ std::string FormatHolders(const Snapshot& s, const std::string& attribute,
                       GroupLines(s, groups, groups_shown, "    "));
 }
 
+std::string FormatWasteFigures(const WasteTotals& t) {
+  std::string out;
+  const std::pair<const char*, const WasteSum*> figures[] = {
+      {"padding", &t.padding}, {"inflation", &t.inflation},
+      {"unrequested fields", &t.unrequested}};
+  for (const auto& [name, sum] : figures) {
+    absl::StrAppend(&out, out.empty() ? "" : ", ", name, " ");
+    if (sum->known_allocations == 0) out += "unknown";
+    else out += FormatHumanSize(sum->bytes);
+  }
+  return out;
+}
+
+std::string FormatWasteLines(const Snapshot& s, const MemoryWaste& waste,
+                             const std::string& group_by, const std::string& indent) {
+  if (waste.totals.known_waste() == 0) return "";
+  std::string out;
+  const std::string attribute = group_by.empty() ? MostTellingAttribute(s) : group_by;
+  if (!attribute.empty()) {
+    const std::vector<WasteGroup> groups = GroupWaste(waste, [&](const Allocation& a) {
+      return AttributeValue(s, a.identity, a.kind, attribute);
+    });
+    absl::StrAppend(&out, indent, "by ", attribute, ":");
+    size_t shown = 0;
+    for (const WasteGroup& g : groups) {
+      if (g.totals.known_waste() == 0 || shown == kWasteListed) continue;
+      absl::StrAppend(&out, shown++ ? ";" : "", " ", g.value, " ",
+                      FormatHumanSize(g.totals.known_waste()), " of ",
+                      FormatHumanSize(g.totals.bytes), " (", FormatWasteFigures(g.totals), ")");
+    }
+    const size_t wasteful = static_cast<size_t>(std::count_if(
+        groups.begin(), groups.end(),
+        [](const WasteGroup& g) { return g.totals.known_waste() > 0; }));
+    if (wasteful > shown) absl::StrAppend(&out, "; ", wasteful - shown, " more group(s)");
+    out += "\n";
+  }
+  // The instances that hold the most, largest first.
+  std::vector<const AllocationWaste*> most;
+  for (const AllocationWaste& a : waste.allocations)
+    if (a.known_waste() > 0) most.push_back(&a);
+  std::stable_sort(most.begin(), most.end(),
+                   [](const AllocationWaste* a, const AllocationWaste* b) {
+                     return a->known_waste() > b->known_waste();
+                   });
+  for (size_t i = 0; i < most.size() && i < kWasteListed; ++i) {
+    const AllocationWaste& a = *most[i];
+    absl::StrAppend(&out, indent, "instance ", HexId(a.allocation.instance), " ",
+                    FormatHumanSize(a.known_waste()), " of ",
+                    FormatHumanSize(a.allocation.size), ": padding ",
+                    a.padding.known ? FormatSizeExact(a.padding.bytes) : "unknown",
+                    ", inflation ",
+                    a.inflation.known ? FormatSizeExact(a.inflation.bytes) : "unknown",
+                    ", unrequested ",
+                    a.unrequested.known ? FormatSizeExact(a.unrequested.bytes) : "unknown",
+                    IdentityText(s.identities, a.allocation.identity), "\n");
+  }
+  if (most.size() > kWasteListed)
+    absl::StrAppend(&out, indent, "and ", most.size() - kWasteListed,
+                    " more instance(s) (explain --json lists every one)\n");
+  return out;
+}
+
+namespace {
+
+uint64_t InstancesWithFigures(const MemoryWaste& waste) {
+  uint64_t n = 0;
+  for (const AllocationWaste& a : waste.allocations)
+    n += a.allocation.size > 0 &&
+         (a.padding.known || a.inflation.known || a.unrequested.known);
+  return n;
+}
+
+}  // namespace
+
+std::string FormatWasteSummary(const MemoryWaste& waste) {
+  const WasteTotals& t = waste.totals;
+  return absl::StrCat(FormatSizeExact(t.known_waste()), " held unasked in live instances (",
+                      FormatWasteFigures(t), "; ", InstancesWithFigures(waste), " of ",
+                      t.allocations, " instance(s) with figures)");
+}
+
+std::string FormatWaste(const Snapshot& s, const std::string& attribute) {
+  const MemoryWaste waste = FindWaste(s);
+  if (InstancesWithFigures(waste) == 0) return "";
+  return absl::StrCat("  waste               ", FormatWasteSummary(waste), "\n",
+                      FormatWasteLines(s, waste, attribute, "    "));
+}
+
 std::string FormatFreeSpace(const Snapshot& s, const MemorySpace& space) {
   const FreeSummary& sum = space.summary;
   if (!space.placed())
@@ -507,7 +598,7 @@ std::string FormatMemoryReport(const Snapshot& s,
   return absl::StrCat(
       MemoryTitle(s), "\n", FormatCapacityAndUse(s, space), FormatUseByKind(s),
       FormatHolders(s, attribute, Shown(options, options.groups_shown)),
-      FormatFreeSpace(s, space), FormatLargestHoles(s, space, options.top_holes),
+      FormatWaste(s, attribute), FormatFreeSpace(s, space), FormatLargestHoles(s, space, options.top_holes),
       FormatDeferredRequests(s, cut), FormatPendingReleases(s, cut),
       FormatFailures(s, space, options, attribute),
       FormatAnomalies(s, options), FormatExactness(s));

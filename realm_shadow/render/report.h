@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "realm_shadow/analysis/analysis.h"
+#include "realm_shadow/analysis/waste.h"
 #include "realm_shadow/format/dump.h"
 #include "realm_shadow/layers.h"
 
@@ -176,6 +177,23 @@ std::string FormatCapacityAndUse(const Snapshot& snapshot,
                                  const MemorySpace& space);
 // "use by kind": count and bytes of each AllocationKind present.
 std::string FormatUseByKind(const Snapshot& snapshot);
+// "waste": the bytes live instances hold that no one asked for
+// (analysis/waste.h: padding, inflation, unrequested fields), one line
+// (FormatWasteSummary), then FormatWasteLines under it; nothing when no
+// instance carries the figures (a tracked dump; a log without "instance
+// layout" lines).
+std::string FormatWaste(const Snapshot& snapshot, const std::string& attribute);
+// The known waste per group of `group_by` ("": MostTellingAttribute), one
+// line, then the 5 instances that hold the most, a line each: padding,
+// inflation and unrequested bytes and identity.  "" when no waste is known.
+std::string FormatWasteLines(const Snapshot& snapshot, const MemoryWaste& waste,
+                             const std::string& group_by, const std::string& indent);
+// "420 B held unasked in live instances (padding 200 B, inflation 120 B,
+// unrequested fields 100 B; 2 of 3 instance(s) with figures)".
+std::string FormatWasteSummary(const MemoryWaste& waste);
+// "padding 1 KiB, inflation 2 KiB, unrequested fields 0 B": each figure's
+// known bytes, "unknown" where no allocation knows it.
+std::string FormatWasteFigures(const WasteTotals& totals);
 // "by <attribute>": who holds the memory, groups largest first, cut to
 // `groups_shown` (0: all); nothing when `attribute` is empty.
 std::string FormatHolders(const Snapshot& snapshot,

@@ -398,6 +398,7 @@ absl::StatusOr<DumpFile> AtMoment(const DumpFile& in, MomentSource& source,
     if (!h.ok()) return h.status();  // names the file already
     absl::StatusOr<Snapshot> state = StateAt(**h, *sequence);
     if (!state.ok()) return InFile(file, state.status());
+    state->gc_state_known = s->gc_state_known;  // the source's, not the moment's
     out.memories.push_back(*std::move(state));
     if (moment.with_history) out.histories.push_back(HistoryUpTo(**h, *sequence));
     out.notes.push_back(

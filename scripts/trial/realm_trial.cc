@@ -25,6 +25,7 @@
 #include "realm.h"
 #include "realm_shadow/format/dump.h"
 #include "realm_shadow/live/dump.h"
+#include "realm_program.h"
 
 using namespace Realm;
 
@@ -39,12 +40,7 @@ Memory g_memory;
 std::string g_dir = ".";
 int g_step = 0;
 
-ProfilingRequestSet IgnoreFailures() {
-  ProfilingRequestSet prs;
-  prs.add_request(Processor::NO_PROC, 0 /*nobody listens*/)
-      .add_measurement<ProfilingMeasurements::InstanceStatus>();
-  return prs;
-}
+using realm_shadow_trial::IgnoreFailures;
 
 // A 1-D instance of `bytes` one-byte elements.
 Event Create(RegionInstance& inst, size_t bytes, Event wait_on = Event::NO_EVENT) {
@@ -161,16 +157,6 @@ void top_level_task(const void*, size_t, const void*, size_t, Processor) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  Runtime rt;
-  rt.init(&argc, &argv);
-  Processor p = Machine::ProcessorQuery(Machine::get_machine())
-                    .only_kind(Processor::LOC_PROC)
-                    .first();
-  assert(p.exists());
-  Processor::register_task_by_kind(p.kind(), false /*!global*/, TOP_LEVEL_TASK,
-                                   CodeDescriptor(top_level_task),
-                                   ProfilingRequestSet())
-      .external_wait();
-  rt.collective_spawn(p, TOP_LEVEL_TASK, 0, 0);
-  return rt.wait_for_shutdown();
+  return realm_shadow_trial::RunTopLevelTask(argc, argv, TOP_LEVEL_TASK,
+                                              top_level_task);
 }

@@ -223,6 +223,7 @@ inline void CompareInto(const Snapshot& got, const Snapshot& want,
     d.Field(nullptr, 0, "node", got.node, want.node);
     d.Field(nullptr, 0, "name", got.name, want.name);
     d.Field(nullptr, 0, "exact", got.exact, want.exact);
+    d.Field(nullptr, 0, "gc_state_known", got.gc_state_known, want.gc_state_known);
   }
   d.Field(nullptr, 0, "sequence", got.sequence, want.sequence);
 

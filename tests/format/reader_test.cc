@@ -403,6 +403,46 @@ TEST(DumpFormat, PoolsSectionRoundTripsAndRefusesHostileCounts) {
   EXPECT_NE(error.find("nonzero padding"), std::string::npos) << error;
 }
 
+// The gcun section: the memories whose source cannot know GC state (a
+// stock log's rebuild).  A dump where every memory's is known carries no
+// such section, so a tracker's dump is what it was; indices past the
+// memories, unordered, or a second section are refused.
+TEST(DumpFormat, GcUnknownSectionRoundTripsAndIsAbsentWhenEveryStateIsKnown) {
+  DumpFile dump = SampleDump();
+  ASSERT_FALSE(dump.memories.empty());
+  const std::string known = SerializeDump(dump);
+  EXPECT_EQ(known.find("gcun"), std::string::npos);
+  DumpFile out;
+  std::string error;
+  ASSERT_TRUE(Parse(known, &out, &error)) << error;
+  for (const Snapshot& s : out.memories) EXPECT_TRUE(s.gc_state_known);
+
+  const size_t last = dump.memories.size() - 1;
+  dump.memories[last].gc_state_known = false;
+  const std::string unknown = SerializeDump(dump);
+  EXPECT_NE(unknown.find("gcun"), std::string::npos);
+  ASSERT_TRUE(Parse(unknown, &out, &error)) << error;
+  for (size_t i = 0; i < out.memories.size(); ++i)
+    EXPECT_EQ(out.memories[i].gc_state_known, i != last) << i;
+  EXPECT_EQ(CompareDumps(out, dump), "");
+
+  const auto payload = [](std::vector<uint32_t> words) {
+    return std::string(reinterpret_cast<const char*>(words.data()), words.size() * 4);
+  };
+  EXPECT_FALSE(Parse(WithSection(known, "gcun", payload({1, 0, 99})), &out, &error));
+  EXPECT_NE(error.find("section 'gc unknown': memory 99 of"), std::string::npos) << error;
+  EXPECT_TRUE(OneLine(error));
+  if (dump.memories.size() > 1) {
+    EXPECT_FALSE(Parse(WithSection(known, "gcun", payload({2, 0, 1, 0})), &out, &error));
+    EXPECT_NE(error.find("not ascending"), std::string::npos) << error;
+  }
+  EXPECT_FALSE(Parse(WithSection(known, "gcun", payload({2, 0, 0})), &out, &error));
+  EXPECT_NE(error.find("2 memory indices need 8 bytes, the section holds 4"), std::string::npos)
+      << error;
+  EXPECT_FALSE(Parse(WithSection(unknown, "gcun", payload({1, 0, 0})), &out, &error));
+  EXPECT_NE(error.find("appears twice"), std::string::npos) << error;
+}
+
 // A dump's identities are sorted by id on reading (Snapshot::FindIdentity
 // searches them); one id twice is refused.
 TEST(DumpFormat, IdentitiesAreSortedAndUnique) {

@@ -49,6 +49,7 @@ TEST(LineGrammar, RealmInstanceLines) {
   EXPECT_EQ(l.instance, 0x4000000000000005u);
   EXPECT_EQ(l.bytes, 49152u);
   EXPECT_EQ(l.alignment, 64u);
+  EXPECT_EQ(l.text, "Layout(bytes=49152, align=64, fields={0=1+16384})");
   l = Parse("[0 - 7f] 0.1 {1}{inst}: allocation completed: "
             "inst=4000000000000005 offset=245760");
   ASSERT_EQ(l.kind, LineKind::kAllocated);
@@ -179,9 +180,109 @@ TEST(LineGrammar, LegionSpyNamesAndOperations) {
   ASSERT_EQ(l.kind, LineKind::kSpyProvenance);
   EXPECT_EQ(l.text, "app.py:12");
   // The longest name wins: these are not "Index Space" lines.
-  EXPECT_EQ(Parse(p + "Index Space Point 2 1 5").kind, LineKind::kSpyKnown);
-  EXPECT_EQ(Parse(p + "Index Space Rect 2 1 0 9").kind, LineKind::kSpyKnown);
+  EXPECT_EQ(Parse(p + "Index Space Point 2 1 5").kind,
+            LineKind::kSpyIndexSpacePoint);
+  EXPECT_EQ(Parse(p + "Index Space Rect 2 1 0 9").kind,
+            LineKind::kSpyIndexSpaceRect);
+  EXPECT_EQ(Parse(p + "Index Space 2 0 ").kind, LineKind::kSpyKnown);
   EXPECT_EQ(Parse(p + "Brand New Thing 1 2").kind, LineKind::kSpyUnknown);
+}
+
+// The lines that give the shapes of regions and the fields operations ask
+// for, as legion_spy.h prints them with LEGION_MAX_DIM 3 (the fixtures').
+TEST(LineGrammar, LegionSpyShapeLines) {
+  const std::string p = "[0 - 7f] 5.1 {3}{legion_spy}: ";
+  LogLine l = Parse(p + "Field Creation 2 1 8 ");
+  ASSERT_EQ(l.kind, LineKind::kSpyFieldCreation);
+  EXPECT_EQ(l.ids[0], 2u);
+  EXPECT_EQ(l.ids[1], 1u);
+  EXPECT_EQ(l.bytes, 8u);
+  EXPECT_EQ(Parse(p + "Field Creation 2 1 8 app.py:3").kind,
+            LineKind::kSpyFieldCreation);
+  EXPECT_EQ(Parse(p + "Field Creation 2 1 -8 ").kind, LineKind::kMalformed);
+
+  l = Parse(p + "Index Space Rect 1a 1 1022 1537 0 0 0 0");
+  ASSERT_EQ(l.kind, LineKind::kSpyIndexSpaceRect);
+  EXPECT_EQ(l.ids[0], 0x1au);
+  EXPECT_EQ(l.ids[1], 1u);
+  int64_t c[18];
+  ASSERT_EQ(ReadIntegers(l.text, c, 18), 6);
+  EXPECT_EQ(c[0], 1022);
+  EXPECT_EQ(c[1], 1537);
+  l = Parse(p + "Index Space Rect 7 2 -4 5 0 9 0 0");
+  ASSERT_EQ(l.kind, LineKind::kSpyIndexSpaceRect);
+  ASSERT_EQ(ReadIntegers(l.text, c, 18), 6);
+  EXPECT_EQ(c[0], -4);
+  // Fewer coordinates than 2 x DIM, or one that is not a number.
+  EXPECT_EQ(Parse(p + "Index Space Rect 7 2 0 5 0").kind, LineKind::kMalformed);
+  EXPECT_EQ(Parse(p + "Index Space Rect 7 1 0 x 0 0 0 0").kind,
+            LineKind::kMalformed);
+  EXPECT_EQ(Parse(p + "Index Space Rect 7 0 0 0").kind, LineKind::kMalformed);
+  l = Parse(p + "Index Space Point 45 1 8 0 0");
+  ASSERT_EQ(l.kind, LineKind::kSpyIndexSpacePoint);
+  EXPECT_EQ(l.ids[0], 0x45u);
+  ASSERT_EQ(ReadIntegers(l.text, c, 18), 3);
+  EXPECT_EQ(c[0], 8);
+  l = Parse(p + "Empty Index Space 3f");
+  ASSERT_EQ(l.kind, LineKind::kSpyEmptyIndexSpace);
+  EXPECT_EQ(l.ids[0], 0x3fu);
+
+  l = Parse(p + "Index Space Expression 98 407");
+  ASSERT_EQ(l.kind, LineKind::kSpyExpression);
+  EXPECT_EQ(l.ids[0], 0x98u);
+  EXPECT_EQ(l.ids[1], 407u);
+  // The intersection's first source has two spaces before it.
+  l = Parse(p + "Index Space Intersection 38 2  22 24");
+  ASSERT_EQ(l.kind, LineKind::kSpyExpressionOp);
+  EXPECT_EQ(l.ids[0], 38u);
+  EXPECT_EQ(l.ids[1], static_cast<uint64_t>('I'));
+  EXPECT_EQ(l.ids[2], 2u);
+  ASSERT_EQ(ReadIntegers(l.text, c, 18), 2);
+  EXPECT_EQ(c[1], 24);
+  l = Parse(p + "Index Space Union 90 3 10 12 14");
+  ASSERT_EQ(l.kind, LineKind::kSpyExpressionOp);
+  EXPECT_EQ(l.ids[1], static_cast<uint64_t>('U'));
+  EXPECT_EQ(l.ids[2], 3u);
+  l = Parse(p + "Index Space Difference 52 24 38");
+  ASSERT_EQ(l.kind, LineKind::kSpyExpressionOp);
+  EXPECT_EQ(l.ids[1], static_cast<uint64_t>('D'));
+  EXPECT_EQ(l.text, "24 38");
+  // A count that is not the number of sources is not trusted.
+  EXPECT_EQ(Parse(p + "Index Space Union 90 3 10 12").kind,
+            LineKind::kMalformed);
+  EXPECT_EQ(Parse(p + "Index Space Union 90 1 10 12").kind,
+            LineKind::kMalformed);
+  EXPECT_EQ(Parse(p + "Index Space Difference 52 24").kind,
+            LineKind::kMalformed);
+
+  l = Parse(p + "Logical Requirement 38 0 1 6 2 2 268435463 0 0 2");
+  ASSERT_EQ(l.kind, LineKind::kSpyRequirement);
+  EXPECT_EQ(l.ids[0], 38u);
+  EXPECT_EQ(l.ids[1], 0u);
+  EXPECT_EQ(l.ids[2], 1u);
+  EXPECT_EQ(l.ids[3], 6u);
+  EXPECT_EQ(l.ids[4], 2u);
+  EXPECT_EQ(l.ids[5], 2u);
+  EXPECT_EQ(Parse(p + "Logical Requirement 42 0 1 a 2 2 7 0 0 2").ids[3], 10u);
+  l = Parse(p + "Logical Requirement Field 12 1 1");
+  ASSERT_EQ(l.kind, LineKind::kSpyRequirementField);
+  EXPECT_EQ(l.ids[0], 12u);
+  EXPECT_EQ(l.ids[1], 1u);
+  EXPECT_EQ(l.ids[2], 1u);
+  EXPECT_EQ(Parse(p + "Logical Requirement Projection 10 0 0").kind,
+            LineKind::kSpyKnown);
+}
+
+TEST(LineGrammar, ReadIntegers) {
+  int64_t v[3];
+  EXPECT_EQ(ReadIntegers("", v, 3), 0);
+  EXPECT_EQ(ReadIntegers(" 1  -2 3 ", v, 3), 3);
+  EXPECT_EQ(v[1], -2);
+  EXPECT_EQ(ReadIntegers("1 2 3 4", v, 3), -1);  // more than max
+  EXPECT_EQ(ReadIntegers("1 +2", v, 3), -1);
+  EXPECT_EQ(ReadIntegers("-9223372036854775808", v, 3), 1);
+  EXPECT_EQ(v[0], INT64_MIN);
+  EXPECT_EQ(ReadIntegers("9223372036854775808", v, 3), -1);
 }
 
 // Lines built from the format strings of Legate's BaseMapper

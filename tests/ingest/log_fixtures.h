@@ -83,6 +83,14 @@ inline bool AnyNote(const DumpFile& d, const std::string& part) {
   return false;
 }
 
+// What the identity of an allocation says in identity lines: "" when it has
+// none, or only figures (the '#' attributes every instance with a layout
+// line carries, waste_figures.h).
+inline std::string PrintedIdentity(const Snapshot& s, uint32_t identity) {
+  const Identity* id = identity ? s.FindIdentity(identity) : nullptr;
+  return id ? IdentityText(*id) : std::string();
+}
+
 // A line of node 0 as Realm's logger prints it.
 inline std::string Line(const std::string& logger, const std::string& message,
                         int level = 1) {

@@ -146,6 +146,16 @@ TEST_F(DumpOnFailureTest, FragmentationWritesADumpAndAReport) {
   EXPECT_NE(report.find("\n  dump                " + path + "\n"),
             std::string::npos)
       << report;
+  // The remedies that need no replay, judged on the history the live side
+  // holds, and the one command that gives the rest.
+  EXPECT_NE(report.find("\n      1. release         release 1 collectable allocation(s), "
+                        "64 KiB (65536 B), window [65536, 262144)"),
+            std::string::npos)
+      << report;
+  EXPECT_NE(report.find("\n  more remedies       realm-shadow explain " + path +
+                        " (capacity, allocator: a replay of the history)\n"),
+            std::string::npos)
+      << report;
 
   DumpFile dump;
   std::string error;

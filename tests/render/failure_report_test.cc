@@ -198,7 +198,8 @@ TEST(AddressedMemory, BlockersWithoutAWindow) {
 
 // The live report: its first line, the memory's figures as the report's
 // sections print them, and the failure as the report lists it, but for the
-// window of fewest allocations, which the failing thread does without.
+// window of fewest allocations, which the failing thread does without; then
+// the remedies that need no replay.
 TEST(FormatFailureReport, IsTheReportsSectionsAndFailure) {
   Snapshot s = Fragmented();
   s.name = "GPU0\nFB";
@@ -212,7 +213,10 @@ TEST(FormatFailureReport, IsTheReportsSectionsAndFailure) {
                 FormatFailure(s, space, s.failures[0],
                               FailureTextOptions{
                                   "    ", ListCut{16, "see the dump"}, "task",
-                                  /*fewest_allocations_too=*/false}));
+                                  /*fewest_allocations_too=*/false}) +
+                FormatRemedies(s, FindRemedies(s, s.failures[0], nullptr), "    "));
+  EXPECT_TRUE(Contains(FormatFailureReport(s, 0x42),
+                       "    remedies (what would make it fit, least asked of you first"));
   // The report lists the same lines for it.
   ReportOptions options;
   options.instances_shown = 16;

@@ -35,6 +35,12 @@ inline constexpr char kTagMemory[4] = {'M', 'E', 'M', 'Y'};
 // hist was written by version 1 writers too; pool is version 2 on.
 inline constexpr char kTagPools[4] = {'p', 'o', 'o', 'l'};
 inline constexpr char kTagHistory[4] = {'h', 'i', 's', 't'};
+// gcun: the memories whose source does not know GC state
+// (Snapshot::gc_state_known false); written only when there is one, so a
+// tracker's dump is what it was, and a file without it reads as before
+// (every memory's GC state known).
+inline constexpr char kTagGcUnknown[4] = {'g', 'c', 'u', 'n'};
+inline constexpr size_t kGcUnknownHeaderBytes = 8;  // count, reserved
 inline bool IsOptionalTag(const uint8_t* tag) { return tag[0] >= 'a' && tag[0] <= 'z'; }
 
 // Record sizes on disk.  A memory section's records:

@@ -304,10 +304,14 @@
       if (b && b.fits_already) what = 'fits now';
       else if (b && b.found) what = 'blocked: release ' + b.count + ' allocation' + (b.count === 1 ? '' : 's') + ' (' + human(b.bytes_to_free) + ') in [' + offs(b.window_offset) + ', ' + offs(b.window_end) + ')';
       else if (b) what = 'no window of collectable allocations is large enough';
-      return '<div class="pick' + (st.failure && st.failure.mi === mi && st.failure.fi === k ? ' selected' : '') + '" data-k="' + k + '">' +
+      // A stock log's rebuild cannot tell which instances Legion keeps.
+      if (b && b.found && m.gc_state_known === false) what += '; GC state unknown: a stock log cannot tell which of these are collectable';
+      const selected = st.failure && st.failure.mi === mi && st.failure.fi === k;
+      return '<div class="pick' + (selected ? ' selected' : '') + '" data-k="' + k + '">' +
         '<span class="bad">' + esc(f.instance) + '</span> ' + human(f.size) + ' align ' + human(f.alignment) +
         (f.eventual ? ' (deferred, failed later)' : '') + ' <b>' + esc(f.cause) + '</b><br><span class="note">' + esc(what) + '</span>' +
-        (f.identity ? '<br><span class="note">' + esc(identityText(f.identity)) + '</span>' : '') + '</div>';
+        (f.identity ? '<br><span class="note">' + esc(identityText(f.identity)) + '</span>' : '') +
+        (selected ? remediesHtml(m, f) : '') + '</div>';
     }).join('');
     fl.querySelectorAll('.pick').forEach((el) => el.addEventListener('click', () => selectFailure(mi, +el.dataset.k, true)));
 
@@ -324,6 +328,16 @@
     $('dumpInfo').innerHTML = esc(d.label + ': source ' + (d.source || '?') + ', node ' + d.node +
       (d.created_ms ? ', taken ' + new Date(d.created_ms).toISOString() : '')) +
       d.notes.map((n) => '<div class="note">' + esc(n) + '</div>').join('');
+  }
+  // The remedies of failure f (realm-shadow explain's, written with the
+  // page), beside it when it is selected: those that fit numbered first.
+  function remediesHtml(m, f) {
+    const r = (m.remedies || []).find((x) => x.instance === f.instance && x.sequence === f.sequence);
+    if (!r) return '';
+    let rank = 0;
+    return '<div class="remedies"><b>remedies</b> <span class="note">' + esc(r.judged) + '; ' + esc(r.cause) + '</span>' +
+      r.lines.map((l) => '<div class="remedy' + (l.fits ? ' fits' : '') + '">' + (l.fits ? ++rank + '. ' : '&ndash; ') +
+        '<b>' + esc(l.kind) + '</b> ' + esc(l.text) + '</div>').join('') + '</div>';
   }
   function identityText(id) {
     const ident = dump().identities[id];
