@@ -3,8 +3,10 @@
 
 #include <algorithm>
 #include <cassert>
+#include <map>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/container/inlined_vector.h"
 #include "realm_shadow/core/identity.h"
 
@@ -24,6 +26,10 @@ struct LifeInfo {
   uint32_t wait_step = kNoStep;     // the kRequestWaits step
   uint32_t request_step = kNoStep;  // the step that made the request
   uint32_t piece_of = kNoLife;      // provisionally a piece of this life's split
+  // Its split's pieces were announced while it still waited on its creation
+  // precondition (Realm's delayed redistrict): the release joins Realm's
+  // queue when the life is placed, not when it was requested.
+  bool delayed_split = false;
 };
 
 std::string Hex(uint64_t v) { return HexId(v); }
@@ -66,6 +72,8 @@ class Compiler {
   // ---- lives and steps ------------------------------------------------------
 
   uint32_t NewLife(uint64_t instance, uint64_t size, uint64_t alignment, Phase phase) {
+    // The id's earlier life is over (ids are reused only once destroyed).
+    if (!not_replayed_.empty()) not_replayed_.erase(instance);
     auto& open = open_[instance];
     // A failed life is forgotten once its id is used again.
     open.erase(std::remove_if(open.begin(), open.end(),
@@ -99,6 +107,7 @@ class Compiler {
 
   void Close(uint32_t life) {
     info_[life].phase = Phase::kGone;
+    if (candidate_old_ == life) candidate_old_ = kNoLife;
     auto it = open_.find(s_.lives[life].instance);
     if (it == open_.end()) return;
     auto& v = it->second;
@@ -136,6 +145,57 @@ class Compiler {
     }
   }
 
+  // ---- a log's upper bounds --------------------------------------------------
+
+  // A log gives a redistricted piece only its start: its size is bounded
+  // by the next piece or the old range's end.  A placement the log records
+  // at `offset`, inside a piece's bound, shows that the piece ends there
+  // (Realm never overlaps two ranges; a piece whose release made the room
+  // was released first, by the rebuild): replayed as the split of the
+  // piece to that size, before the request, as the rebuild's own tighter
+  // bounds are.  A piece that starts there is a zero-byte one (Realm
+  // gives those offset 0).  Cost: one ordered-map lookup per placement of
+  // a log with bounded pieces, none otherwise.
+  void NarrowBoundAt(uint64_t offset, uint64_t size) {
+    if (bounded_.empty() || size == 0) return;
+    auto it = bounded_.upper_bound(offset);
+    if (it == bounded_.begin()) return;
+    --it;
+    const uint64_t start = it->first;
+    const uint32_t piece = it->second;
+    const ReplayLife old = s_.lives[piece];
+    if (info_[piece].phase != Phase::kPlaced || old.recorded_offset != start) {
+      bounded_.erase(it);  // released or split since
+      return;
+    }
+    if (start + old.size <= offset || info_[piece].release != Release::kNone) return;
+    const uint32_t narrowed = NewLife(old.instance, offset - start, old.alignment, Phase::kPending);
+    s_.lives[narrowed].size_known = false;
+    s_.lives[narrowed].identity = old.identity;
+    const uint32_t st = AddStep(StepKind::kRedistrict, piece, true);
+    s_.steps[st].first_piece = narrowed;
+    s_.steps[st].piece_count = 1;
+    Placement(narrowed, start);
+    it->second = narrowed;
+    bound_refinements_.push_back(narrowed);
+    Close(piece);
+  }
+
+  // ... and was placed there.  A split requested while it waited is queued
+  // now (allocate_storage_immediate's DELAYEDREDISTRICT): its release step
+  // moves here, where the split will rewrite it.
+  void EntersPlaced(uint32_t life, uint64_t offset) {
+    if (from_log_) NarrowBoundAt(offset, s_.lives[life].size);
+    Enters(life);
+    Placement(life, offset);
+    LifeInfo& li = info_[life];
+    if (li.delayed_split && li.release == Release::kPending && li.release_step != kNoStep) {
+      dead_[li.release_step] = true;
+      li.release_step = AddStep(StepKind::kRelease, life, false);
+    }
+    li.delayed_split = false;
+  }
+
   bool Unknown(const Event& e, std::string* error) {
     *error = "event " + std::to_string(EventNumber(seq_)) + " (" + EventTypeName(e.type) + " of " +
              Hex(e.instance) +
@@ -167,7 +227,7 @@ class Compiler {
       return a.sequence < b.sequence;
     });
     for (const PendingRequest& p : pending) {
-      const bool waits = !from_log_ && p.planned_offset == kNoOffset;
+      const bool waits = p.planned_offset == kNoOffset;
       const uint32_t life = NewLife(p.instance, p.size, p.alignment,
                                     waits ? Phase::kWaiting : Phase::kPending);
       s_.lives[life].identity = p.identity;
@@ -206,8 +266,11 @@ class Compiler {
       case EventType::kDeferredCompleted: {
         const uint32_t life = Waiting(e.instance);
         if (life == kNoLife) return Unknown(e, error);
-        Enters(life);
-        Placement(life, e.offset);
+        if (External(e.offset, s_.lives[life].size)) {
+          SkipExternal(e.instance, life);
+          return true;
+        }
+        EntersPlaced(life, e.offset);
         return true;
       }
       case EventType::kDeferredFailed:
@@ -292,14 +355,36 @@ class Compiler {
     return true;
   }
 
+  // A placement outside the memory's range is an external instance's
+  // (Realm's "offset" for it is its address minus the memory's base; a
+  // log records it so): it holds nothing of Realm's allocator, and is not
+  // replayed.  Its id is kept until released or reused.
+  bool External(uint64_t offset, uint64_t size) const {
+    return s_.capacity_known && (offset > s_.capacity || size > s_.capacity - offset);
+  }
+  void SkipExternal(uint64_t instance, uint32_t waiting) {
+    ++externals_;
+    not_replayed_.insert(instance);
+    if (waiting == kNoLife) return;
+    if (info_[waiting].request_step != kNoStep) dead_[info_[waiting].request_step] = true;
+    if (info_[waiting].release_step != kNoStep) dead_[info_[waiting].release_step] = true;
+    s_.lives[waiting].recorded = RecordedOutcome::kCancelled;
+    Close(waiting);
+  }
+
   bool Placed(const Event& e, std::string* error) {
     (void)error;
     const uint32_t waiting = Waiting(e.instance);
-    if (waiting != kNoLife && info_[waiting].piece_of == kNoLife) {
-      Enters(waiting);
-      Placement(waiting, e.offset);
+    if (External(e.offset, waiting != kNoLife ? s_.lives[waiting].size : e.size)) {
+      SkipExternal(e.instance, waiting != kNoLife && info_[waiting].piece_of == kNoLife ? waiting
+                                                                                         : kNoLife);
       return true;
     }
+    if (waiting != kNoLife && info_[waiting].piece_of == kNoLife) {
+      EntersPlaced(waiting, e.offset);
+      return true;
+    }
+    if (from_log_) NarrowBoundAt(e.offset, e.size);
     const uint32_t life = NewLife(e.instance, e.size, e.aux, Phase::kPending);
     info_[life].request_step = AddStep(StepKind::kRequest, life);
     Placement(life, e.offset);
@@ -319,16 +404,25 @@ class Compiler {
       const uint32_t placed = Placed(e.instance);
       if (placed != kNoLife && info_[placed].release == Release::kNone) return true;
     }
-    const bool waits = e.offset == kNoOffset && !from_log_;
+    // No plan: the request waits on its creation precondition and enters
+    // the allocator at the event that shows it placed or failed.  From a
+    // log that is also where a request Realm deferred lands: the log names
+    // no plan and no precondition (Realm logs "allocation completed" only
+    // when the request is served), so every request without a plan enters
+    // at its outcome (docs/replay.md, what it cannot know).
+    const bool waits = e.offset == kNoOffset;
     const uint32_t life = NewLife(e.instance, e.size, e.aux, waits ? Phase::kWaiting : Phase::kPending);
     const uint32_t st = AddStep(waits ? StepKind::kRequestWaits : StepKind::kRequest, life);
     info_[life].request_step = st;
     if (waits) {
       info_[life].wait_step = st;
-      // Right after a release was requested (or more pieces of it): maybe
-      // a piece of that release's split (confirmed at the split, or by the
-      // decision hooks' pattern at the release).
-      if (candidate_old_ != kNoLife && last_wait_or_release_ + 1 == seq_)
+      // Right after the release of a placed life was requested, not ready
+      // (or more pieces of it): maybe a piece of that life's deferred split
+      // (the decision hooks' pattern, confirmed at the release).  A log
+      // names a split's pieces only in its redistrict group.
+      if (!from_log_ && candidate_old_ != kNoLife && last_wait_or_release_ + 1 == seq_ &&
+          info_[candidate_old_].phase == Phase::kPlaced &&
+          info_[candidate_old_].release == Release::kPending)
         info_[life].piece_of = candidate_old_;
       last_wait_or_release_ = seq_;
     }
@@ -351,6 +445,7 @@ class Compiler {
     // has no size: it cannot be replayed.
     if (e.type == EventType::kAllocationFailed && e.size == 0 && from_log_) {
       ++unknown_size_failures_;
+      not_replayed_.insert(e.instance);  // Realm destroys it too
       return true;
     }
     life = NewLife(e.instance, e.size, e.aux, Phase::kPending);
@@ -393,17 +488,23 @@ class Compiler {
     if (life == kNoLife) return true;  // a failed instance's destroy
     info_[life].release_step = AddStep(StepKind::kRelease, life, ready);
     info_[life].release = ready ? Release::kReady : Release::kPending;
+    const bool old_waits = info_[life].phase == Phase::kWaiting;
     candidate_old_ = info_[life].phase == Phase::kPlaced ? life : kNoLife;
     last_wait_or_release_ = seq_;
     // Heap observation announces a split's pieces just before the old
-    // release: the waiting requests of the events right before this one.
-    if (candidate_old_ != kNoLife) {
+    // release: the waiting requests of the events right before this one,
+    // also when the old life itself still waits (a delayed redistrict).
+    // A log names a split's pieces only in its redistrict group.
+    if (!from_log_ && (candidate_old_ != kNoLife || old_waits)) {
       uint64_t expect = seq_;
       for (size_t k = s_.steps.size() - 1; k-- > 0;) {
         const ReplayStep& st = s_.steps[k];
         if (dead_[k] || st.kind != StepKind::kRequestWaits || st.sequence + 1 != expect) break;
-        if (info_[st.life].phase == Phase::kWaiting && info_[st.life].piece_of == kNoLife)
+        if (st.life != life && info_[st.life].phase == Phase::kWaiting &&
+            info_[st.life].piece_of == kNoLife) {
           info_[st.life].piece_of = life;
+          info_[life].delayed_split = old_waits;
+        }
         expect = st.sequence;
       }
     }
@@ -434,6 +535,7 @@ class Compiler {
         Close(Find(e.instance, {Phase::kFailed}));
         return true;
       }
+      if (not_replayed_.erase(e.instance) > 0) return true;  // a failed piece
       return Unknown(e, error);
     }
     if (e.type == EventType::kReleased && DecisionSplit(life)) return true;
@@ -497,6 +599,7 @@ class Compiler {
       s_.steps[st].first_piece = piece;
       s_.steps[st].piece_count = 1;
       Placement(piece, placed[0]->offset);
+      bounded_[placed[0]->offset] = piece;
       bound_refinements_.push_back(piece);
       Close(old);
       return true;
@@ -540,9 +643,16 @@ class Compiler {
         Close(w);
       }
     }
+    // A log's piece outside the old range is a zero-byte one: Realm gives
+    // those offset 0 (split_range), and the rebuild's bound for it, up to
+    // the next piece's start, is room of the old range's pieces.
+    const uint64_t old_start = s_.lives[old].recorded_offset;
+    const uint64_t old_end = old_start + s_.lives[old].size;
     std::vector<uint32_t> pieces;
-    for (const Event* r : placed)
-      pieces.push_back(NewLife(r->instance, r->size, r->aux, Phase::kPending));
+    for (const Event* r : placed) {
+      const bool outside = from_log_ && (r->offset < old_start || r->offset >= old_end);
+      pieces.push_back(NewLife(r->instance, outside ? 0 : r->size, r->aux, Phase::kPending));
+    }
     const bool queued = info_[old].release_step != kNoStep && info_[old].release == Release::kPending;
     if (queued && pieces.empty()) {
       // A split into nothing (every piece failed, or a log's release
@@ -560,7 +670,10 @@ class Compiler {
     }
     for (size_t i = 0; i < placed.size(); ++i) {
       Placement(pieces[i], placed[i]->offset);
-      if (from_log_) s_.lives[pieces[i]].size_known = false;
+      if (from_log_) {
+        s_.lives[pieces[i]].size_known = false;
+        bounded_[placed[i]->offset] = pieces[i];
+      }
     }
     Close(old);
     return true;
@@ -581,6 +694,11 @@ class Compiler {
     if (unknown_size_failures_)
       s_.notes.push_back(std::to_string(unknown_size_failures_) +
                          " failed redistrict piece(s) of unknown size: not replayed");
+    if (externals_)
+      s_.notes.push_back(std::to_string(externals_) +
+                         " external instance(s) (placed outside the memory's range: "
+                         "an address, not an offset): they hold nothing of Realm's "
+                         "allocator and are not replayed");
     if (!bound_refinements_.empty())
       s_.notes.push_back(std::to_string(bound_refinements_.size()) +
                          " tighter bound(s) on a piece's size from later placements: "
@@ -609,7 +727,13 @@ class Compiler {
   uint64_t last_wait_or_release_ = UINT64_MAX - 1;
   uint64_t reservations_ = 0;
   uint64_t unknown_size_failures_ = 0;
+  uint64_t externals_ = 0;
+  // Ids of those failed pieces and of external instances, until released
+  // or reused.
+  absl::flat_hash_set<uint64_t> not_replayed_;
   std::vector<uint32_t> bound_refinements_;
+  // A log's placed pieces of upper-bound size, by their start.
+  std::map<uint64_t, uint32_t> bounded_;
 };
 
 }  // namespace

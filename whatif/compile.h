@@ -9,11 +9,13 @@
 //    that entered and was placed at once, at the recorded offset.
 //  - deferred with a plan, future_placed with an offset for an id with no
 //    request yet: a request that entered and was deferred.  deferred or
-//    future_placed without a plan (kNoOffset): from the tracker, a request
-//    waiting on its creation precondition, which enters at the next event
-//    that shows it in a heap or failed; from a log, a deferred request
-//    (the log cannot tell a creation precondition apart, and Realm defers
-//    far more often than programs wait to create).
+//    future_placed without a plan (kNoOffset): a request waiting on its
+//    creation precondition, which enters at the next event that shows it
+//    in a heap or failed.  From a log that is also a request Realm
+//    deferred: the log names neither precondition nor plan, and Realm
+//    plans nothing for a request whose precondition has not fired, so a
+//    request read as deferred would take room Realm never gave it
+//    (docs/replay.md, what it cannot know).
 //  - deferred_completed, heap_placed of a waiting id: its placement.
 //    deferred_failed, request_failed, allocation_failed: its failure.
 //  - release_requested 0 / 1 / 2: a release requested (not ready / ready),
@@ -26,6 +28,10 @@
 //    requested, later the split) by the split.  A one-piece redistrict of
 //    an instance into itself is a log's tighter bound on a piece's size,
 //    replayed as that split and left out of the self-check.
+//  - a placement outside the memory's range (its capacity known, 0
+//    included): an external instance, whose "offset" Realm makes its
+//    address minus the memory's base; it holds nothing of the allocator
+//    and is not replayed (counted in a note).
 //  - reserved / reservation_ended: not requests to Realm's allocator (a
 //    pool's backing instance is one, and replays as one); counted.
 //  - attach_identity: the identity of the life, and whether its size is

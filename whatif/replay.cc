@@ -342,9 +342,13 @@ class Runner {
   void Release(uint32_t life, bool ready) {
     if (lives_[life].state == LifeState::kUntouched || lives_[life].model_index == 0) return;
     // The run had it placed and was done with it; here it never got there.
-    if ((lives_[life].state == LifeState::kPending || lives_[life].state == LifeState::kWaiting) &&
-        script_.lives[life].recorded == RecordedOutcome::kPlaced)
-      Fail(life, FailureKind::kStalled);
+    // (A destroy requested before the run placed it waits for the
+    // placement, in the run as here: Realm's delayed destroy.)
+    if (lives_[life].state == LifeState::kPending || lives_[life].state == LifeState::kWaiting) {
+      const ReplayLife& l = script_.lives[life];
+      if (l.recorded == RecordedOutcome::kPlaced && l.recorded_sequence < sequence_)
+        Fail(life, FailureKind::kStalled);
+    }
     model::Event after = model::kNoEvent;
     if (!ready) after = *EventOf(&release_event_, life) = memory_->NewEvent();
     memory_->Destroy(ModelId(life), after);

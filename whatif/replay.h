@@ -161,7 +161,8 @@ struct ReplayScript {
 enum class FailureKind : uint8_t {
   kInstant,     // INSTANT_FAILURE
   kEventual,    // EVENTUAL_FAILURE (a poisoned release it counted on)
-  kStalled,     // the run released it while the replay still had it waiting
+  kStalled,     // the run placed, then released it while the replay still
+                // had it waiting
   kNotPlaced,   // the run placed (or failed) it; the replay had not by the end
 };
 const char* FailureKindName(FailureKind kind);

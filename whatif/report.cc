@@ -76,7 +76,9 @@ absl::StatusOr<MemoryAnswer> ReplayMemory(ReplayScript script,
   // same, a request the run placed still fits, and one that failed or
   // waited (no room at the real capacity) has less room still.  So the
   // self-check is exact at it.
-  if (!s.capacity_known || s.capacity == 0) {
+  // A known capacity of 0 is one: the memory Realm keeps for external
+  // instances, whose allocator holds nothing.
+  if (!s.capacity_known) {
     uint64_t reached = 0;
     for (const ReplayLife& l : s.lives)
       if (l.recorded_offset != kNone64)
@@ -91,13 +93,13 @@ absl::StatusOr<MemoryAnswer> ReplayMemory(ReplayScript script,
     }
   }
   answer.capacity = question.capacity ? question.capacity : s.capacity;
-  if (answer.capacity == 0)
+  if (answer.capacity == 0 && !s.capacity_known)
     return absl::InvalidArgumentError(
         HexId(s.memory_id) +
         ": the memory's capacity is unknown (a log without machine=1) and no "
         "placement shows how much it had: give --capacity");
   answer.lower_bound = PeakLiveBytes(s);
-  if (s.capacity > 0) {
+  if (s.capacity > 0 || s.capacity_known) {
     ReplayOptions o;
     o.policy = PlacementPolicy::kRealm;
     o.capacity = s.capacity;

@@ -9,6 +9,7 @@
 #include "realm_shadow/ingest/realm_log.h"
 #include "whatif/compile.h"
 #include "whatif/replay.h"
+#include "whatif/report.h"
 
 namespace realm_shadow::whatif {
 namespace {
@@ -121,9 +122,43 @@ TEST(Compile, WaitingRequestEntersAtItsPlacement) {
   EXPECT_EQ(s.steps[1].kind, StepKind::kRequestWaits);
   EXPECT_EQ(s.steps[3].kind, StepKind::kRequestEnters);
   EXPECT_EQ(Replayed(s, PlacementPolicy::kRealm).self_check.as_recorded, 3u);
-  // From a log the same events are a request deferred when it was made.
+  // From a log the same: the log names no plan, so the request enters at
+  // its outcome (Realm plans none before the precondition fires).
   const ReplayScript log = Compile(Base(1000), ev, /*from_log=*/true);
-  EXPECT_EQ(log.steps[1].kind, StepKind::kRequest);
+  EXPECT_EQ(log.steps[1].kind, StepKind::kRequestWaits);
+  EXPECT_EQ(log.steps[3].kind, StepKind::kRequestEnters);
+}
+
+// A Realm log (the oracle's minimal program of replay.failures and
+// replay.self-check, seed 1):
+//   event E5 / create S i13 9471 after=E5 / create S i14 22528 align=256
+// E5 never fires: Realm never asks its allocator for i13 and puts i14 at
+// 0.  Replayed as a request deferred when it was made, i13 took [0, 9471)
+// and i14 went to 9472.
+TEST(Compile, LogRequestOnAPreconditionEntersAtItsOutcome) {
+  const std::vector<Event> ev = {
+      E(EventType::kDeferred, 1, kNoOffset, 9471, 1),
+      E(EventType::kAllocated, 2, 0, 22528, 256)};
+  const ReplayScript s = Compile(Base(4194304), ev, /*from_log=*/true);
+  const ReplayResult r = Replayed(s, PlacementPolicy::kRealm);
+  EXPECT_EQ(r.self_check.checked, 1u);
+  EXPECT_EQ(r.self_check.as_recorded, 1u);
+  EXPECT_FALSE(r.failed());  // i13 still waits, as in the run
+}
+
+// A destroy requested while the request still waits on its precondition
+// (a log: "instance destroyed" before "allocation completed") waits for
+// the placement, in Realm as in the replay: not a request the run had
+// placed and the replay held back.
+TEST(Compile, LogDestroyBeforeThePlacementIsNotAStall) {
+  const std::vector<Event> ev = {
+      E(EventType::kDeferred, 1, kNoOffset, 1000, 1), ReleaseRequested(1, 0),
+      E(EventType::kDeferredCompleted, 1, 0), Released(1),
+      E(EventType::kAllocated, 2, 0, 500, 1)};
+  const ReplayScript s = Compile(Base(4096), ev, /*from_log=*/true);
+  const ReplayResult r = Replayed(s, PlacementPolicy::kRealm);
+  EXPECT_EQ(r.self_check.as_recorded, 2u);
+  EXPECT_FALSE(r.failed());
 }
 
 // Heap observation: the pieces wait, the old release is requested, the
@@ -150,6 +185,35 @@ TEST(Compile, HeapObservedRedistrict) {
   EXPECT_EQ(r.self_check.difference_count, 0u);
   ASSERT_EQ(r.failures.size(), 1u);  // the piece that does not fit
   EXPECT_EQ(s.lives[r.failures[0].life].instance, kId | 5);
+}
+
+// Heap observation of a redistrict requested while the old instance still
+// waits on its creation precondition (Realm's delayed redistrict; oracle
+// seed 294: create S i4 43467 after=E1 / redistrict i4 i5 i6 i7
+// after=E1+E2 / trigger E2 / trigger E1): the pieces are announced and the
+// old release requested before the old is placed; the release joins
+// Realm's queue only once the old is placed, and the split comes later.
+// The announced pieces are the split's, not requests of their own: a later
+// life of a piece's id is a new request.
+TEST(Compile, HeapObservedDelayedRedistrict) {
+  const std::vector<Event> ev = {
+      E(EventType::kFuturePlaced, 1, kNoOffset, 400, 2),
+      E(EventType::kFuturePlaced, 2, kNoOffset, 100, 2),
+      E(EventType::kFuturePlaced, 3, kNoOffset, 150, 2),
+      ReleaseRequested(1, 0),
+      E(EventType::kHeapPlaced, 1, 0, 400, 2),
+      E(EventType::kHeapPlaced, 5, 400, 100, 2),
+      ReleaseRequested(1, 1),
+      E(EventType::kHeapSplit, 1, 0, 0, 2), E(EventType::kRedistrictPiece, 2, 0, 100, 2),
+      E(EventType::kRedistrictPiece, 3, 100, 150, 2),
+      E(EventType::kHeapPlaced, 6, 250, 100, 2),
+      ReleaseRequested(3, 1), E(EventType::kHeapRemoved, 3),
+      E(EventType::kHeapPlaced, 3, 500, 200, 2)};
+  const ReplayScript s = Compile(Base(1000), ev);
+  const ReplayResult r = Replayed(s, PlacementPolicy::kRealm);
+  EXPECT_EQ(r.self_check.checked, 6u);
+  EXPECT_EQ(r.self_check.difference_count, 0u);
+  EXPECT_FALSE(r.failed());
 }
 
 // A Realm log: a split's pieces have upper-bound sizes (not checkable),
@@ -201,6 +265,105 @@ TEST(Compile, LogRedistrictWithNoPieceIsTheRelease) {
   EXPECT_EQ(r.self_check.as_recorded, 2u);
   EXPECT_EQ(r.self_check.difference_count, 0u);
   EXPECT_FALSE(r.failed());
+}
+
+// A Realm log (the oracle's minimal program of replay.history-hole, seed 1):
+//   create S i1 fill align=256 / create S i5 fill align=32 after=E2
+//   checkpoint / redistrict i5 i6:286833:32 i7:0:4096 i8:696727:32
+//   destroy i8
+// i5 is 0 B (the memory is full), every piece fails, and Realm destroys
+// the failed i8 too ("deallocation completed").  A failed piece of unknown
+// size is not replayed; its release is no hole in the history.
+TEST(Compile, LogReleaseOfAFailedPieceIsNoHole) {
+  const std::vector<Event> ev = {
+      E(EventType::kAllocated, 0, 0, 0, 32), E(EventType::kAllocated, 1, 0, 4194304, 256),
+      E(EventType::kAllocated, 2, 0, 0, 32), E(EventType::kRedistrict, 2, 0, 0, 0),
+      E(EventType::kAllocationFailed, 3), E(EventType::kAllocationFailed, 4),
+      E(EventType::kAllocationFailed, 5), ReleaseRequested(5, 1), Released(5)};
+  const ReplayScript s = Compile(Base(4194304), ev, /*from_log=*/true);
+  const ReplayResult r = Replayed(s, PlacementPolicy::kRealm);
+  EXPECT_EQ(r.self_check.as_recorded, 3u);
+  EXPECT_EQ(r.recorded_failures, 0u);  // the pieces are not replayed
+  // A released id the history never made is still a hole.
+  const std::vector<Event> hole = {E(EventType::kAllocationFailed, 3), Released(4)};
+  EXPECT_FALSE(CompileEvents(Base(1000), hole, {}, /*from_log=*/true).ok());
+}
+
+// A Realm log (the oracle's minimal program of replay.self-check, seed 4):
+//   external S i10 53582 / checkpoint / create S i14 1246859 align=64
+// Realm's "offset" of an external instance is its address minus the
+// memory's base (here it underflows); it holds nothing of the allocator.
+// Replayed as an allocation it took [0, 53582) and i14 went to 53632.
+TEST(Compile, LogExternalInstancesAreNotReplayed) {
+  const std::vector<Event> ev = {
+      E(EventType::kAllocated, 1, 18446744073384644608ull, 53582, 32),
+      E(EventType::kAllocated, 2, 0, 1246859, 64), ReleaseRequested(1, 1), Released(1)};
+  const ReplayScript s = Compile(Base(4194304), ev, /*from_log=*/true);
+  const ReplayResult r = Replayed(s, PlacementPolicy::kRealm);
+  EXPECT_EQ(r.self_check.checked, 1u);
+  EXPECT_EQ(r.self_check.as_recorded, 1u);
+  bool noted = false;
+  for (const std::string& n : s.notes) noted |= n.find("external instance") != std::string::npos;
+  EXPECT_TRUE(noted);
+}
+
+// The capacity-0 system memory Realm keeps for external instances (every
+// log with machine=1 names it; the oracle's minimal program of
+// replay.capacity-unknown is one checkpoint): a known capacity of 0, not
+// an unknown one, and the replay of what it holds (a 0-byte instance, an
+// external one) passes, as does its minimum capacity.
+TEST(Compile, CapacityZeroMemoryReplays) {
+  const std::vector<Event> ev = {E(EventType::kAllocated, 0, 0, 0, 32),
+                                 E(EventType::kAllocated, 1, 140490702888960ull, 63712, 32)};
+  Snapshot base = Base(0);
+  base.capacity_known = true;
+  ReplayQuestion q;
+  q.policies = {PlacementPolicy::kRealm};
+  q.min_capacity = true;
+  absl::StatusOr<MemoryAnswer> a = ReplayMemory(Compile(base, ev, /*from_log=*/true), q);
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_EQ(a->capacity, 0u);  // the run's, not the external's end
+  EXPECT_TRUE(a->self_checked);
+  EXPECT_EQ(a->self_check.self_check.as_recorded, 1u);
+  ASSERT_EQ(a->policies.size(), 1u);
+  EXPECT_FALSE(a->policies[0].result.failed());
+  EXPECT_TRUE(a->policies[0].min.found);
+  // With nothing but the 0-byte instance (no placement shows a size).
+  EXPECT_TRUE(ReplayMemory(Compile(base, {ev[0]}, /*from_log=*/true), q).ok());
+}
+
+// A Realm log (kept oracle seed 18): a redistrict's pieces have only
+// their starts, so the rebuild bounds each by the next start; a zero-byte
+// piece (Realm puts those at 0) sits at the start of a sized one.  A later
+// placement inside a piece's bound shows where the piece ends: replayed
+// at its bound, the piece pushed those placements elsewhere.
+TEST(Compile, LogPlacementInsideAPieceBoundNarrowsIt) {
+  const std::vector<Event> ev = {
+      Allocated(1, 0, 1000), E(EventType::kRedistrict, 1, 0, 0, 2),
+      E(EventType::kRedistrictPiece, 2, 0, 500, 1), E(EventType::kRedistrictPiece, 3, 500, 500, 1),
+      E(EventType::kDeferred, 4, kNoOffset, 100, 1), E(EventType::kDeferredCompleted, 4, 0),
+      Allocated(5, 600, 450)};
+  const ReplayScript s = Compile(Base(4096), ev, /*from_log=*/true);
+  const ReplayResult r = Replayed(s, PlacementPolicy::kRealm);
+  EXPECT_EQ(r.self_check.checked, 3u);  // 1, 4, 5
+  EXPECT_EQ(r.self_check.difference_count, 0u);
+  EXPECT_FALSE(r.failed());
+}
+
+// A Realm log (oracle seed 3): a redistrict of a redistricted piece
+// [3712, 10240) into a zero-byte piece, which Realm logs at offset 0, and
+// one at 3712.  Bounded by the next start, the zero-byte piece took 3712 B
+// of the old range and the second piece failed.
+TEST(Compile, LogPieceOutsideTheOldRangeIsZeroBytes) {
+  const std::vector<Event> ev = {
+      E(EventType::kAllocated, 1, 0, 10240, 32), E(EventType::kRedistrict, 1, 0, 0, 2),
+      E(EventType::kRedistrictPiece, 2, 0, 3712, 1), E(EventType::kRedistrictPiece, 3, 3712, 6528, 1),
+      E(EventType::kRedistrict, 3, 0, 0, 2), E(EventType::kRedistrictPiece, 1, 0, 3712, 1),
+      E(EventType::kRedistrictPiece, 4, 3712, 6528, 1)};
+  const ReplayScript s = Compile(Base(2097152), ev, /*from_log=*/true);
+  const ReplayResult r = Replayed(s, PlacementPolicy::kRealm);
+  EXPECT_FALSE(r.failed());
+  EXPECT_EQ(r.self_check.difference_count, 0u);
 }
 
 TEST(Compile, StartsFromTheBaseAndSaysSo) {
