@@ -265,8 +265,18 @@ void ParseInst(std::string_view m, LogLine* out) {
                         ? LineKind::kLayout
                         : LineKind::kMalformed;
       } else if (StartsWith(m, "instance created:")) {
+        // An instance on memory the program attached: "external=memory(
+        // base=B, size=S)" instead of "bytes=" (ids[0] = 1, bytes = S).
         std::string_view external;
-        if (FieldAfter(m, "external=", &external)) return;  // not allocated
+        if (FieldAfter(m, "external=", &external)) {
+          out->ids[0] = 1;
+          out->kind = HexField(m, "inst=", &out->instance)
+                          ? LineKind::kCreated
+                          : LineKind::kMalformed;
+          DecField(m, "size=", &out->bytes);
+          HexField(m, "ready=", &out->event);
+          return;
+        }
         out->kind = HexField(m, "inst=", &out->instance) &&
                             DecField(m, "bytes=", &out->bytes)
                         ? LineKind::kCreated
@@ -733,7 +743,7 @@ LogLine ParseLogLine(std::string_view line) {
                    : LineKind::kOtherLogger;
   } else if (StartsWith(logger, "legate")) {
     ParseLegate(m, &out);
-  } else if (logger == "app" && StartsWith(m, "CHECKPOINT ")) {
+  } else if (StartsWith(m, "CHECKPOINT ")) {  // {app}, the oracle's {random}
     out.kind = LineKind::kCheckpoint;
     out.text = m.substr(11);
   } else {

@@ -51,7 +51,7 @@ enum class LineKind : uint8_t {
                        // bytes = capacity, text = the kind's name
   kMalformed,          // a known kind whose fields do not parse
   kOtherLogger,        // a prefixed line of a logger nobody reads
-  kCheckpoint,         // {app} "CHECKPOINT label": text = label
+  kCheckpoint,         // "CHECKPOINT label" ({app}, {random}): text = label
 
   // Realm's machine dump ({machine}).
   kMachineNode,        // "Node N:": ids[0] = N
@@ -67,7 +67,9 @@ enum class LineKind : uint8_t {
                        // offset
   kAllocationFailed,   // "allocation failed: inst=I": instance
   kCreated,            // "instance created: inst=I bytes=B ready=E":
-                       // instance, bytes, event
+                       // instance, bytes, event; an external instance
+                       // ("external=memory(base=A, size=S)" for bytes):
+                       // ids[0] = 1, bytes = S
   kDestroyed,          // "instance destroyed: inst=I wait_on=E": instance,
                        // event
   kDeallocated,        // "deallocation completed: inst=I": instance
