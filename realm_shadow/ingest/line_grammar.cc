@@ -737,9 +737,17 @@ LogLine ParseLogLine(std::string_view line) {
     if (t.Literal("Node") && !(node = t.Next()).empty() && node.back() == ':' &&
         Tokens::Whole(node.substr(0, node.size() - 1), &out.ids[0], 10))
       out.kind = LineKind::kMachineNode;
-  } else if (logger == "event" && StartsWith(m, "user event cancelled:")) {
+  } else if (logger == "event" && (StartsWith(m, "user event cancelled:") ||
+                                    (StartsWith(m, "user event trigger:") &&
+                                     m.size() >= 10 &&
+                                     m.substr(m.size() - 10) == "(poisoned)"))) {
     out.kind = HexField(m, "event=", &out.event) && out.event != 0
                    ? LineKind::kUserEventCancelled
+                   : LineKind::kOtherLogger;
+  } else if (logger == "event" && StartsWith(m, "event merging:")) {
+    out.kind = HexField(m, "event=", &out.event) &&
+                       HexField(m, "wait_on=", &out.ids[0]) && out.event != 0
+                   ? LineKind::kEventMerged
                    : LineKind::kOtherLogger;
   } else if (StartsWith(logger, "legate")) {
     ParseLegate(m, &out);
@@ -788,6 +796,7 @@ const char* LineKindName(LineKind kind) {
     case LineKind::kOutOfMemory: return "out_of_memory";
     case LineKind::kInstOther: return "inst_other";
     case LineKind::kUserEventCancelled: return "user_event_cancelled";
+    case LineKind::kEventMerged: return "event_merged";
     case LineKind::kSpyInstance: return "spy_instance";
     case LineKind::kSpyInstanceField: return "spy_instance_field";
     case LineKind::kSpyInstanceCreator: return "spy_instance_creator";

@@ -79,7 +79,11 @@ enum class LineKind : uint8_t {
   kInstOther,          // an inst line of a kind not listed here
 
   // Realm's "event" logger (-level event=2).
-  kUserEventCancelled, // "user event cancelled: event=E": event
+  kUserEventCancelled, // "user event cancelled: event=E", or "user event
+                       // trigger: event=E wait_on=W (poisoned)": event E
+                       // is poisoned
+  kEventMerged,        // "event merging: event=M wait_on=E" (one line per
+                       // input E of M): event = M, ids[0] = E
 
   // Legion Spy ({legion_spy}).
   kSpyInstance,        // "Physical Instance": event, instance, memory;

@@ -107,23 +107,30 @@ void NodeRebuild::MakeRoom(MemoryState& m, uint64_t instance, uint64_t offset,
     if (found == instances.end()) continue;
     InstanceLife& life = found->second;
     if (life.size == 0 || life.phase != Phase::kLive) continue;
-    if (life.release_requested) {
+    // A bounded piece that begins before it ends where it begins, its
+    // release requested or not (narrowing keeps what the log says; taking
+    // the release as early would lose a piece Realm still holds).
+    if (life.bounded && other_offset < offset) {
+      const uint64_t tighter = offset - other_offset;
+      if (tighter < life.size) {
+        Apply(m, Event{EventType::kRedistrict, other, 0, 0, 1});
+        Apply(m, Event{EventType::kRedistrictPiece, other, other_offset,
+                       tighter, 1});
+        if (life.release_requested)
+          Apply(m, Event{EventType::kReleaseRequested, other, 0, 0,
+                         ReleaseAux(life.release_wait_on == 0
+                                        ? ReleaseState::kReady
+                                        : ReleaseState::kPending)});
+        life.size = tighter;
+        ++state_.counts.tightened_bounds;
+      }
+    } else if (life.release_requested) {
       Apply(m, Event{EventType::kReleased, other});
       life.phase = Phase::kGone;
       m.live.erase({other_offset, other});
       state_.released_early.insert(other);
       ++m.reorderings;
       ++state_.counts.reorderings;
-    } else if (life.bounded && other_offset < offset) {
-      // The piece must end where this allocation begins.
-      const uint64_t tighter = offset - other_offset;
-      if (tighter < life.size) {
-        Apply(m, Event{EventType::kRedistrict, other, 0, 0, 1});
-        Apply(m, Event{EventType::kRedistrictPiece, other, other_offset,
-                       tighter, 1});
-        life.size = tighter;
-        ++state_.counts.tightened_bounds;
-      }
     }
   }
 }
@@ -221,8 +228,13 @@ void NodeRebuild::FlushGroup(RedistrictGroup& group) {
   Apply(m, Event{EventType::kRedistrict, group.old_instance, 0, 0,
                  static_cast<uint32_t>(placed.size())});
   for (size_t i = 0; i < placed.size(); ++i) {
+    // The next piece that begins after this one: pieces at one offset (a
+    // zero-byte piece beside another) bound nothing of each other.
+    size_t next = i + 1;
+    while (next < placed.size() && placed[next].offset == placed[i].offset)
+      ++next;
     const uint64_t limit =
-        i + 1 < placed.size() ? placed[i + 1].offset : group.old_end;
+        next < placed.size() ? placed[next].offset : group.old_end;
     const uint64_t bound =
         limit > placed[i].offset ? limit - placed[i].offset : 0;
     Apply(m, Event{EventType::kRedistrictPiece, placed[i].instance,
@@ -355,15 +367,37 @@ void NodeRebuild::FailLatestRequest(uint64_t memory) {
   }
 }
 
-// -level event=2: a destroy that waits on exactly this user event will not
-// happen (Realm keeps the range: a release_requested event with aux 2).  A
-// destroy waiting on an event merged from it is not seen here.
+// -level event=2: `event` is poisoned, and with it every event merged from
+// it (Realm poisons a merge as soon as one input is); a destroy waiting on
+// any of them will not happen (Realm keeps the range: a release_requested
+// event with aux 2).
+// "event merging: event=M wait_on=E": M waits on E (among others); a
+// poisoned E poisons M.
+void NodeRebuild::OnEventMerged(uint64_t merged, uint64_t input) {
+  merged_into_[input].push_back(merged);
+  if (poisoned_.count(input)) OnUserEventCancelled(merged);
+}
+
 void NodeRebuild::OnUserEventCancelled(uint64_t event) {
   ++state_.counts.instance_lines;
-  for (auto& [id, life] : state_.instances) {
-    if (!life.release_requested || life.release_wait_on != event ||
-        life.phase != Phase::kLive)
-      continue;
+  std::vector<uint64_t> todo{event};
+  absl::flat_hash_set<uint64_t> now;
+  while (!todo.empty()) {
+    const uint64_t e = todo.back();
+    todo.pop_back();
+    if (!poisoned_.insert(e).second) continue;
+    now.insert(e);
+    if (auto it = merged_into_.find(e); it != merged_into_.end())
+      todo.insert(todo.end(), it->second.begin(), it->second.end());
+  }
+  std::vector<std::pair<uint64_t, uint64_t>> cancelled;  // (order, id)
+  for (const auto& [id, life] : state_.instances)
+    if (life.release_requested && life.phase == Phase::kLive &&
+        now.count(life.release_wait_on))
+      cancelled.emplace_back(life.announce_order, id);
+  std::sort(cancelled.begin(), cancelled.end());
+  for (const auto& [order, id] : cancelled) {
+    InstanceLife& life = state_.instances[id];
     Apply(Memory(life.memory), Event{EventType::kReleaseRequested, id, 0, 0,
                                      ReleaseAux(ReleaseState::kCancelled)});
     life.release_requested = false;
@@ -638,6 +672,14 @@ void NodeRebuild::OnDestroyed(uint64_t inst, uint64_t wait_on) {
                                            : ReleaseState::kPending)});
     life.release_requested = true;
     life.release_wait_on = wait_on;
+    // Waiting on an event already poisoned: it will not happen.
+    if (wait_on != 0 && life.phase == Phase::kLive && poisoned_.count(wait_on)) {
+      Apply(m, Event{EventType::kReleaseRequested, inst, 0, 0,
+                     ReleaseAux(ReleaseState::kCancelled)});
+      life.release_requested = false;
+      life.release_wait_on = 0;
+      ++state_.counts.cancelled_releases;
+    }
   } else if (life.phase == Phase::kUnplaced) {
     life.release_requested = true;
     life.release_wait_on = wait_on;
@@ -896,6 +938,8 @@ void NodeRebuild::Feed(const LogLine& line, uint64_t line_number) {
     OnLegateLine(line);
   } else if (line.kind == LineKind::kUserEventCancelled) {
     OnUserEventCancelled(line.event);
+  } else if (line.kind == LineKind::kEventMerged) {
+    OnEventMerged(line.event, line.ids[0]);
   } else {
     if (line.kind == LineKind::kCheckpoint) {
       ++counts.checkpoints;

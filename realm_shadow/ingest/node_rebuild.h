@@ -314,6 +314,7 @@ class NodeRebuild {
   bool ResolvePiece(uint64_t instance, bool failed, uint64_t offset);
   void FailLatestRequest(uint64_t memory);
   void OnUserEventCancelled(uint64_t event);
+  void OnEventMerged(uint64_t merged, uint64_t input);
   bool Ours(uint64_t instance);
 
   RebuildState state_;
@@ -321,6 +322,10 @@ class NodeRebuild {
   // announce order (most get their layout on the next line).
   std::vector<uint64_t> announced_;
   uint64_t announce_run_ = 0;    // bumped by every other inst line
+  // -level event=2: the events merged from each event, and the events known
+  // poisoned (cancelled, triggered poisoned, or merged from one of those).
+  absl::flat_hash_map<uint64_t, std::vector<uint64_t>> merged_into_;
+  absl::flat_hash_set<uint64_t> poisoned_;
   bool last_inst_was_announce_ = false;
   const RebuildOptions* options_;
   const LogLine* time_ = nullptr;  // the line being applied, for its time

@@ -44,10 +44,12 @@
 //  - "instance destroyed: inst=I wait_on=E": kReleaseRequested (ready when
 //    E is 0); for a failed instance nothing (Realm destroys those too).
 //  - "deallocation completed: inst=I": kReleased.
-//  - With -level event=2, "{2}{event}: user event cancelled: event=E": a
-//    destroy that waits on exactly E is cancelled (Realm keeps the range;
-//    a release_requested event with aux 2).  A destroy waiting on an event
-//    merged from E is not recognized.
+//  - With -level event=2, "{2}{event}: user event cancelled: event=E" (or
+//    a trigger of E logged "(poisoned)"): E is poisoned, and so is every
+//    event merged from it ("event merging: event=M wait_on=E"; Realm
+//    poisons a merge as soon as one input is); a destroy that waits on any
+//    of them is cancelled (Realm keeps the range; a release_requested event
+//    with aux 2).
 //  - "creating proxy for remotely-created instance: I": another node's
 //    instance; counted, never an allocation.
 //  - Redistrict: the new instances get only "creating/reusing" lines (no
@@ -74,13 +76,16 @@
 //
 // What the log cannot tell, and what the reader does about it:
 //  - Redistricted pieces' sizes appear nowhere.  A piece ends at or before
-//    the next piece's offset, and the last at or before the old instance's
-//    end (the old size is known from its own layout line), so each piece is
-//    given that upper bound as its size and an Identity with attribute
-//    "size" = "upper bound" (kSizeAttribute / kSizeUpperBound).  Holes next
-//    to such a piece are therefore lower bounds.  A later allocation inside
-//    a bounded piece tightens the bound (applied as a one-piece redistrict
-//    of the piece into itself).  Piece alignment is unknown (reported as 1).
+//    the next piece's offset (the next that begins after it: a zero-byte
+//    piece may share its offset), and the last at or before the old
+//    instance's end (the old size is known from its own layout line), so
+//    each piece is given that upper bound as its size and an Identity with
+//    attribute "size" = "upper bound" (kSizeAttribute / kSizeUpperBound).
+//    Holes next to such a piece are therefore lower bounds.  A later
+//    allocation inside a bounded piece tightens the bound (applied as a
+//    one-piece redistrict of the piece into itself, its requested release
+//    kept), whether or not its release was requested.  Piece alignment is
+//    unknown (reported as 1).
 //  - A failed piece's size is unknown: its Failure has size 0 and the note
 //    lists it.
 //  - A redistrict waiting on its precondition shows only the new instances'

@@ -232,6 +232,67 @@ const char kReusedIdAfterRedistricts[] = R"(
 )";
 
 
+// create S i15 1200183 align=32 after=E6 / event E8 / event E9 / destroy i15 after=E8+E9 / cancel E8 / checkpoint
+const char kDestroyOnAMergedEvent[] = R"(
+[0 - 1] 0.291716 {3}{random}: OP create S i15 1200183 align=32 after=E6
+[0 - 1] 0.291745 {2}{inst}: creating new local instance: 4000000000000001
+[0 - 1] 0.291752 {1}{inst}: instance layout: inst=4000000000000001 layout=Layout(bytes=1200183, align=32, fields={0=0+0}, lists=[[<0>..<1200182>->affine(<1>+0)]])
+[0 - 1] 0.291761 {1}{inst}: allocation completed: inst=4000000000000001 offset=0
+[0 - 1] 0.291764 {2}{inst}: instance created: inst=4000000000000001 bytes=1200183 ready=0
+[0 - 1] 0.291767 {3}{random}: OP event E8
+[0 - 1] 0.291771 {2}{event}: user event created: event=8000001000000002
+[0 - 1] 0.291774 {3}{random}: OP event E9
+[0 - 1] 0.291777 {2}{event}: user event created: event=8000001000100001
+[0 - 1] 0.291780 {3}{random}: OP destroy i15 after=E8+E9
+[0 - 1] 0.291786 {2}{event}: event merging: event=8000001000200001 wait_on=8000001000000002
+[0 - 1] 0.291789 {2}{event}: event merging: event=8000001000200001 wait_on=8000001000100001
+[0 - 1] 0.291793 {2}{inst}: instance destroyed: inst=4000000000000001 wait_on=8000001000200001
+[0 - 1] 0.291798 {3}{random}: OP cancel E8
+[0 - 1] 0.291802 {2}{event}: user event cancelled: event=8000001000000002
+[0 - 1] 0.413409 {3}{random}: CHECKPOINT 1
+)";
+
+// create S i1 518679 align=65536 / event E1 / redistrict i1 i3:239036:32 / destroy i3 after=E1 / create S i7 1012736 align=4096 / checkpoint
+const char kPieceWithAPendingDestroy[] = R"(
+[0 - 1] 0.455281 {3}{random}: OP create S i1 518679 align=65536
+[0 - 1] 0.455294 {2}{inst}: creating new local instance: 4000000000000001
+[0 - 1] 0.455298 {1}{inst}: instance layout: inst=4000000000000001 layout=Layout(bytes=518679, align=65536, fields={0=0+0}, lists=[[<0>..<518678>->affine(<1>+0)]])
+[0 - 1] 0.455303 {1}{inst}: allocation completed: inst=4000000000000001 offset=0
+[0 - 1] 0.455305 {2}{inst}: instance created: inst=4000000000000001 bytes=518679 ready=0
+[0 - 1] 0.455307 {3}{random}: OP event E1
+[0 - 1] 0.455309 {2}{event}: user event created: event=8000001000000002
+[0 - 1] 0.455311 {3}{random}: OP redistrict i1 i3:239036:32
+[0 - 1] 0.455315 {2}{inst}: creating new local instance: 4000000000000002
+[0 - 1] 0.455325 {1}{inst}: deallocation completed: inst=4000000000000001
+[0 - 1] 0.455332 {1}{inst}: allocation completed: inst=4000000000000002 offset=0
+[0 - 1] 0.455334 {3}{random}: OP destroy i3 after=E1
+[0 - 1] 0.455338 {2}{inst}: instance destroyed: inst=4000000000000002 wait_on=8000001000000002
+[0 - 1] 0.455341 {3}{random}: OP create S i7 1012736 align=4096
+[0 - 1] 0.455344 {2}{inst}: reusing local instance: 4000000000000001
+[0 - 1] 0.455354 {1}{inst}: instance layout: inst=4000000000000001 layout=Layout(bytes=1012736, align=4096, fields={0=0+0}, lists=[[<0>..<1012735>->affine(<1>+0)]])
+[0 - 1] 0.455357 {1}{inst}: allocation completed: inst=4000000000000001 offset=241664
+[0 - 1] 0.455359 {2}{inst}: instance created: inst=4000000000000001 bytes=1012736 ready=0
+[0 - 1] 0.567930 {3}{random}: CHECKPOINT 1
+)";
+
+// create S i6 fill align=32 after=E4 / redistrict i6 i7:286833:32 i8:0:4096 i9:696727:32 / checkpoint
+const char kZeroBytePiece[] = R"(
+[0 - 1] 1.054382 {3}{random}: OP create S i6 fill align=32 after=E4
+[0 - 1] 1.054408 {2}{inst}: creating new local instance: 4000000000000001
+[0 - 1] 1.054417 {1}{inst}: instance layout: inst=4000000000000001 layout=Layout(bytes=4194304, align=32, fields={0=0+0}, lists=[[<0>..<4194303>->affine(<1>+0)]])
+[0 - 1] 1.054425 {1}{inst}: allocation completed: inst=4000000000000001 offset=0
+[0 - 1] 1.054429 {2}{inst}: instance created: inst=4000000000000001 bytes=4194304 ready=0
+[0 - 1] 1.054433 {3}{random}: OP redistrict i6 i7:286833:32 i8:0:4096 i9:696727:32
+[0 - 1] 1.054442 {2}{inst}: creating new local instance: 4000000000000002
+[0 - 1] 1.054447 {2}{inst}: creating new local instance: 4000000000000003
+[0 - 1] 1.054452 {2}{inst}: creating new local instance: 4000000000000004
+[0 - 1] 1.054478 {1}{inst}: deallocation completed: inst=4000000000000001
+[0 - 1] 1.054491 {1}{inst}: allocation completed: inst=4000000000000002 offset=0
+[0 - 1] 1.054493 {1}{inst}: allocation completed: inst=4000000000000003 offset=0
+[0 - 1] 1.054496 {1}{inst}: allocation completed: inst=4000000000000004 offset=286848
+[0 - 1] 1.167775 {3}{random}: CHECKPOINT 1
+)";
+
 // The log cut before its CHECKPOINT line, the whole log, and the
 // checkpoint's time (the moment `at --time` is asked for).
 struct Rebuilt {
@@ -472,6 +533,49 @@ TEST(OraclePrograms, ARedistrictTakesOnlyThePiecesAnnouncedWithIt) {
 TEST(OraclePrograms, AReusedIdIsPlacedWhereTheLogSays) {
   ExpectLiveAsRealmHoldsIt(kReusedIdAfterRedistricts, 0x4000000000000005ull,
                            550912, 903168);
+}
+
+// log.state-live-shown-release_pending: i15's destroy waits on E8+E9 and
+// E8 is cancelled: Realm poisons the merged event, the destroy never
+// happens, i15 is live.  Only a destroy waiting on exactly E8 was seen.
+TEST(OraclePrograms, ADestroyWaitingOnAMergeOfACancelledEventIsCancelled) {
+  const Rebuilt r = Rebuild(kDestroyOnAMergedEvent);
+  const Snapshot* cut = Memory(r.cut, kS);
+  ASSERT_NE(cut, nullptr);
+  const Allocation* i15 = Live(*cut, 0x4000000000000001ull);
+  ASSERT_NE(i15, nullptr) << Picture(*cut);
+  EXPECT_EQ(i15->state, AllocationState::kLive);
+  ExpectAtGivesTheCut(r, kS);
+}
+
+// log.missing-release_pending-piece: i3, i1's only piece, is bounded by
+// i1's end and its destroy waits on E1; i7 lands inside that bound.  The
+// release was taken as early (a reordering) and i3 dropped; the bound
+// must narrow instead: i3 stays, release pending, ending where i7 begins.
+TEST(OraclePrograms, AnAllocationInsideAPieceWithAPendingDestroyNarrowsIt) {
+  const Rebuilt r = Rebuild(kPieceWithAPendingDestroy);
+  const Snapshot* cut = Memory(r.cut, kS);
+  ASSERT_NE(cut, nullptr);
+  const Allocation* i3 = Live(*cut, 0x4000000000000002ull);
+  ASSERT_NE(i3, nullptr) << Picture(*cut);
+  EXPECT_EQ(i3->state, AllocationState::kReleasePending);
+  EXPECT_EQ(i3->size, 241664u);  // the truth, 239036, lies within
+  EXPECT_EQ(SizeMark(*cut, i3->identity), kSizeUpperBound);
+  ExpectAtGivesTheCut(r, kS);
+}
+
+// log.bound: i8, a zero-byte piece, is placed at i7's offset; i7's bound
+// became 0 B (the next piece's offset), below its 286833 B.  Pieces at one
+// offset bound nothing of each other: both end at or before i9.
+TEST(OraclePrograms, AZeroBytePieceDoesNotBoundThePieceBesideIt) {
+  const Rebuilt r = Rebuild(kZeroBytePiece);
+  const Snapshot* cut = Memory(r.cut, kS);
+  ASSERT_NE(cut, nullptr);
+  const Allocation* i7 = Live(*cut, 0x4000000000000002ull);
+  ASSERT_NE(i7, nullptr) << Picture(*cut);
+  EXPECT_EQ(i7->size, 286848u);  // the truth, 286833, lies within
+  EXPECT_EQ(SizeMark(*cut, i7->identity), kSizeUpperBound);
+  ExpectAtGivesTheCut(r, kS);
 }
 
 }  // namespace
