@@ -637,8 +637,10 @@ class DumpAssembler {
       absl::StrAppend(&list, " ", HexId(inst));
     dump_.notes.push_back(
         mem + ": announced but not placed, size unknown (a redistrict "
-              "waiting on its precondition; its old instance stays live "
-              "here until the log shows its range released):" + list);
+              "waiting on its precondition; its old instance is one of the "
+              "live ones here, which the log does not say: shown live, "
+              "Realm holds it release pending until the redistrict runs):" +
+              list);
   }
 
   // Instances created with no placement in the log: pending requests of

@@ -107,10 +107,11 @@ void NodeRebuild::MakeRoom(MemoryState& m, uint64_t instance, uint64_t offset,
     if (found == instances.end()) continue;
     InstanceLife& life = found->second;
     if (life.size == 0 || life.phase != Phase::kLive) continue;
-    // A bounded piece that begins before it ends where it begins, its
-    // release requested or not (narrowing keeps what the log says; taking
-    // the release as early would lose a piece Realm still holds).
-    if (life.bounded && other_offset < offset) {
+    // A bounded piece that begins before it, or where it does, ends where
+    // it begins (at the same offset: a zero-byte piece), its release
+    // requested or not: narrowing keeps what the log says; taking the
+    // release as early would lose a piece Realm still holds.
+    if (life.bounded && other_offset <= offset) {
       const uint64_t tighter = offset - other_offset;
       if (tighter < life.size) {
         Apply(m, Event{EventType::kRedistrict, other, 0, 0, 1});

@@ -293,6 +293,33 @@ const char kZeroBytePiece[] = R"(
 [0 - 1] 1.167775 {3}{random}: CHECKPOINT 1
 )";
 
+// create S i1 1496064 align=16 / redistrict i1 i2:0:32 i3:2002920:32 / event E3 / destroy i2 after=E3+E4 / create S i25 150519 align=32 after=E12 / cancel E3 / checkpoint
+const char kZeroBytePieceAtAnAllocation[] = R"(
+[0 - 1] 0.997755 {3}{random}: OP create S i1 1496064 align=16
+[0 - 1] 0.997767 {2}{inst}: creating new local instance: 4000000000000001
+[0 - 1] 0.997771 {1}{inst}: instance layout: inst=4000000000000001 layout=Layout(bytes=1496064, align=16, fields={0=0+0}, lists=[[<0>..<1496063>->affine(<1>+0)]])
+[0 - 1] 0.997776 {1}{inst}: allocation completed: inst=4000000000000001 offset=0
+[0 - 1] 0.997778 {2}{inst}: instance created: inst=4000000000000001 bytes=1496064 ready=0
+[0 - 1] 0.997780 {3}{random}: OP redistrict i1 i2:0:32 i3:2002920:32
+[0 - 1] 0.997785 {2}{inst}: creating new local instance: 4000000000000002
+[0 - 1] 0.997788 {2}{inst}: creating new local instance: 4000000000000003
+[0 - 1] 0.997797 {1}{inst}: deallocation completed: inst=4000000000000001
+[0 - 1] 0.997805 {1}{inst}: allocation completed: inst=4000000000000002 offset=0
+[0 - 1] 0.997810 {2}{inst}: allocation failed: inst=4000000000000003
+[0 - 1] 0.997814 {3}{random}: OP event E3
+[0 - 1] 0.997816 {2}{event}: user event created: event=8000001000000002
+[0 - 1] 0.997818 {3}{random}: OP destroy i2 after=E3+E4
+[0 - 1] 0.997821 {2}{inst}: instance destroyed: inst=4000000000000002 wait_on=8000001000000002
+[0 - 1] 0.997831 {3}{random}: OP create S i25 150519 align=32 after=E12
+[0 - 1] 0.997834 {2}{inst}: reusing local instance: 4000000000000001
+[0 - 1] 0.997836 {1}{inst}: instance layout: inst=4000000000000001 layout=Layout(bytes=150519, align=32, fields={0=0+0}, lists=[[<0>..<150518>->affine(<1>+0)]])
+[0 - 1] 0.997839 {1}{inst}: allocation completed: inst=4000000000000001 offset=0
+[0 - 1] 0.997841 {2}{inst}: instance created: inst=4000000000000001 bytes=150519 ready=0
+[0 - 1] 0.997842 {3}{random}: OP cancel E3
+[0 - 1] 0.997845 {2}{event}: user event cancelled: event=8000001000000002
+[0 - 1] 1.130947 {3}{random}: CHECKPOINT 1
+)";
+
 // The log cut before its CHECKPOINT line, the whole log, and the
 // checkpoint's time (the moment `at --time` is asked for).
 struct Rebuilt {
@@ -575,6 +602,22 @@ TEST(OraclePrograms, AZeroBytePieceDoesNotBoundThePieceBesideIt) {
   ASSERT_NE(i7, nullptr) << Picture(*cut);
   EXPECT_EQ(i7->size, 286848u);  // the truth, 286833, lies within
   EXPECT_EQ(SizeMark(*cut, i7->identity), kSizeUpperBound);
+  ExpectAtGivesTheCut(r, kS);
+}
+
+// log.missing-live-piece: i2, a zero-byte piece at 0 bounded by i1's end,
+// has its destroy waiting on E3+E4; i25 is placed at 0.  The destroy was
+// taken as early (a reordering) and i2 dropped; then E3 is cancelled and
+// Realm holds i2 live.  A piece at the new allocation's offset narrows to
+// 0 B instead.
+TEST(OraclePrograms, AnAllocationAtAPiecesOffsetNarrowsItToZero) {
+  const Rebuilt r = Rebuild(kZeroBytePieceAtAnAllocation);
+  const Snapshot* cut = Memory(r.cut, kS);
+  ASSERT_NE(cut, nullptr);
+  const Allocation* i2 = Live(*cut, 0x4000000000000002ull);
+  ASSERT_NE(i2, nullptr) << Picture(*cut);
+  EXPECT_EQ(i2->size, 0u);
+  EXPECT_EQ(i2->state, AllocationState::kLive);
   ExpectAtGivesTheCut(r, kS);
 }
 
