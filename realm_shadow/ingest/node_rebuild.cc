@@ -942,6 +942,10 @@ void NodeRebuild::Feed(const LogLine& line, uint64_t line_number) {
   } else if (line.kind == LineKind::kEventMerged) {
     OnEventMerged(line.event, line.ids[0]);
   } else {
+    // A line of the program's own (not Realm's event logger, whose lines
+    // other threads write while a redistrict logs its announces) ends a
+    // run of announces: two redistricts called one after the other.
+    if (logger != "event") ++announce_run_;
     if (line.kind == LineKind::kCheckpoint) {
       ++counts.checkpoints;
       ShowWaitingPieces();

@@ -184,9 +184,9 @@ struct InstanceLife {
   // was poisoned; the allocator was never asked).
   bool waits_on_precondition = false;
   uint64_t announce_order = 0;
-  // Announce lines with no other inst line between them make one run: a
-  // redistrict logs its pieces' announces together, a create its layout
-  // right after its announce.
+  // Announce lines with no other inst line (nor a line of the program's
+  // own loggers) between them make one run: a redistrict logs its pieces'
+  // announces together, a create its layout right after its announce.
   uint64_t announce_run = 0;
   uint32_t spy = 0;     // 1 + index into RebuildState::spy, 0: none
   uint32_t legate = 0;  // 1 + index into RebuildState::legate, 0: none
@@ -321,7 +321,8 @@ class NodeRebuild {
   // Instances announced with no layout since the last ShowWaitingPieces, in
   // announce order (most get their layout on the next line).
   std::vector<uint64_t> announced_;
-  uint64_t announce_run_ = 0;    // bumped by every other inst line
+  uint64_t announce_run_ = 0;    // bumped by every other inst line and
+                                 // every line of the program's loggers
   // -level event=2: the events merged from each event, and the events known
   // poisoned (cancelled, triggered poisoned, or merged from one of those).
   absl::flat_hash_map<uint64_t, std::vector<uint64_t>> merged_into_;

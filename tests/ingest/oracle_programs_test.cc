@@ -320,6 +320,59 @@ const char kZeroBytePieceAtAnAllocation[] = R"(
 [0 - 1] 1.130947 {3}{random}: CHECKPOINT 1
 )";
 
+// create S i2 7645 align=4096 / create S i8 2149 align=128 after=E3 / event E8 / destroy i8 after=E8 / event E9 / create S i15 2106 align=32 after=E9 / create S i16 hole+1056 align=64 / destroy i2 / trigger E9 / redistrict i15 i19:619:4096 i20:701:32 i21:209:32 after=E1 / redistrict i20 i22:127:32 i23:213:32 / trigger E8 / checkpoint
+const char kTwoRedistrictsOneAfterTheOther[] = R"(
+[0 - 1] 0.847150 {3}{random}: OP create S i2 7645 align=4096
+[0 - 1] 0.847167 {2}{inst}: creating new local instance: 4000000000000001
+[0 - 1] 0.847174 {1}{inst}: instance layout: inst=4000000000000001 layout=Layout(bytes=7645, align=4096, fields={0=0+0}, lists=[[<0>..<7644>->affine(<1>+0)]])
+[0 - 1] 0.847181 {1}{inst}: allocation completed: inst=4000000000000001 offset=0
+[0 - 1] 0.847184 {2}{inst}: instance created: inst=4000000000000001 bytes=7645 ready=0
+[0 - 1] 0.847187 {3}{random}: OP create S i8 2149 align=128 after=E3
+[0 - 1] 0.847191 {2}{inst}: creating new local instance: 4000000000000002
+[0 - 1] 0.847194 {1}{inst}: instance layout: inst=4000000000000002 layout=Layout(bytes=2149, align=128, fields={0=0+0}, lists=[[<0>..<2148>->affine(<1>+0)]])
+[0 - 1] 0.847198 {1}{inst}: allocation completed: inst=4000000000000002 offset=7680
+[0 - 1] 0.847200 {2}{inst}: instance created: inst=4000000000000002 bytes=2149 ready=0
+[0 - 1] 0.847202 {3}{random}: OP event E8
+[0 - 1] 0.847205 {2}{event}: user event created: event=8000001000000002
+[0 - 1] 0.847208 {3}{random}: OP destroy i8 after=E8
+[0 - 1] 0.847212 {2}{inst}: instance destroyed: inst=4000000000000002 wait_on=8000001000000002
+[0 - 1] 0.847218 {3}{random}: OP event E9
+[0 - 1] 0.847229 {2}{event}: user event created: event=8000001000100001
+[0 - 1] 0.847232 {3}{random}: OP create S i15 2106 align=32 after=E9
+[0 - 1] 0.847237 {2}{inst}: creating new local instance: 4000000000000003
+[0 - 1] 0.847240 {1}{inst}: instance layout: inst=4000000000000003 layout=Layout(bytes=2106, align=32, fields={0=0+0}, lists=[[<0>..<2105>->affine(<1>+0)]])
+[0 - 1] 0.847245 {2}{inst}: instance created: inst=4000000000000003 bytes=2106 ready=8000001000200001
+[0 - 1] 0.847248 {3}{random}: OP create S i16 hole+1056 align=64
+[0 - 1] 0.847253 {2}{inst}: creating new local instance: 4000000000000004
+[0 - 1] 0.847256 {1}{inst}: instance layout: inst=4000000000000004 layout=Layout(bytes=4185531, align=64, fields={0=0+0}, lists=[[<0>..<4185530>->affine(<1>+0)]])
+[0 - 1] 0.847264 {2}{inst}: instance created: inst=4000000000000004 bytes=4185531 ready=8000001000300001
+[0 - 1] 0.847266 {3}{random}: OP destroy i2
+[0 - 1] 0.847269 {2}{inst}: instance destroyed: inst=4000000000000001 wait_on=0
+[0 - 1] 0.847273 {1}{inst}: deallocation completed: inst=4000000000000001
+[0 - 1] 0.847282 {3}{random}: OP trigger E9
+[0 - 1] 0.847286 {2}{event}: user event trigger: event=8000001000100001 wait_on=0
+[0 - 1] 0.867502 {3}{random}: OP redistrict i15 i19:619:4096 i20:701:32 i21:209:32 after=E1
+[0 - 1] 0.867564 {2}{inst}: reusing local instance: 4000000000000001
+[0 - 1] 0.867580 {2}{inst}: creating new local instance: 4000000000000005
+[0 - 1] 0.867600 {2}{inst}: creating new local instance: 4000000000000006
+[0 - 1] 0.867632 {3}{random}: OP redistrict i20 i22:127:32 i23:213:32
+[0 - 1] 0.867638 {2}{inst}: creating new local instance: 4000000000000007
+[0 - 1] 0.867649 {2}{inst}: creating new local instance: 4000000000000008
+[0 - 1] 0.867656 {3}{random}: OP trigger E8
+[0 - 1] 0.867661 {2}{event}: user event trigger: event=8000001000000002 wait_on=0
+[0 - 1] 0.867672 {1}{inst}: allocation completed: inst=4000000000000004 offset=7680
+[0 - 1] 0.867680 {1}{inst}: allocation completed: inst=4000000000000003 offset=0
+[0 - 1] 0.867684 {1}{inst}: deallocation completed: inst=4000000000000002
+[0 - 1] 0.867787 {1}{inst}: deallocation completed: inst=4000000000000003
+[0 - 1] 0.867804 {1}{inst}: allocation completed: inst=4000000000000001 offset=0
+[0 - 1] 0.867806 {1}{inst}: allocation completed: inst=4000000000000005 offset=640
+[0 - 1] 0.867808 {1}{inst}: allocation completed: inst=4000000000000006 offset=1344
+[0 - 1] 0.867811 {1}{inst}: deallocation completed: inst=4000000000000005
+[0 - 1] 0.867815 {1}{inst}: allocation completed: inst=4000000000000007 offset=640
+[0 - 1] 0.867817 {1}{inst}: allocation completed: inst=4000000000000008 offset=768
+[0 - 1] 0.991697 {3}{random}: CHECKPOINT 1
+)";
+
 // The log cut before its CHECKPOINT line, the whole log, and the
 // checkpoint's time (the moment `at --time` is asked for).
 struct Rebuilt {
@@ -618,6 +671,24 @@ TEST(OraclePrograms, AnAllocationAtAPiecesOffsetNarrowsItToZero) {
   ASSERT_NE(i2, nullptr) << Picture(*cut);
   EXPECT_EQ(i2->size, 0u);
   EXPECT_EQ(i2->state, AllocationState::kLive);
+  ExpectAtGivesTheCut(r, kS);
+}
+
+// log.extra: i15's redistrict (pieces i19 i20 i21) and i20's (i22 i23) wait
+// and run when E8 fires.  Their announces had only the program's lines
+// between them and made one run: the first redistrict took all five
+// pieces, never completed, and i20 (whose redistrict ran) stayed live.
+TEST(OraclePrograms, TwoRedistrictsCalledInTurnKeepTheirOwnPieces) {
+  const Rebuilt r = Rebuild(kTwoRedistrictsOneAfterTheOther);
+  const Snapshot* cut = Memory(r.cut, kS);
+  ASSERT_NE(cut, nullptr);
+  EXPECT_EQ(Live(*cut, 0x4000000000000005ull), nullptr) << Picture(*cut);
+  for (uint64_t piece : {0x4000000000000001ull, 0x4000000000000006ull,
+                         0x4000000000000007ull, 0x4000000000000008ull}) {
+    const Allocation* a = Live(*cut, piece);
+    ASSERT_NE(a, nullptr) << std::hex << piece << "\n" << Picture(*cut);
+    EXPECT_EQ(SizeMark(*cut, a->identity), kSizeUpperBound);
+  }
   ExpectAtGivesTheCut(r, kS);
 }
 
