@@ -464,6 +464,26 @@ const Allocation* Live(const Snapshot& s, uint64_t instance) {
   return nullptr;
 }
 
+// The cut's live allocation of `instance` in S; null, with a failure that
+// shows the cut, when it holds none.
+const Allocation* LiveInCut(const Rebuilt& r, uint64_t instance) {
+  const Snapshot* cut = Memory(r.cut, kS);
+  if (cut == nullptr) {
+    ADD_FAILURE() << "no memory S in the cut";
+    return nullptr;
+  }
+  const Allocation* a = Live(*cut, instance);
+  if (a == nullptr)
+    ADD_FAILURE() << "no " << std::hex << instance << " in the cut:\n"
+                  << Picture(*cut);
+  return a;
+}
+
+// What the cut says of `a`'s size ("upper bound", "unknown" or "").
+std::string CutSizeMark(const Rebuilt& r, const Allocation& a) {
+  return SizeMark(*Memory(r.cut, kS), a.identity);
+}
+
 // The requests of `log` cancelled in `memory`: neither failed nor waiting,
 // in the cut and in `at`.
 void ExpectCancelledNotFailed(const std::string& log, uint64_t memory) {
@@ -479,13 +499,11 @@ void ExpectCancelledNotFailed(const std::string& log, uint64_t memory) {
 void ExpectLiveAsRealmHoldsIt(const std::string& log, uint64_t instance,
                               uint64_t offset, uint64_t size) {
   const Rebuilt r = Rebuild(log);
-  const Snapshot* cut = Memory(r.cut, kS);
-  ASSERT_NE(cut, nullptr);
-  const Allocation* a = Live(*cut, instance);
-  ASSERT_NE(a, nullptr) << Picture(*cut);
+  const Allocation* a = LiveInCut(r, instance);
+  ASSERT_NE(a, nullptr);
   EXPECT_EQ(a->offset, offset);
   EXPECT_EQ(a->size, size);
-  EXPECT_EQ(SizeMark(*cut, a->identity), "");
+  EXPECT_EQ(CutSizeMark(r, *a), "");
   ExpectAtGivesTheCut(r, kS);
 }
 
@@ -500,11 +518,9 @@ bool AnyNote(const DumpFile& d, const std::string& part) {
 // as known.
 TEST(OraclePrograms, AtMarksARedistrictedPiecesSizeAsTheCutDoes) {
   const Rebuilt r = Rebuild(kRedistricted);
-  const Snapshot* cut = Memory(r.cut, kS);
-  ASSERT_NE(cut, nullptr);
-  const Allocation* piece = Live(*cut, 0x4000000000000002ull);
+  const Allocation* piece = LiveInCut(r, 0x4000000000000002ull);
   ASSERT_NE(piece, nullptr);
-  EXPECT_EQ(SizeMark(*cut, piece->identity), kSizeUpperBound);
+  EXPECT_EQ(CutSizeMark(r, *piece), kSizeUpperBound);
   ExpectAtGivesTheCut(r, kS);
 }
 
@@ -620,10 +636,8 @@ TEST(OraclePrograms, AReusedIdIsPlacedWhereTheLogSays) {
 // happens, i15 is live.  Only a destroy waiting on exactly E8 was seen.
 TEST(OraclePrograms, ADestroyWaitingOnAMergeOfACancelledEventIsCancelled) {
   const Rebuilt r = Rebuild(kDestroyOnAMergedEvent);
-  const Snapshot* cut = Memory(r.cut, kS);
-  ASSERT_NE(cut, nullptr);
-  const Allocation* i15 = Live(*cut, 0x4000000000000001ull);
-  ASSERT_NE(i15, nullptr) << Picture(*cut);
+  const Allocation* i15 = LiveInCut(r, 0x4000000000000001ull);
+  ASSERT_NE(i15, nullptr);
   EXPECT_EQ(i15->state, AllocationState::kLive);
   ExpectAtGivesTheCut(r, kS);
 }
@@ -634,13 +648,11 @@ TEST(OraclePrograms, ADestroyWaitingOnAMergeOfACancelledEventIsCancelled) {
 // must narrow instead: i3 stays, release pending, ending where i7 begins.
 TEST(OraclePrograms, AnAllocationInsideAPieceWithAPendingDestroyNarrowsIt) {
   const Rebuilt r = Rebuild(kPieceWithAPendingDestroy);
-  const Snapshot* cut = Memory(r.cut, kS);
-  ASSERT_NE(cut, nullptr);
-  const Allocation* i3 = Live(*cut, 0x4000000000000002ull);
-  ASSERT_NE(i3, nullptr) << Picture(*cut);
+  const Allocation* i3 = LiveInCut(r, 0x4000000000000002ull);
+  ASSERT_NE(i3, nullptr);
   EXPECT_EQ(i3->state, AllocationState::kReleasePending);
   EXPECT_EQ(i3->size, 241664u);  // the truth, 239036, lies within
-  EXPECT_EQ(SizeMark(*cut, i3->identity), kSizeUpperBound);
+  EXPECT_EQ(CutSizeMark(r, *i3), kSizeUpperBound);
   ExpectAtGivesTheCut(r, kS);
 }
 
@@ -649,12 +661,10 @@ TEST(OraclePrograms, AnAllocationInsideAPieceWithAPendingDestroyNarrowsIt) {
 // offset bound nothing of each other: both end at or before i9.
 TEST(OraclePrograms, AZeroBytePieceDoesNotBoundThePieceBesideIt) {
   const Rebuilt r = Rebuild(kZeroBytePiece);
-  const Snapshot* cut = Memory(r.cut, kS);
-  ASSERT_NE(cut, nullptr);
-  const Allocation* i7 = Live(*cut, 0x4000000000000002ull);
-  ASSERT_NE(i7, nullptr) << Picture(*cut);
+  const Allocation* i7 = LiveInCut(r, 0x4000000000000002ull);
+  ASSERT_NE(i7, nullptr);
   EXPECT_EQ(i7->size, 286848u);  // the truth, 286833, lies within
-  EXPECT_EQ(SizeMark(*cut, i7->identity), kSizeUpperBound);
+  EXPECT_EQ(CutSizeMark(r, *i7), kSizeUpperBound);
   ExpectAtGivesTheCut(r, kS);
 }
 
@@ -665,10 +675,8 @@ TEST(OraclePrograms, AZeroBytePieceDoesNotBoundThePieceBesideIt) {
 // 0 B instead.
 TEST(OraclePrograms, AnAllocationAtAPiecesOffsetNarrowsItToZero) {
   const Rebuilt r = Rebuild(kZeroBytePieceAtAnAllocation);
-  const Snapshot* cut = Memory(r.cut, kS);
-  ASSERT_NE(cut, nullptr);
-  const Allocation* i2 = Live(*cut, 0x4000000000000002ull);
-  ASSERT_NE(i2, nullptr) << Picture(*cut);
+  const Allocation* i2 = LiveInCut(r, 0x4000000000000002ull);
+  ASSERT_NE(i2, nullptr);
   EXPECT_EQ(i2->size, 0u);
   EXPECT_EQ(i2->state, AllocationState::kLive);
   ExpectAtGivesTheCut(r, kS);
@@ -685,9 +693,9 @@ TEST(OraclePrograms, TwoRedistrictsCalledInTurnKeepTheirOwnPieces) {
   EXPECT_EQ(Live(*cut, 0x4000000000000005ull), nullptr) << Picture(*cut);
   for (uint64_t piece : {0x4000000000000001ull, 0x4000000000000006ull,
                          0x4000000000000007ull, 0x4000000000000008ull}) {
-    const Allocation* a = Live(*cut, piece);
-    ASSERT_NE(a, nullptr) << std::hex << piece << "\n" << Picture(*cut);
-    EXPECT_EQ(SizeMark(*cut, a->identity), kSizeUpperBound);
+    const Allocation* a = LiveInCut(r, piece);
+    ASSERT_NE(a, nullptr);
+    EXPECT_EQ(CutSizeMark(r, *a), kSizeUpperBound);
   }
   ExpectAtGivesTheCut(r, kS);
 }
