@@ -3,11 +3,49 @@
 
 #include <algorithm>
 #include <optional>
+#include <string_view>
 
 #include "realm_shadow/analysis/internal/coverage_index.h"
 #include "realm_shadow/analysis/shadow_map.h"
+#include "realm_shadow/core/identity.h"
 
 namespace realm_shadow {
+namespace {
+
+// The id of the history's identity that marks a size as `value` (an
+// identity whose only attribute besides "why" is "size" = value), 0 if the
+// history has none.
+uint32_t SizeMarkerId(const MemoryHistory& h, std::string_view value) {
+  for (const Identity& identity : h.identities) {
+    bool marker = false, other = false;
+    for (const auto& [key, text] : identity.attributes) {
+      if (key == kSizeAttribute && text == value) marker = true;
+      else if (key != "why") other = true;
+    }
+    if (marker && !other) return identity.id;
+  }
+  return 0;
+}
+
+// A history rebuilt from Realm's log (clock kLogTime) holds facts the log
+// never gives as the rebuild's conventions: a redistricted piece's size is
+// an upper bound (kFromRedistrict), a waiting piece's size and alignment
+// are unknown (a request of 0 B at alignment 0).  Its picture at any moment
+// marks them as the rebuilt dump does, with the markers the history's
+// identities hold.
+void MarkWhatTheLogCannotTell(const MemoryHistory& h, Snapshot* out) {
+  if (h.clock != HistoryClock::kLogTime) return;
+  if (const uint32_t bound = SizeMarkerId(h, kSizeUpperBound))
+    for (Allocation& a : out->allocations)
+      if (a.identity == 0 && (a.flags & kFromRedistrict)) a.identity = bound;
+  if (const uint32_t unknown = SizeMarkerId(h, kSizeUnknown))
+    for (PendingRequest& p : out->pending)
+      if (p.identity == 0 && p.size == 0 && p.alignment == 0 &&
+          p.planned_offset == kNoOffset)
+        p.identity = unknown;
+}
+
+}  // namespace
 
 struct HistoryCursor::Impl : AllocationObserver {
   explicit Impl(const MemoryHistory& h) : history(h) {}
@@ -97,6 +135,7 @@ void HistoryCursor::CopyTo(Snapshot* out) const {
   out->exact = base.exact;
   out->counters.journal_overflows = base.counters.journal_overflows;
   if (!out->exact) MarkNotExact(out);
+  MarkWhatTheLogCannotTell(h, out);
   // The identities the picture refers to, from the history's table.
   std::vector<uint32_t> ids;
   for (const Allocation& a : out->allocations)

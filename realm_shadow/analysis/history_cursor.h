@@ -8,7 +8,10 @@
 // moment s is what TakeSnapshot showed after s events
 // (tests/analysis/history_cursor_test.cc checks every k-th moment against
 // the reference model).  A moment outside the window is refused with an
-// error that names the window; nothing is guessed.
+// error that names the window; nothing is guessed.  A history rebuilt from
+// Realm's log (clock kLogTime) marks at every moment what the log cannot
+// tell, as the rebuilt dump does: redistricted pieces' sizes are upper
+// bounds, waiting pieces' sizes unknown (the identities it holds for that).
 #ifndef REALM_SHADOW_ANALYSIS_HISTORY_CURSOR_H_
 #define REALM_SHADOW_ANALYSIS_HISTORY_CURSOR_H_
 

@@ -545,7 +545,8 @@ class DumpAssembler {
                   "-level inst=1,machine=1 to log it)");
       const std::string bounded = DescribeInstances(st, id, &snap);
       if (auto w = open.waiting.find(id); w != open.waiting.end())
-        AddWaitingRedistricts(mem, w->second, &snap);
+        AddWaitingRedistricts(mem, w->second);
+      NoteExternal(mem, m);
       if (auto u = open.unplaced.find(id); u != open.unplaced.end())
         AddUnplaced(st, mem, u->second, &snap);
       if (auto sz = open.sized_no_outcome.find(id);
@@ -559,7 +560,7 @@ class DumpAssembler {
       NameFailedRequest(st, id, &snap);
       ListIdentities(&snap);
       if (!m.history.checkpoints.empty())
-        dump_.histories.push_back(HistoryOf(id, m, snap));
+        dump_.histories.push_back(HistoryOf(id, m, snap, &table_));
       dump_.memories.push_back(std::move(snap));
     }
   }
@@ -623,6 +624,11 @@ class DumpAssembler {
     }
     for (PendingRequest& p : snap->pending) {
       const InstanceLife* life = life_of(p.instance);
+      if (life != nullptr && life->phase == Phase::kAnnounced &&
+          life->shown_waiting) {
+        p.identity = table_.Intern(SizeMarker(kSizeUnknown));
+        continue;
+      }
       if (life == nullptr || life->phase != Phase::kDeferred) continue;
       AllocationKind kind;
       if (uint32_t identity = describer_.Identify(st, p.instance, *life,
@@ -633,26 +639,21 @@ class DumpAssembler {
     return bounded;
   }
 
-  // Instances of a redistrict waiting on its precondition: pending requests
-  // of unknown size (the old instance stays live until its range is
-  // released).
+  // Instances of a redistrict waiting on its precondition: in the map as
+  // pending requests of unknown size (NodeRebuild::ShowWaitingPieces; the
+  // old instance stays live until its range is released).
   void AddWaitingRedistricts(
       const std::string& mem,
-      const std::vector<std::pair<uint64_t, uint64_t>>& waiting,
-      Snapshot* snap) {
+      const std::vector<std::pair<uint64_t, uint64_t>>& waiting) {
     std::string list;
-    for (const auto& [order, inst] : waiting) {
-      PendingRequest request;
-      request.instance = inst;
-      request.sequence = snap->sequence;
-      request.identity = table_.Intern(SizeMarker(kSizeUnknown));
-      snap->pending.push_back(request);
+    for (const auto& [order, inst] : waiting)
       absl::StrAppend(&list, " ", HexId(inst));
-    }
     dump_.notes.push_back(
         mem + ": announced but not placed, size unknown (a redistrict "
-              "waiting on its precondition; its old instance stays live "
-              "here until the log shows its range released):" + list);
+              "waiting on its precondition; its old instance is one of the "
+              "live ones here, which the log does not say: shown live, "
+              "Realm holds it release pending until the redistrict runs):" +
+              list);
   }
 
   // Instances created with no placement in the log: pending requests of
@@ -681,6 +682,20 @@ class DumpAssembler {
         " by their sizes, of unknown placement (no debug-level lines): "
         "holes, free space and fragmentation of this memory are "
         "unknown"));
+  }
+
+  // External instances: on memory the program attached (Realm logs their
+  // address as an "allocation completed" offset); Realm's allocator holds
+  // none of it, and neither does the picture, as the tracker's.
+  void NoteExternal(const std::string& mem, const MemoryState& m) {
+    if (m.external.empty()) return;
+    std::string list;
+    for (const auto& [inst, bytes] : m.external)
+      absl::StrAppend(&list, " ", HexId(inst), " (", bytes, " B)");
+    dump_.notes.push_back(
+        mem + ": external instances (memory the program attached; they hold "
+              "nothing of the allocator's space and are not allocations "
+              "here):" + list);
   }
 
   // Redistricted pieces the log gives no size for (bounded ones live,
@@ -751,9 +766,28 @@ class DumpAssembler {
   // described as the picture is.  Identities are joined to the picture
   // after the replay (Legion Spy's records come from the whole log), so the
   // history's events carry none.
+  // The size markers go into its identities when it has redistricted
+  // pieces or waiting ones: the history cursor marks them with these at
+  // every moment (history_cursor.h), as the picture marks them at the end.
   static MemoryHistory HistoryOf(uint64_t id, const MemoryState& m,
-                                 const Snapshot& snap) {
+                                 const Snapshot& snap, IdentityTable* table) {
     MemoryHistory h = m.history;
+    bool pieces = false, waiting = false;
+    for (size_t i = 0; i < h.events.size() && !(pieces && waiting); ++i) {
+      const Event e = DecodeEvent(h.events[i]);
+      pieces = pieces || e.type == EventType::kRedistrictPiece;
+      waiting = waiting || (e.type == EventType::kDeferred && e.aux == 0);
+    }
+    for (const auto& [used, value] :
+         {std::pair{pieces, kSizeUpperBound}, {waiting, kSizeUnknown}}) {
+      if (!used) continue;
+      const uint32_t marker = table->Intern(SizeMarker(value));
+      auto at = std::lower_bound(
+          h.identities.begin(), h.identities.end(), marker,
+          [](const Identity& i, uint32_t v) { return i.id < v; });
+      if (at == h.identities.end() || at->id != marker)
+        h.identities.insert(at, table->Get(marker));
+    }
     h.memory_id = id;
     h.node = m.node;
     h.clock = HistoryClock::kLogTime;

@@ -270,8 +270,18 @@ void ParseInst(std::string_view m, LogLine* out) {
         const size_t layout = m.find(" layout=");
         if (layout != std::string_view::npos) out->text = m.substr(layout + 8);
       } else if (StartsWith(m, "instance created:")) {
+        // An instance on memory the program attached: "external=memory(
+        // base=B, size=S)" instead of "bytes=" (ids[0] = 1, bytes = S).
         std::string_view external;
-        if (FieldAfter(m, "external=", &external)) return;  // not allocated
+        if (FieldAfter(m, "external=", &external)) {
+          out->ids[0] = 1;
+          out->kind = HexField(m, "inst=", &out->instance)
+                          ? LineKind::kCreated
+                          : LineKind::kMalformed;
+          DecField(m, "size=", &out->bytes);
+          HexField(m, "ready=", &out->event);
+          return;
+        }
         out->kind = HexField(m, "inst=", &out->instance) &&
                             DecField(m, "bytes=", &out->bytes)
                         ? LineKind::kCreated
@@ -805,13 +815,21 @@ LogLine ParseLogLine(std::string_view line) {
     if (t.Literal("Node") && !(node = t.Next()).empty() && node.back() == ':' &&
         Tokens::Whole(node.substr(0, node.size() - 1), &out.ids[0], 10))
       out.kind = LineKind::kMachineNode;
-  } else if (logger == "event" && StartsWith(m, "user event cancelled:")) {
+  } else if (logger == "event" && (StartsWith(m, "user event cancelled:") ||
+                                    (StartsWith(m, "user event trigger:") &&
+                                     m.size() >= 10 &&
+                                     m.substr(m.size() - 10) == "(poisoned)"))) {
     out.kind = HexField(m, "event=", &out.event) && out.event != 0
                    ? LineKind::kUserEventCancelled
                    : LineKind::kOtherLogger;
+  } else if (logger == "event" && StartsWith(m, "event merging:")) {
+    out.kind = HexField(m, "event=", &out.event) &&
+                       HexField(m, "wait_on=", &out.ids[0]) && out.event != 0
+                   ? LineKind::kEventMerged
+                   : LineKind::kOtherLogger;
   } else if (StartsWith(logger, "legate")) {
     ParseLegate(m, &out);
-  } else if (logger == "app" && StartsWith(m, "CHECKPOINT ")) {
+  } else if (StartsWith(m, "CHECKPOINT ")) {  // {app}, the oracle's {random}
     out.kind = LineKind::kCheckpoint;
     out.text = m.substr(11);
   } else {
@@ -882,6 +900,7 @@ const char* LineKindName(LineKind kind) {
     case LineKind::kOutOfMemory: return "out_of_memory";
     case LineKind::kInstOther: return "inst_other";
     case LineKind::kUserEventCancelled: return "user_event_cancelled";
+    case LineKind::kEventMerged: return "event_merged";
     case LineKind::kSpyInstance: return "spy_instance";
     case LineKind::kSpyInstanceField: return "spy_instance_field";
     case LineKind::kSpyInstanceCreator: return "spy_instance_creator";

@@ -55,7 +55,7 @@ enum class LineKind : uint8_t {
                        // bytes = capacity, text = the kind's name
   kMalformed,          // a known kind whose fields do not parse
   kOtherLogger,        // a prefixed line of a logger nobody reads
-  kCheckpoint,         // {app} "CHECKPOINT label": text = label
+  kCheckpoint,         // "CHECKPOINT label" ({app}, {random}): text = label
 
   // Realm's machine dump ({machine}).
   kMachineNode,        // "Node N:": ids[0] = N
@@ -73,7 +73,9 @@ enum class LineKind : uint8_t {
                        // offset
   kAllocationFailed,   // "allocation failed: inst=I": instance
   kCreated,            // "instance created: inst=I bytes=B ready=E":
-                       // instance, bytes, event
+                       // instance, bytes, event; an external instance
+                       // ("external=memory(base=A, size=S)" for bytes):
+                       // ids[0] = 1, bytes = S
   kDestroyed,          // "instance destroyed: inst=I wait_on=E": instance,
                        // event
   kDeallocated,        // "deallocation completed: inst=I": instance
@@ -83,7 +85,11 @@ enum class LineKind : uint8_t {
   kInstOther,          // an inst line of a kind not listed here
 
   // Realm's "event" logger (-level event=2).
-  kUserEventCancelled, // "user event cancelled: event=E": event
+  kUserEventCancelled, // "user event cancelled: event=E", or "user event
+                       // trigger: event=E wait_on=W (poisoned)": event E
+                       // is poisoned
+  kEventMerged,        // "event merging: event=M wait_on=E" (one line per
+                       // input E of M): event = M, ids[0] = E
 
   // Legion Spy ({legion_spy}).
   kSpyInstance,        // "Physical Instance": event, instance, memory;

@@ -19,6 +19,8 @@ RebuildCounts& RebuildCounts::operator+=(const RebuildCounts& o) {
         {&created_without_layout, &o.created_without_layout},
         {&fatal_without_request, &o.fatal_without_request},
         {&cancelled_releases, &o.cancelled_releases},
+        {&cancelled_requests, &o.cancelled_requests},
+        {&external_instances, &o.external_instances},
         {&remote_proxies, &o.remote_proxies},
         {&foreign_instance_lines, &o.foreign_instance_lines},
         {&spy_lines, &o.spy_lines}, {&spy_unknown_lines, &o.spy_unknown_lines},
@@ -135,25 +137,103 @@ void NodeRebuild::MakeRoom(MemoryState& m, uint64_t instance, uint64_t offset,
     if (found == instances.end()) continue;
     InstanceLife& life = found->second;
     if (life.size == 0 || life.phase != Phase::kLive) continue;
-    if (life.release_requested) {
+    // A bounded piece that begins before it, or where it does, ends where
+    // it begins (at the same offset: a zero-byte piece), its release
+    // requested or not: narrowing keeps what the log says; taking the
+    // release as early would lose a piece Realm still holds.
+    if (life.bounded && other_offset <= offset) {
+      const uint64_t tighter = offset - other_offset;
+      if (tighter < life.size) {
+        Apply(m, Event{EventType::kRedistrict, other, 0, 0, 1});
+        Apply(m, Event{EventType::kRedistrictPiece, other, other_offset,
+                       tighter, 1});
+        if (life.release_requested)
+          Apply(m, Event{EventType::kReleaseRequested, other, 0, 0,
+                         ReleaseAux(life.release_wait_on == 0
+                                        ? ReleaseState::kReady
+                                        : ReleaseState::kPending)});
+        life.size = tighter;
+        ++state_.counts.tightened_bounds;
+      }
+    } else if (life.release_requested) {
       Apply(m, Event{EventType::kReleased, other});
       life.phase = Phase::kGone;
       m.live.erase({other_offset, other});
       state_.released_early.insert(other);
       ++m.reorderings;
       ++state_.counts.reorderings;
-    } else if (life.bounded && other_offset < offset) {
-      // The piece must end where this allocation begins.
-      const uint64_t tighter = offset - other_offset;
-      if (tighter < life.size) {
-        Apply(m, Event{EventType::kRedistrict, other, 0, 0, 1});
-        Apply(m, Event{EventType::kRedistrictPiece, other, other_offset,
-                       tighter, 1});
-        life.size = tighter;
-        ++state_.counts.tightened_bounds;
-      }
     }
   }
+}
+
+// The instances announced with no layout and no outcome since the last
+// call: pieces of a redistrict waiting on its precondition (a create logs
+// its layout on the line after its announce; a redistrict's pieces get
+// nothing until the precondition fires).  Each enters the map as a waiting
+// request of unknown size and alignment (kDeferred, size 0, alignment 0),
+// so the history holds it from here on.  Called at a checkpoint line and
+// when the input is settled: the moments a cut is taken, so that the whole
+// log's history and the log cut there give the same state.
+void NodeRebuild::ShowWaitingPieces() {
+  for (uint64_t inst : announced_) {
+    auto it = state_.instances.find(inst);
+    if (it == state_.instances.end()) continue;
+    InstanceLife& life = it->second;
+    if (life.phase != Phase::kAnnounced || life.have_layout ||
+        life.shown_waiting)
+      continue;
+    Apply(Memory(life.memory), Event{EventType::kDeferred, inst, kNoOffset, 0, 0});
+    life.shown_waiting = true;
+  }
+  announced_.clear();
+}
+
+// A piece shown waiting leaves the queue (its outcome follows, or it was a
+// create whose layout came after a checkpoint).
+void NodeRebuild::Withdraw(MemoryState& m, uint64_t instance,
+                           InstanceLife& life) {
+  if (!life.shown_waiting) return;
+  Apply(m, Event{EventType::kRequestCancelled, instance});
+  life.shown_waiting = false;
+}
+
+// A request Realm cancelled (its precondition was poisoned): no failure,
+// the allocator was never asked.  The instance is still destroyed later.
+void NodeRebuild::CancelRequest(MemoryState& m, uint64_t instance,
+                                InstanceLife& life) {
+  Apply(m, Event{EventType::kRequestCancelled, instance});
+  life.shown_waiting = false;
+  life.phase = Phase::kFailed;
+  m.maybe_queued.erase(instance);
+  ++state_.counts.cancelled_requests;
+}
+
+// Whether `size` bytes at `alignment` fit a hole of the memory's current
+// heap, as the map holds it.  False when that cannot be told: capacity
+// unknown, a bounded piece (the holes beside it are lower bounds), or
+// instances of unknown placement.
+bool NodeRebuild::FitsNow(const MemoryState& m, uint64_t size,
+                          uint64_t alignment) const {
+  if (!m.capacity_known || state_.counts.created_without_layout > 0)
+    return false;
+  if (size == 0) return true;
+  const uint64_t align = alignment == 0 ? 1 : alignment;
+  auto fits = [&](uint64_t begin, uint64_t end) {
+    if (begin > UINT64_MAX - (align - 1)) return false;
+    const uint64_t start = (begin + align - 1) / align * align;
+    return start <= end && end - start >= size;
+  };
+  uint64_t covered = 0;  // end of the ranges walked so far
+  for (const auto& [offset, id] : m.live) {
+    auto it = state_.instances.find(id);
+    if (it == state_.instances.end()) continue;
+    const InstanceLife& life = it->second;
+    if (life.bounded) return false;
+    if (life.size == 0) continue;
+    if (offset > covered && fits(covered, offset)) return true;
+    covered = std::max(covered, offset + life.size);
+  }
+  return covered < m.capacity && fits(covered, m.capacity);
 }
 
 void NodeRebuild::FlushGroup(RedistrictGroup& group) {
@@ -164,6 +244,13 @@ void NodeRebuild::FlushGroup(RedistrictGroup& group) {
     if (piece.placed) placed.push_back(piece);
   std::sort(placed.begin(), placed.end(),
             [](const auto& a, const auto& b) { return a.offset < b.offset; });
+  // Pieces shown waiting leave the queue before the group (a group's
+  // records follow its header with nothing between).
+  for (const auto& piece : group.pieces) {
+    if (!piece.placed && !piece.failed) continue;
+    auto it = instances.find(piece.instance);
+    if (it != instances.end()) Withdraw(m, piece.instance, it->second);
+  }
   auto old_it = instances.find(group.old_instance);
   if (old_it != instances.end()) {
     m.live.erase({old_it->second.offset, group.old_instance});
@@ -172,8 +259,13 @@ void NodeRebuild::FlushGroup(RedistrictGroup& group) {
   Apply(m, Event{EventType::kRedistrict, group.old_instance, 0, 0,
                  static_cast<uint32_t>(placed.size())});
   for (size_t i = 0; i < placed.size(); ++i) {
+    // The next piece that begins after this one: pieces at one offset (a
+    // zero-byte piece beside another) bound nothing of each other.
+    size_t next = i + 1;
+    while (next < placed.size() && placed[next].offset == placed[i].offset)
+      ++next;
     const uint64_t limit =
-        i + 1 < placed.size() ? placed[i + 1].offset : group.old_end;
+        next < placed.size() ? placed[next].offset : group.old_end;
     const uint64_t bound =
         limit > placed[i].offset ? limit - placed[i].offset : 0;
     Apply(m, Event{EventType::kRedistrictPiece, placed[i].instance,
@@ -204,6 +296,21 @@ void NodeRebuild::FlushGroup(RedistrictGroup& group) {
 void NodeRebuild::Settle() {
   for (auto& group : state_.open_groups) FlushGroup(group);
   state_.open_groups.clear();
+  ShowWaitingPieces();
+  // Placements past the memory's end whose "instance created" line never
+  // came: what the log says, an allocation (the map notes the range).
+  std::vector<std::pair<uint64_t, uint64_t>> beyond;
+  for (const auto& [id, life] : state_.instances)
+    if (life.phase == Phase::kBeyondEnd) beyond.emplace_back(life.announce_order, id);
+  std::sort(beyond.begin(), beyond.end());
+  for (const auto& [order, id] : beyond) {
+    InstanceLife& life = state_.instances[id];
+    MemoryState& m = Memory(life.memory);
+    Apply(m, Event{EventType::kAllocated, id, life.offset, life.size,
+                   NarrowAlignment(life.alignment)});
+    life.phase = Phase::kLive;
+    m.live.emplace(life.offset, id);
+  }
   // Failures whose size the log never gave (no debug lines, and no
   // "instance created" after them).
   for (auto& [id, life] : state_.instances) {
@@ -231,6 +338,28 @@ bool NodeRebuild::ResolvePiece(uint64_t instance, bool failed, uint64_t offset) 
       }
       return true;
     }
+  }
+  // A group waiting to learn its run adopts this instance's.
+  auto life = state_.instances.find(instance);
+  if (life == state_.instances.end() || life->second.phase != Phase::kAnnounced ||
+      life->second.have_layout)
+    return false;
+  for (RedistrictGroup& group : groups) {
+    if (!group.run_unknown || group.memory != life->second.memory) continue;
+    std::vector<std::pair<uint64_t, uint64_t>> run;
+    for (const auto& [id, other] : state_.instances)
+      if (other.phase == Phase::kAnnounced && !other.have_layout &&
+          other.memory == group.memory &&
+          other.announce_run == life->second.announce_run)
+        run.emplace_back(other.announce_order, id);
+    std::sort(run.begin(), run.end());
+    for (const auto& [order, id] : run) {
+      RedistrictGroup::Piece piece;
+      piece.instance = id;
+      group.pieces.push_back(piece);
+    }
+    group.run_unknown = false;
+    return ResolvePiece(instance, failed, offset);
   }
   return false;
 }
@@ -263,20 +392,43 @@ void NodeRebuild::FailLatestRequest(uint64_t memory) {
   } else if (deferred_order != 0) {
     Apply(m, Event{EventType::kDeferredFailed, deferred, 0, 0, 0});
     state_.instances[deferred].phase = Phase::kFailed;
+    m.maybe_queued.erase(deferred);
   } else {
     ++state_.counts.fatal_without_request;
   }
 }
 
-// -level event=2: a destroy that waits on exactly this user event will not
-// happen (Realm keeps the range: a release_requested event with aux 2).  A
-// destroy waiting on an event merged from it is not seen here.
+// -level event=2: `event` is poisoned, and with it every event merged from
+// it (Realm poisons a merge as soon as one input is); a destroy waiting on
+// any of them will not happen (Realm keeps the range: a release_requested
+// event with aux 2).
+// "event merging: event=M wait_on=E": M waits on E (among others); a
+// poisoned E poisons M.
+void NodeRebuild::OnEventMerged(uint64_t merged, uint64_t input) {
+  merged_into_[input].push_back(merged);
+  if (poisoned_.count(input)) OnUserEventCancelled(merged);
+}
+
 void NodeRebuild::OnUserEventCancelled(uint64_t event) {
   ++state_.counts.instance_lines;
-  for (auto& [id, life] : state_.instances) {
-    if (!life.release_requested || life.release_wait_on != event ||
-        life.phase != Phase::kLive)
-      continue;
+  std::vector<uint64_t> todo{event};
+  absl::flat_hash_set<uint64_t> now;
+  while (!todo.empty()) {
+    const uint64_t e = todo.back();
+    todo.pop_back();
+    if (!poisoned_.insert(e).second) continue;
+    now.insert(e);
+    if (auto it = merged_into_.find(e); it != merged_into_.end())
+      todo.insert(todo.end(), it->second.begin(), it->second.end());
+  }
+  std::vector<std::pair<uint64_t, uint64_t>> cancelled;  // (order, id)
+  for (const auto& [id, life] : state_.instances)
+    if (life.release_requested && life.phase == Phase::kLive &&
+        now.count(life.release_wait_on))
+      cancelled.emplace_back(life.announce_order, id);
+  std::sort(cancelled.begin(), cancelled.end());
+  for (const auto& [order, id] : cancelled) {
+    InstanceLife& life = state_.instances[id];
     Apply(Memory(life.memory), Event{EventType::kReleaseRequested, id, 0, 0,
                                      ReleaseAux(ReleaseState::kCancelled)});
     life.release_requested = false;
@@ -326,7 +478,7 @@ void NodeRebuild::OnInstanceLine(const LogLine& line) {
       OnAllocationFailed(line.instance);
       return;
     case LineKind::kCreated:
-      OnCreated(line.instance, line.bytes);
+      OnCreated(line.instance, line.bytes, line.ids[0] == 1);
       return;
     case LineKind::kDestroyed:
       OnDestroyed(line.instance, line.event);
@@ -348,10 +500,15 @@ void NodeRebuild::OnAnnounced(uint64_t inst) {
     // Leave the old life to the map (the next placement is a
     // duplicate, counted there).
   }
+  MemoryState& m = Memory(MemoryOfInstance(inst));
+  if (life.phase == Phase::kAnnounced) Withdraw(m, inst, life);
+  m.maybe_queued.erase(inst);
   life = InstanceLife{};
   life.memory = MemoryOfInstance(inst);
   life.announce_order = ++state_.announce_counter;
-  Memory(life.memory).has_instances = true;
+  life.announce_run = announce_run_;
+  m.has_instances = true;
+  announced_.push_back(inst);
 }
 
 // "instance layout": the request's size and alignment, before its outcome.
@@ -359,6 +516,9 @@ void NodeRebuild::OnLayout(uint64_t inst, uint64_t bytes, uint64_t alignment,
                            std::string_view printed) {
   ++state_.counts.layout_lines;
   InstanceLife& life = state_.instances[inst];
+  // A create whose layout came after a checkpoint showed it waiting.
+  if (life.phase == Phase::kAnnounced)
+    Withdraw(Memory(MemoryOfInstance(inst)), inst, life);
   if (life.phase != Phase::kAnnounced) {
     // No "creating/reusing" line before it (a log cut at its start):
     // a new life all the same.
@@ -380,15 +540,39 @@ void NodeRebuild::OnPlaced(uint64_t inst, uint64_t offset) {
   InstanceLife& life = state_.instances[inst];
   life.memory = MemoryOfInstance(inst);
   MemoryState& m = Memory(life.memory);
+  if (life.phase == Phase::kAnnounced) Withdraw(m, inst, life);
   if (life.phase == Phase::kDeferred) {
+    m.maybe_queued.erase(inst);
     MakeRoom(m, inst, offset, life.size);
     Apply(m, Event{EventType::kDeferredCompleted, inst, offset, 0, 0});
+    if (life.release_requested) {
+      // Destroyed while it waited: the placed range's release is requested
+      // (its "deallocation completed" is a release, not a redistrict).
+      Apply(m, Event{EventType::kReleaseRequested, inst, 0, 0,
+                     ReleaseAux(life.release_wait_on == 0
+                                    ? ReleaseState::kReady
+                                    : ReleaseState::kPending)});
+      life.phase = Phase::kLive;
+      life.offset = offset;
+      m.live.emplace(offset, inst);
+      return;
+    }
   } else {
     if (!life.have_layout && life.phase != Phase::kUnplaced) {
       // Placed with no layout and no redistrict seen: the size is not
       // in the log.  Shown as zero bytes with size "unknown".
       life.size = 0;
       life.alignment = 1;
+    }
+    // Past the memory's end: Realm's allocator cannot have placed it.  An
+    // external instance logs its absolute address here (minus the
+    // memory's base: ~1.4e14 in the capacity-0 memory, an underflowed
+    // ~1.8e19 elsewhere), which its "instance created" line, next, tells.
+    if (m.capacity_known &&
+        (offset > m.capacity || life.size > m.capacity - offset)) {
+      life.phase = Phase::kBeyondEnd;
+      life.offset = offset;
+      return;
     }
     MakeRoom(m, inst, offset, life.size);
     Apply(m, Event{EventType::kAllocated, inst, offset, life.size,
@@ -409,7 +593,24 @@ void NodeRebuild::OnAllocationFailed(uint64_t inst) {
   life.memory = MemoryOfInstance(inst);
   MemoryState& m = Memory(life.memory);
   if (life.phase == Phase::kDeferred) {
+    m.maybe_queued.erase(inst);
+    // Fits the heap now with nothing queued in the allocator before it: the
+    // allocator would have placed it, so it never asked: the precondition
+    // was poisoned.  Otherwise a failure (a poisoned precondition of a
+    // request that would not have fitted reads the same in the log).
+    if (life.waits_on_precondition && m.maybe_queued.empty() &&
+        FitsNow(m, life.size, life.alignment)) {
+      CancelRequest(m, inst, life);
+      return;
+    }
     Apply(m, Event{EventType::kDeferredFailed, inst, 0, 0, 0});
+  } else if (life.phase == Phase::kAnnounced && !life.have_layout &&
+             state_.counts.layout_lines > 0) {
+    // A log with debug lines gives every create a layout: this is a piece
+    // of a redistrict that never ran (no "deallocation completed" of its
+    // old instance opened a group), its precondition poisoned.
+    CancelRequest(m, inst, life);
+    return;
   } else if (!life.have_layout) {
     // No debug lines: the size comes with "instance created", which
     // Realm logs after the failure.
@@ -426,8 +627,36 @@ void NodeRebuild::OnAllocationFailed(uint64_t inst) {
 // "instance created": deferred when no outcome came yet; the size of a
 // failure logged without it; with no layout before it, live at an unknown
 // place; after an outcome, only a confirmation.
-void NodeRebuild::OnCreated(uint64_t inst, uint64_t bytes) {
+void NodeRebuild::OnCreated(uint64_t inst, uint64_t bytes, bool external) {
   InstanceLife& life = state_.instances[inst];
+  if (external) {
+    // Memory the program attached: Realm's allocator holds none of it.
+    // A placement applied already (capacity unknown, or inside it) is
+    // taken back.
+    MemoryState& m = Memory(MemoryOfInstance(inst));
+    if (life.phase == Phase::kLive) {
+      Apply(m, Event{EventType::kReleased, inst});
+      m.live.erase({life.offset, inst});
+    }
+    if (life.phase == Phase::kAnnounced) Withdraw(m, inst, life);
+    life.memory = MemoryOfInstance(inst);
+    life.phase = Phase::kExternal;
+    life.size = bytes;
+    m.external[inst] = bytes;
+    m.has_instances = true;
+    ++state_.counts.external_instances;
+    return;
+  }
+  if (life.phase == Phase::kBeyondEnd) {
+    // Not external after all: what the log says, an allocation past the
+    // end (the map notes the range).
+    MemoryState& m = Memory(life.memory);
+    Apply(m, Event{EventType::kAllocated, inst, life.offset, life.size,
+                   NarrowAlignment(life.alignment)});
+    life.phase = Phase::kLive;
+    m.live.emplace(life.offset, inst);
+    return;
+  }
   if (life.phase == Phase::kFailedUnsized) {
     Apply(Memory(life.memory),
           Event{EventType::kAllocationFailed, inst, 0, bytes, 1});
@@ -448,6 +677,12 @@ void NodeRebuild::OnCreated(uint64_t inst, uint64_t bytes) {
     m.has_instances = true;
     return;
   }
+  // Realm's allocator defers a request only when it does not fit the
+  // current heap or others wait before it; one that fits and finds none
+  // waits on its precondition.
+  life.waits_on_precondition =
+      m.maybe_queued.empty() && FitsNow(m, life.size, life.alignment);
+  if (!life.waits_on_precondition) m.maybe_queued.insert(inst);
   Apply(m, Event{EventType::kDeferred, inst, kNoOffset, life.size,
                  NarrowAlignment(life.alignment)});
   life.phase = Phase::kDeferred;
@@ -470,6 +705,14 @@ void NodeRebuild::OnDestroyed(uint64_t inst, uint64_t wait_on) {
                                            : ReleaseState::kPending)});
     life.release_requested = true;
     life.release_wait_on = wait_on;
+    // Waiting on an event already poisoned: it will not happen.
+    if (wait_on != 0 && life.phase == Phase::kLive && poisoned_.count(wait_on)) {
+      Apply(m, Event{EventType::kReleaseRequested, inst, 0, 0,
+                     ReleaseAux(ReleaseState::kCancelled)});
+      life.release_requested = false;
+      life.release_wait_on = 0;
+      ++state_.counts.cancelled_releases;
+    }
   } else if (life.phase == Phase::kUnplaced) {
     life.release_requested = true;
     life.release_wait_on = wait_on;
@@ -489,6 +732,12 @@ void NodeRebuild::OnDeallocated(uint64_t inst) {
     return;
   }
   InstanceLife& life = found->second;
+  m.maybe_queued.erase(inst);
+  if (life.phase == Phase::kExternal) {
+    m.external.erase(inst);
+    life.phase = Phase::kGone;
+    return;
+  }
   if (life.phase == Phase::kUnplaced) {
     life.phase = Phase::kGone;
     return;
@@ -504,8 +753,11 @@ void NodeRebuild::OnDeallocated(uint64_t inst) {
 
 // A live instance of `memory` released with no destroy line: a redistrict
 // when new instances, in no open group yet, wait unplaced in that memory;
-// they become its pieces, in the order they were announced.  False when
-// none wait.
+// the pieces are one run of them (announced together), in the order they
+// were announced: the run announced right before this line when there is
+// one (a redistrict that ran at once), else the only run, else the run of
+// the first waiting instance whose outcome follows (ResolvePiece).  False
+// when none wait.
 bool NodeRebuild::OpenRedistrict(uint64_t memory, uint64_t old_instance,
                                  const InstanceLife& old) {
   std::vector<std::pair<uint64_t, uint64_t>> waiting;
@@ -528,6 +780,23 @@ bool NodeRebuild::OpenRedistrict(uint64_t memory, uint64_t old_instance,
   group.old_instance = old_instance;
   group.old_offset = old.offset;
   group.old_end = old.offset + old.size;
+  const uint64_t run =
+      last_inst_was_announce_
+          ? state_.instances[waiting.back().second].announce_run
+          : state_.instances[waiting.front().second].announce_run;
+  const bool one_run =
+      state_.instances[waiting.back().second].announce_run ==
+      state_.instances[waiting.front().second].announce_run;
+  if (!last_inst_was_announce_ && !one_run) {
+    group.run_unknown = true;  // ResolvePiece finds the run
+    state_.open_groups.push_back(std::move(group));
+    return true;
+  }
+  waiting.erase(std::remove_if(waiting.begin(), waiting.end(),
+                               [&](const auto& w) {
+                                 return state_.instances[w.second].announce_run != run;
+                               }),
+                waiting.end());
   for (const auto& w : waiting) {
     RedistrictGroup::Piece piece;
     piece.instance = w.second;
@@ -703,14 +972,25 @@ void NodeRebuild::Feed(const LogLine& line, uint64_t line_number) {
   const std::string_view logger = line.logger;
   if (logger == "inst") {
     OnInstanceLine(line);
+    last_inst_was_announce_ = line.kind == LineKind::kCreateLocal;
+    if (!last_inst_was_announce_) ++announce_run_;
   } else if (logger == "legion_spy") {
     OnSpyLine(line);
   } else if (logger.substr(0, 6) == "legate") {
     OnLegateLine(line);
   } else if (line.kind == LineKind::kUserEventCancelled) {
     OnUserEventCancelled(line.event);
+  } else if (line.kind == LineKind::kEventMerged) {
+    OnEventMerged(line.event, line.ids[0]);
   } else {
-    if (line.kind == LineKind::kCheckpoint) ++counts.checkpoints;
+    // A line of the program's own (not Realm's event logger, whose lines
+    // other threads write while a redistrict logs its announces) ends a
+    // run of announces: two redistricts called one after the other.
+    if (logger != "event") ++announce_run_;
+    if (line.kind == LineKind::kCheckpoint) {
+      ++counts.checkpoints;
+      ShowWaitingPieces();
+    }
     if (line.kind == LineKind::kMachineNode)
       state_.machine_nodes.insert(line.ids[0]);
     ++counts.other_logger_lines;

@@ -89,6 +89,9 @@ struct RebuildCounts {
   uint64_t fatal_without_request = 0;   // out-of-memory lines, no request
   uint64_t cancelled_releases = 0;      // destroys whose user event was
                                         // cancelled (-level event=2)
+  uint64_t cancelled_requests = 0;      // requests whose precondition was
+                                        // poisoned (no failure)
+  uint64_t external_instances = 0;      // "external=" instances (no range)
   uint64_t remote_proxies = 0;          // "creating proxy ..." lines
   uint64_t foreign_instance_lines = 0;  // lines naming another node's instance
   // Legion Spy.
@@ -161,8 +164,13 @@ enum class Phase : uint8_t {
   kUnplaced,      // created, its placement not in the log (no debug lines):
                   // holds memory somewhere
   kFailedUnsized, // failed before its size was logged (no debug lines)
-  kFailed,        // failed; Realm still destroys it
+  kFailed,        // failed or cancelled; Realm still destroys it
   kGone,          // released
+  kBeyondEnd,     // "allocation completed" past the memory's end: an
+                  // external instance, unless its "instance created" line
+                  // says otherwise (held back until then)
+  kExternal,      // on memory the program attached ("external=" on its
+                  // "instance created" line): holds no allocator range
 };
 
 // The open life of one instance id.
@@ -178,7 +186,19 @@ struct InstanceLife {
   bool release_requested = false;
   uint64_t release_wait_on = 0;  // the destroy's precondition event
   bool bounded = false;  // size is an upper bound (redistrict piece)
+  // Announced with no layout and shown waiting (kDeferred, size unknown):
+  // a piece of a redistrict waiting on its precondition.
+  bool shown_waiting = false;
+  // Deferred while it fitted the memory's current heap and no request
+  // waited in the allocator: Realm's allocator did not defer it, its
+  // precondition did, so its failure is a cancellation (the precondition
+  // was poisoned; the allocator was never asked).
+  bool waits_on_precondition = false;
   uint64_t announce_order = 0;
+  // Announce lines with no other inst line (nor a line of the program's
+  // own loggers) between them make one run: a redistrict logs its pieces'
+  // announces together, a create its layout right after its announce.
+  uint64_t announce_run = 0;
   uint32_t spy = 0;     // 1 + index into RebuildState::spy, 0: none
   uint32_t legate = 0;  // 1 + index into RebuildState::legate, 0: none
 };
@@ -201,6 +221,12 @@ struct MemoryState {
   // allocation lands on, and the bounded pieces it narrows.
   std::set<std::pair<uint64_t, uint64_t>> live;
   std::vector<uint64_t> failed_unknown_size;  // failed redistrict pieces
+  // Deferred requests that may wait in Realm's allocator (not known to wait
+  // on their precondition only): a request behind them may be deferred by
+  // the allocator even where it fits.
+  std::set<uint64_t> maybe_queued;
+  // External instances attached now (instance -> bytes): not allocations.
+  std::map<uint64_t, uint64_t> external;
   uint64_t reorderings = 0;
   uint64_t released_without_destroy = 0;
 };
@@ -217,6 +243,10 @@ struct RedistrictGroup {
     uint64_t offset = 0;
   };
   std::vector<Piece> pieces;
+  // Several redistricts wait in this memory: the pieces are the run of
+  // the first waiting instance whose outcome comes next (Realm logs a
+  // redistrict's outcomes right after its old instance's release).
+  bool run_unknown = false;
 };
 
 // A memory the machine dump or Legion Spy lists: kind and capacity.
@@ -280,7 +310,7 @@ class NodeRebuild {
                 std::string_view printed);
   void OnPlaced(uint64_t inst, uint64_t offset);
   void OnAllocationFailed(uint64_t inst);
-  void OnCreated(uint64_t inst, uint64_t bytes);
+  void OnCreated(uint64_t inst, uint64_t bytes, bool external);
   void OnDestroyed(uint64_t inst, uint64_t wait_on);
   void OnDeallocated(uint64_t inst);
   bool OpenRedistrict(uint64_t memory, uint64_t old_instance,
@@ -289,13 +319,28 @@ class NodeRebuild {
   void OnLegateLine(const LogLine& line);
   void MakeRoom(MemoryState& m, uint64_t instance, uint64_t offset,
                 uint64_t size);
+  void ShowWaitingPieces();
+  void Withdraw(MemoryState& m, uint64_t instance, InstanceLife& life);
+  void CancelRequest(MemoryState& m, uint64_t instance, InstanceLife& life);
+  bool FitsNow(const MemoryState& m, uint64_t size, uint64_t alignment) const;
   void FlushGroup(RedistrictGroup& group);
   bool ResolvePiece(uint64_t instance, bool failed, uint64_t offset);
   void FailLatestRequest(uint64_t memory);
   void OnUserEventCancelled(uint64_t event);
+  void OnEventMerged(uint64_t merged, uint64_t input);
   bool Ours(uint64_t instance);
 
   RebuildState state_;
+  // Instances announced with no layout since the last ShowWaitingPieces, in
+  // announce order (most get their layout on the next line).
+  std::vector<uint64_t> announced_;
+  uint64_t announce_run_ = 0;    // bumped by every other inst line and
+                                 // every line of the program's loggers
+  // -level event=2: the events merged from each event, and the events known
+  // poisoned (cancelled, triggered poisoned, or merged from one of those).
+  absl::flat_hash_map<uint64_t, std::vector<uint64_t>> merged_into_;
+  absl::flat_hash_set<uint64_t> poisoned_;
+  bool last_inst_was_announce_ = false;
   const RebuildOptions* options_;
   const LogLine* time_ = nullptr;  // the line being applied, for its time
   uint64_t line_ = 0;

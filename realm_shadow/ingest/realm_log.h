@@ -18,11 +18,25 @@
 //  - "allocation completed: inst=I offset=O": placed (kAllocated, or
 //    kDeferredCompleted when I was deferred).
 //  - "instance created: inst=I ... ready=E" with no outcome yet: deferred
-//    (kDeferred); after an outcome it only confirms it.  With no layout line
+//    (kDeferred); after an outcome it only confirms it.
+//  - "instance created: inst=I external=memory(base=A, size=S)": an
+//    instance on memory the program attached.  Realm's allocator holds none
+//    of it; the "allocation completed" before it logs its address minus
+//    the memory's base (~1.4e14 in the capacity-0 memory Realm keeps for
+//    them, an underflowed ~1.8e19 in another).  It is no allocation, as in
+//    the tracker's dump: a note lists it with its size.  A placement past
+//    the memory's end is held back until this line says what it is.  With no layout line
 //    before it the log lacks Realm's debug-level lines: I is live with B
 //    bytes at an unknown place (PendingRequest kPlacementUnknown), and the
 //    dump says what is missing and how to get it.
 //  - "allocation failed: inst=I": kAllocationFailed, or kDeferredFailed.
+//    Realm logs the same line when it cancels a request whose precondition
+//    was poisoned, without asking its allocator (no failure): read so
+//    (kRequestCancelled) when that is certain: a deferred request that
+//    fitted the heap when it was made and fits it now, with no request
+//    queued in the allocator before it (the allocator would have placed
+//    it); a redistrict's piece failing with no release of its old instance
+//    before it, in a log with debug lines.
 //  - "instance allocation failed - out of memory in mem M" (fatal, Realm
 //    aborts next; logged when nobody asked for the allocation result): the
 //    newest request in M with a layout and no outcome fails
@@ -30,16 +44,21 @@
 //  - "instance destroyed: inst=I wait_on=E": kReleaseRequested (ready when
 //    E is 0); for a failed instance nothing (Realm destroys those too).
 //  - "deallocation completed: inst=I": kReleased.
-//  - With -level event=2, "{2}{event}: user event cancelled: event=E": a
-//    destroy that waits on exactly E is cancelled (Realm keeps the range;
-//    a release_requested event with aux 2).  A destroy waiting on an event
-//    merged from E is not recognized.
+//  - With -level event=2, "{2}{event}: user event cancelled: event=E" (or
+//    a trigger of E logged "(poisoned)"): E is poisoned, and so is every
+//    event merged from it ("event merging: event=M wait_on=E"; Realm
+//    poisons a merge as soon as one input is); a destroy that waits on any
+//    of them is cancelled (Realm keeps the range; a release_requested event
+//    with aux 2).
 //  - "creating proxy for remotely-created instance: I": another node's
 //    instance; counted, never an allocation.
 //  - Redistrict: the new instances get only "creating/reusing" lines (no
-//    layout); the old one gets "deallocation completed" with no "instance
-//    destroyed" before it; then one "allocation completed" (or "allocation
-//    failed") per piece.  Read as kRedistrict + kRedistrictPiece.
+//    layout), logged together (one run); the old one gets "deallocation
+//    completed" with no "instance destroyed" before it; then one
+//    "allocation completed" (or "allocation failed") per piece.  Read as
+//    kRedistrict + kRedistrictPiece.  The pieces are the run announced
+//    right before the release, else the only run waiting, else the run of
+//    the first waiting instance whose outcome follows it.
 //  - The machine=1 dump, a multi-line entry, gives each memory's kind and
 //    capacity ("Memory:1e00000000000000, SYSTEM_MEM, capacity: 16777216");
 //    node 0 writes it for every node.  Legion Spy's "Memory M C K" gives a
@@ -57,19 +76,29 @@
 //
 // What the log cannot tell, and what the reader does about it:
 //  - Redistricted pieces' sizes appear nowhere.  A piece ends at or before
-//    the next piece's offset, and the last at or before the old instance's
-//    end (the old size is known from its own layout line), so each piece is
-//    given that upper bound as its size and an Identity with attribute
-//    "size" = "upper bound" (kSizeAttribute / kSizeUpperBound).  Holes next
-//    to such a piece are therefore lower bounds.  A later allocation inside
-//    a bounded piece tightens the bound (applied as a one-piece redistrict
-//    of the piece into itself).  Piece alignment is unknown (reported as 1).
+//    the next piece's offset (the next that begins after it: a zero-byte
+//    piece may share its offset), and the last at or before the old
+//    instance's end (the old size is known from its own layout line), so
+//    each piece is given that upper bound as its size and an Identity with
+//    attribute "size" = "upper bound" (kSizeAttribute / kSizeUpperBound).
+//    Holes next to such a piece are therefore lower bounds.  A later
+//    allocation inside a bounded piece tightens the bound (applied as a
+//    one-piece redistrict of the piece into itself, its requested release
+//    kept), whether or not its release was requested.  Piece alignment is
+//    unknown (reported as 1).
 //  - A failed piece's size is unknown: its Failure has size 0 and the note
 //    lists it.
 //  - A redistrict waiting on its precondition shows only the new instances'
-//    "reusing" lines: they are shown as pending requests of unknown size
-//    (Identity "size" = "unknown"), and the old instance stays live until
-//    the log shows its range released.
+//    "reusing" lines: they are waiting requests of unknown size and
+//    alignment (kDeferred of 0 B at alignment 0; Identity "size" =
+//    "unknown"), applied at the next CHECKPOINT line or when the input is
+//    settled (the moments a cut is taken: the whole log's history there
+//    equals the cut; a create's layout, on the line after its announce,
+//    would otherwise take it back).  The old instance stays live until the
+//    log shows its range released.
+//  - A request waiting on its precondition that fails when it would not
+//    have fitted: refused by the allocator, or cancelled (the precondition
+//    poisoned): the log reads the same; shown as a failure.
 //  - Releases logged after the allocation they made room for (another
 //    thread wrote them later): when an allocation lands on an instance whose
 //    destroy was requested and not yet completed, that release must already
@@ -91,10 +120,11 @@
 // at, trace and the page's time strip read a stock run's whole history.
 // Times are that rank's seconds since its own process start: the logs of
 // two nodes are kept apart by (node, memory) and their clocks are not
-// aligned.  The history's last moment is the map's state; the pending
-// requests of unknown size the assembly adds for redistricts waiting on
-// their precondition, and the identities joined from Legion Spy, are in the
-// dump's picture only.  32 B per event and 24 B per line that made one.
+// aligned.  The history's last moment is the map's state; the size markers
+// (upper bound, unknown) are in its identities, and the history cursor puts
+// them on every moment's pieces (history_cursor.h); the identities joined
+// from Legion Spy are in the dump's picture only.  32 B per event and 24 B
+// per line that made one.
 #ifndef REALM_SHADOW_INGEST_REALM_LOG_H_
 #define REALM_SHADOW_INGEST_REALM_LOG_H_
 
