@@ -1,7 +1,6 @@
 #include "gpu/block_memory.h"
 
 #include <algorithm>
-#include <tuple>
 #include <utility>
 
 namespace realm_shadow {
@@ -79,11 +78,7 @@ std::vector<GpuAllocation> BlockMemory::LiveAllocations() const {
       live.push_back(Describe(instance, offset, size));
     }
   }
-  std::sort(live.begin(), live.end(),
-            [](const GpuAllocation& a, const GpuAllocation& b) {
-              return std::tie(a.offset, a.instance) <
-                     std::tie(b.offset, b.instance);
-            });
+  SortByOffset(&live);
   return live;
 }
 

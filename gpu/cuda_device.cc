@@ -12,15 +12,17 @@ std::string CudaErrorText(int error) {
   return std::string(cudaGetErrorName(e)) + " (" + cudaGetErrorString(e) + ")";
 }
 
+bool CudaCallFailed(int status, const std::string& call, std::string* error) {
+  if (status == cudaSuccess) return false;
+  (void)cudaGetLastError();
+  if (error) *error = call + " failed: " + CudaErrorText(status);
+  return true;
+}
+
 int CudaDeviceCount(std::string* why) {
   int count = 0;
-  const cudaError_t status = cudaGetDeviceCount(&count);
-  if (status != cudaSuccess) {
-    // Clear the sticky "last error" so later calls start clean.
-    (void)cudaGetLastError();
-    if (why) *why = "cudaGetDeviceCount failed: " + CudaErrorText(status);
+  if (CudaCallFailed(cudaGetDeviceCount(&count), "cudaGetDeviceCount", why))
     return 0;
-  }
   if (count <= 0) {
     if (why) *why = "cudaGetDeviceCount reports 0 devices";
     return 0;

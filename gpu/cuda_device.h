@@ -34,6 +34,12 @@ bool CudaSynchronize(std::string* error);
 // "cudaErrorMemoryAllocation (out of memory)" for a cudaError_t value.
 std::string CudaErrorText(int error);
 
+// After a CUDA runtime call that returned `status`: false when it
+// succeeded.  Otherwise clears the error CUDA keeps for cudaGetLastError
+// (so the next check starts clean), sets *error (when not null) to
+// "<call> failed: <CudaErrorText>", and answers true.
+bool CudaCallFailed(int status, const std::string& call, std::string* error);
+
 }  // namespace gpu
 }  // namespace realm_shadow
 

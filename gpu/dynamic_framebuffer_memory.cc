@@ -3,7 +3,6 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
-#include <tuple>
 
 namespace realm_shadow {
 namespace gpu {
@@ -149,11 +148,7 @@ std::vector<GpuAllocation> DynamicFramebufferMemory::LiveAllocations() const {
       live.push_back(a);
     }
   }
-  std::sort(live.begin(), live.end(),
-            [](const GpuAllocation& a, const GpuAllocation& b) {
-              return std::tie(a.offset, a.instance) <
-                     std::tie(b.offset, b.instance);
-            });
+  SortByOffset(&live);
   return live;
 }
 

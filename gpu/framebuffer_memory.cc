@@ -15,15 +15,11 @@ std::unique_ptr<FramebufferMemory> FramebufferMemory::Create(
     return nullptr;
   }
   void* block = nullptr;
-  const cudaError_t status = cudaMalloc(&block, capacity);
-  if (status != cudaSuccess) {
-    (void)cudaGetLastError();
-    if (error) {
-      *error = "cudaMalloc(" + std::to_string(capacity) +
-               ") for the framebuffer failed: " + CudaErrorText(status);
-    }
+  if (CudaCallFailed(cudaMalloc(&block, capacity),
+                     "cudaMalloc(" + std::to_string(capacity) +
+                         ") for the framebuffer",
+                     error))
     return nullptr;
-  }
   return std::unique_ptr<FramebufferMemory>(
       new FramebufferMemory(memory_id, capacity, name, tracked, block));
 }

@@ -4,7 +4,10 @@
 #ifndef REALM_SHADOW_GPU_GPU_ALLOCATION_H_
 #define REALM_SHADOW_GPU_GPU_ALLOCATION_H_
 
+#include <algorithm>
 #include <cstdint>
+#include <tuple>
+#include <vector>
 
 #include "realm_shadow/layers.h"
 
@@ -26,6 +29,17 @@ struct GpuAllocation {
   // Where the host reaches them (zero-copy only; null otherwise).
   void* host_pointer = nullptr;
 };
+
+// The order LiveAllocations lists in: ascending offset (or address), then
+// instance, so a zero-byte instance sharing an offset sorts the same way in
+// every run and the tests can compare lists whole.
+inline void SortByOffset(std::vector<GpuAllocation>* live) {
+  std::sort(live->begin(), live->end(),
+            [](const GpuAllocation& a, const GpuAllocation& b) {
+              return std::tie(a.offset, a.instance) <
+                     std::tie(b.offset, b.instance);
+            });
+}
 
 }  // namespace gpu
 }  // namespace realm_shadow

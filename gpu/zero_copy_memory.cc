@@ -15,26 +15,16 @@ std::unique_ptr<ZeroCopyMemory> ZeroCopyMemory::Create(
     return nullptr;
   }
   void* host = nullptr;
-  cudaError_t status = cudaHostAlloc(
-      &host, capacity, cudaHostAllocMapped | cudaHostAllocPortable);
-  if (status != cudaSuccess) {
-    (void)cudaGetLastError();
-    if (error) {
-      *error = "cudaHostAlloc(" + std::to_string(capacity) +
-               ", Mapped|Portable) for zero-copy failed: " +
-               CudaErrorText(status);
-    }
+  if (CudaCallFailed(cudaHostAlloc(&host, capacity,
+                                   cudaHostAllocMapped | cudaHostAllocPortable),
+                     "cudaHostAlloc(" + std::to_string(capacity) +
+                         ", Mapped|Portable) for zero-copy",
+                     error))
     return nullptr;
-  }
   void* device = nullptr;
-  status = cudaHostGetDevicePointer(&device, host, 0);
-  if (status != cudaSuccess) {
-    (void)cudaGetLastError();
+  if (CudaCallFailed(cudaHostGetDevicePointer(&device, host, 0),
+                     "cudaHostGetDevicePointer for zero-copy", error)) {
     cudaFreeHost(host);
-    if (error) {
-      *error = "cudaHostGetDevicePointer for zero-copy failed: " +
-               CudaErrorText(status);
-    }
     return nullptr;
   }
   return std::unique_ptr<ZeroCopyMemory>(

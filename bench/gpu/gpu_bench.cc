@@ -64,6 +64,28 @@ struct TrackingSwitch {
   bool off;
 };
 
+// The churn both framebuffers are timed on: `window` instances live, first
+// in first out.  After the window is filled (untimed), each iteration
+// releases the oldest and allocates the next, 256-byte aligned, its size
+// cycling through `sizes`: two events an iteration.  `allocate(instance,
+// size)` gives why a timed allocation ends the run, or null to go on.
+template <typename Memory, typename Allocate>
+void ChurnWindow(benchmark::State& state, Memory& memory, size_t window,
+                 const std::vector<uint64_t>& sizes, Allocate allocate) {
+  uint64_t next = 1;
+  for (; next <= window; ++next) allocate(next, sizes[next % sizes.size()]);
+  for (auto _ : state) {
+    memory.Release(next - window);
+    if (const char* why = allocate(next, sizes[next % sizes.size()])) {
+      state.SkipWithError(why);
+      break;
+    }
+    ++next;
+  }
+  state.counters["events_per_iteration"] = 2;
+  state.SetItemsProcessed(state.iterations());
+}
+
 void BM_FramebufferChurn(benchmark::State& state) {
   if (NoGpu(state)) return;
   const int mode = static_cast<int>(state.range(0));
@@ -75,21 +97,15 @@ void BM_FramebufferChurn(benchmark::State& state) {
     return;
   }
   TrackingSwitch tracking(mode);
-  constexpr size_t kWindow = 256;  // live instances kept, FIFO
-  const std::vector<uint64_t> sizes = Sizes(4096, 4 * kKiB, 256 * kKiB, 5);
-  uint64_t next = 1, offset = 0;
-  for (; next <= kWindow; ++next) {
-    fb->Allocate(next, sizes[next % sizes.size()], 256, &offset);
-  }
-  for (auto _ : state) {
-    fb->Release(next - kWindow);
-    const bool placed =
-        fb->Allocate(next, sizes[next % sizes.size()], 256, &offset);
-    benchmark::DoNotOptimize(placed);
-    ++next;
-  }
-  state.counters["events_per_iteration"] = 2;
-  state.SetItemsProcessed(state.iterations());
+  // A failed placement is part of the churn (the memory is full), not the
+  // end of it.
+  uint64_t offset = 0;
+  ChurnWindow(state, *fb, 256, Sizes(4096, 4 * kKiB, 256 * kKiB, 5),
+              [&](uint64_t instance, uint64_t size) -> const char* {
+                const bool placed = fb->Allocate(instance, size, 256, &offset);
+                benchmark::DoNotOptimize(placed);
+                return nullptr;
+              });
 }
 BENCHMARK(BM_FramebufferChurn)->ArgName("mode")->Arg(0)->Arg(1)->Arg(2);
 
@@ -99,24 +115,15 @@ void BM_DynamicFramebufferChurn(benchmark::State& state) {
   auto dynfb = DynamicFramebufferMemory::Create(
       0x1f000000000000b0 + mode, 8ull << 30, "bench-dynfb", mode != 0);
   TrackingSwitch tracking(mode);
-  const std::vector<uint64_t> sizes = Sizes(4096, 64 * kKiB, kMiB, 9);
-  constexpr size_t kWindow = 64;
-  uint64_t next = 1, address = 0;
-  for (; next <= kWindow; ++next) {
-    dynfb->Allocate(next, sizes[next % sizes.size()], 256, &address);
-  }
-  for (auto _ : state) {
-    dynfb->Release(next - kWindow);
-    const auto outcome =
-        dynfb->Allocate(next, sizes[next % sizes.size()], 256, &address);
-    if (outcome != DynamicFramebufferMemory::Outcome::kAllocated) {
-      state.SkipWithError(DynamicFramebufferMemory::OutcomeName(outcome));
-      break;
-    }
-    ++next;
-  }
-  state.counters["events_per_iteration"] = 2;
-  state.SetItemsProcessed(state.iterations());
+  uint64_t address = 0;
+  ChurnWindow(state, *dynfb, 64, Sizes(4096, 64 * kKiB, kMiB, 9),
+              [&](uint64_t instance, uint64_t size) -> const char* {
+                const auto outcome =
+                    dynfb->Allocate(instance, size, 256, &address);
+                return outcome == DynamicFramebufferMemory::Outcome::kAllocated
+                           ? nullptr
+                           : DynamicFramebufferMemory::OutcomeName(outcome);
+              });
 }
 BENCHMARK(BM_DynamicFramebufferChurn)->ArgName("mode")->Arg(0)->Arg(1);
 

@@ -85,6 +85,7 @@
 #include "realm/inst_impl.h"
 #include "realm/mem_impl.h"
 #include "realm/runtime_impl.h"
+#include "realm_program.h"
 
 #if __has_include("realm_shadow/live/dump.h") && defined(REALM_SHADOW_ENABLED)
 #include "realm_shadow/live/dump.h"
@@ -94,6 +95,7 @@
 #endif
 
 using namespace Realm;
+using realm_shadow_trial::IgnoreFailures;
 
 namespace {
 
@@ -388,13 +390,6 @@ struct Gate {
 std::vector<Gate> g_gates;
 std::vector<void*> g_buffers;
 int g_checkpoint = 0;
-
-ProfilingRequestSet IgnoreFailures() {
-  ProfilingRequestSet prs;
-  prs.add_request(Processor::NO_PROC, 0 /*nobody listens*/)
-      .add_measurement<ProfilingMeasurements::InstanceStatus>();
-  return prs;
-}
 
 InstanceLayoutGeneric* Layout(size_t bytes, size_t align) {
   const std::vector<size_t> field_sizes(1, 1);
@@ -1000,16 +995,6 @@ int main(int argc, char** argv) {
     else if (a == "-settle_ms") g_opt.settle_ms = std::atoi(argv[++i]);
     else if (a == "-step_ms") g_opt.step_ms = std::atoi(argv[++i]);
   }
-  Runtime rt;
-  rt.init(&argc, &argv);
-  Processor p = Machine::ProcessorQuery(Machine::get_machine())
-                    .only_kind(Processor::LOC_PROC)
-                    .first();
-  assert(p.exists());
-  Processor::register_task_by_kind(p.kind(), false /*!global*/, TOP_LEVEL_TASK,
-                                   CodeDescriptor(top_level_task),
-                                   ProfilingRequestSet())
-      .external_wait();
-  rt.collective_spawn(p, TOP_LEVEL_TASK, 0, 0);
-  return rt.wait_for_shutdown();
+  return realm_shadow_trial::RunTopLevelTask(argc, argv, TOP_LEVEL_TASK,
+                                              top_level_task);
 }

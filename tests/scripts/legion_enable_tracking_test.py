@@ -583,6 +583,14 @@ class Tree(unittest.TestCase):
         with open(os.path.join(root, rel), "w", newline="") as f:
             f.write(text.replace(old, new))
 
+    def refuses_edit(self, profile, rel, old, new, *needles, cuda=False):
+        """A fresh tree of `profile` with `old` replaced by `new` in `rel`
+        is refused, the output naming each of `needles`."""
+        root = self.tree(profile, cuda)
+        self.mutate(root, rel, old, new)
+        for needle in needles:
+            self.refused(root, needle)
+
 
 class Tool(Tree):
     def test_each_profile_gets_every_site(self):
@@ -696,18 +704,15 @@ class Tool(Tree):
         self.assertNotIn("+ 0", read(root, "runtime/realm/inst_impl.cc"))
 
     def test_a_missing_anchor_stops_with_its_name_and_changes_nothing(self):
-        root = self.tree()
-        self.mutate(root, "runtime/realm/mem_impl.inl",
-                    "    allocated.erase(it);\n", "    allocated.erase(tag);\n")
-        self.refused(root, "allocated.erase(it);")
-        root = self.tree("master")
-        self.mutate(root, "runtime/legion/runtime.cc",
-                    "ConcretePool::release_pool", "ConcretePool::drop_pool")
-        self.refused(root, "ConcretePool::release_pool")
-        root = self.tree("25.03")
-        self.mutate(root, "runtime/CMakeLists.txt",
-                    "add_library(RealmStatic", "add_library(RealmOther")
-        self.refused(root, "add_library(RealmStatic")
+        self.refuses_edit("25.06", "runtime/realm/mem_impl.inl",
+                          "    allocated.erase(it);\n", "    allocated.erase(tag);\n",
+                          "allocated.erase(it);")
+        self.refuses_edit("master", "runtime/legion/runtime.cc",
+                          "ConcretePool::release_pool", "ConcretePool::drop_pool",
+                          "ConcretePool::release_pool")
+        self.refuses_edit("25.03", "runtime/CMakeLists.txt",
+                          "add_library(RealmStatic", "add_library(RealmOther",
+                          "add_library(RealmStatic")
         # A renamed parameter is found by its type, and used...
         root = self.tree("25.06")
         self.mutate(root, "runtime/realm/mem_impl.cc",
@@ -717,29 +722,25 @@ class Tool(Tree):
         self.assertIn("ReleaseRequested(current_allocator.shadow_observer, "
                       "inst, pre);", read(root, "runtime/realm/mem_impl.cc"))
         # ...but neither name nor type: refused.
-        root = self.tree("25.06")
-        self.mutate(root, "runtime/realm/mem_impl.cc",
-                    "Event precondition)\n    {\n      NodeID",
-                    "GenEvent pre)\n    {\n      NodeID")
-        self.refused(root, "has no parameter 'precondition'")
+        self.refuses_edit("25.06", "runtime/realm/mem_impl.cc",
+                          "Event precondition)\n    {\n      NodeID",
+                          "GenEvent pre)\n    {\n      NodeID",
+                          "has no parameter 'precondition'")
 
     def test_an_unknown_version_is_refused(self):
-        root = self.tree("25.06")
-        self.mutate(root, "runtime/realm/mem_impl.cc", REUSE_IMMEDIATE, "")
-        self.refused(root, "reuse_storage_immediate")
+        self.refuses_edit("25.06", "runtime/realm/mem_impl.cc", REUSE_IMMEDIATE, "",
+                          "reuse_storage_immediate")
 
     def test_a_braceless_body_is_never_edited(self):
-        root = self.tree()
-        self.mutate(root, "runtime/realm/mem_impl.inl",
-                    "\talloc_first = 0;\n\tallocated[tag] = idx;",
-                    "\tif(alloc_first == 0)\n\tallocated[tag] = idx;")
-        self.refused(root, "brace-less 'if'")
-        root = self.tree("master")
-        self.mutate(root, "runtime/legion/legion_instances.cc",
-                    "        gc_state = COLLECTABLE_GC_STATE;\n      return false;",
-                    "        gc_state = COLLECTABLE_GC_STATE;\n      else\n"
-                    "        gc_state = VALID_GC_STATE;\n      return false;")
-        self.refused(root, "if with an else")
+        self.refuses_edit("25.06", "runtime/realm/mem_impl.inl",
+                          "\talloc_first = 0;\n\tallocated[tag] = idx;",
+                          "\tif(alloc_first == 0)\n\tallocated[tag] = idx;",
+                          "brace-less 'if'")
+        self.refuses_edit("master", "runtime/legion/legion_instances.cc",
+                          "        gc_state = COLLECTABLE_GC_STATE;\n      return false;",
+                          "        gc_state = COLLECTABLE_GC_STATE;\n      else\n"
+                          "        gc_state = VALID_GC_STATE;\n      return false;",
+                          "if with an else")
 
     def test_a_declaration_is_not_a_definition_and_duplicates_are_refused(self):
         root = self.tree()
@@ -747,11 +748,10 @@ class Tool(Tree):
                     "namespace Realm {\n  void RegionInstanceImpl::"
                     "notify_allocation(MemoryImpl::AllocationResult result);\n")
         self.assertEqual(run(root)[0], 0)
-        root = self.tree("25.03")
-        self.mutate(root, "runtime/realm/inst_impl.cc", "}; // namespace Realm",
-                    "    void RegionInstanceImpl::notify_allocation("
-                    "int result)\n    {\n    }\n}; // namespace Realm")
-        self.refused(root, "defined 2 times")
+        self.refuses_edit("25.03", "runtime/realm/inst_impl.cc", "}; // namespace Realm",
+                          "    void RegionInstanceImpl::notify_allocation("
+                          "int result)\n    {\n    }\n}; // namespace Realm",
+                          "defined 2 times")
 
     def test_not_a_legion_checkout(self):
         root = os.path.join(self.tmp, "realm")
@@ -850,22 +850,20 @@ class CudaModule(Tree):
     def test_a_missing_cuda_anchor_stops_with_its_name(self):
         cc, h = ("runtime/realm/cuda/cuda_module.cc",
                  "runtime/realm/cuda/cuda_internal.h")
-        root = self.tree("25.06", cuda=True)
-        self.mutate(root, cc, "        alloc_bases.erase(it);\n",
-                    "        alloc_bases.erase(inst->me);\n")
-        self.refused(root, "alloc_bases.erase(it);")
-        root = self.tree("master", cuda=True)
-        self.mutate(root, cc, "alloc_bases[inst->me] = std::make_pair(base, bytes);",
-                    "alloc_bases.insert(std::make_pair(inst->me, base));")
-        self.refused(root, "alloc_bases[inst->me] = std::make_pair(base, bytes);")
-        root = self.tree("25.06", cuda=True)
-        self.mutate(root, h, "      std::map<RegionInstance, std::pair<CUdeviceptr,"
-                    " size_t> > alloc_bases;\n", "")
-        self.refused(root, "alloc_bases;' of GPUDynamicFBMemory")
-        root = self.tree("master", cuda=True)
-        self.mutate(root, cc, "GPUDynamicFBMemory::GPUDynamicFBMemory(",
-                    "GPUDynamicFBMemory::Make(")
-        self.refused(root, "GPUDynamicFBMemory::GPUDynamicFBMemory")
+        self.refuses_edit("25.06", cc, "        alloc_bases.erase(it);\n",
+                          "        alloc_bases.erase(inst->me);\n",
+                          "alloc_bases.erase(it);", cuda=True)
+        self.refuses_edit("master", cc,
+                          "alloc_bases[inst->me] = std::make_pair(base, bytes);",
+                          "alloc_bases.insert(std::make_pair(inst->me, base));",
+                          "alloc_bases[inst->me] = std::make_pair(base, bytes);",
+                          cuda=True)
+        self.refuses_edit("25.06", h, "      std::map<RegionInstance, std::pair<CUdeviceptr,"
+                          " size_t> > alloc_bases;\n", "",
+                          "alloc_bases;' of GPUDynamicFBMemory", cuda=True)
+        self.refuses_edit("master", cc, "GPUDynamicFBMemory::GPUDynamicFBMemory(",
+                          "GPUDynamicFBMemory::Make(",
+                          "GPUDynamicFBMemory::GPUDynamicFBMemory", cuda=True)
         # Half a module: refused, naming the missing file.
         root = self.tree("25.06", cuda=True)
         os.remove(os.path.join(root, cc))
@@ -873,16 +871,13 @@ class CudaModule(Tree):
 
     def test_a_framebuffer_off_the_observed_heaps_is_refused(self):
         h = "runtime/realm/cuda/cuda_internal.h"
-        root = self.tree("25.06", cuda=True)
-        self.mutate(root, h, "class GPUFBMemory : public LocalManagedMemory {",
-                    "class GPUFBMemory : public MemoryImpl {")
-        self.refused(root, "class GPUFBMemory : public LocalManagedMemory")
-        root = self.tree("master", cuda=True)
-        self.mutate(root, h, "      char *cpu_base;\n",
-                    "      char *cpu_base;\n      virtual AllocationResult "
-                    "allocate_storage_immediate(RegionInstanceImpl *inst,\n")
-        self.refused(root, "GPUZCMemory")
-        self.refused(root, "overrides LocalManagedMemory's")
+        self.refuses_edit("25.06", h, "class GPUFBMemory : public LocalManagedMemory {",
+                          "class GPUFBMemory : public MemoryImpl {",
+                          "class GPUFBMemory : public LocalManagedMemory", cuda=True)
+        self.refuses_edit("master", h, "      char *cpu_base;\n",
+                          "      char *cpu_base;\n      virtual AllocationResult "
+                          "allocate_storage_immediate(RegionInstanceImpl *inst,\n",
+                          "GPUZCMemory", "overrides LocalManagedMemory's", cuda=True)
 
     def test_a_renamed_cap_parameter_is_found_by_its_type(self):
         root = self.tree("25.06", cuda=True)
