@@ -780,14 +780,17 @@ bool NodeRebuild::OpenRedistrict(uint64_t memory, uint64_t old_instance,
   group.old_instance = old_instance;
   group.old_offset = old.offset;
   group.old_end = old.offset + old.size;
+  // The newest run still open (nothing since its announces): a redistrict
+  // that ran at once.
+  const bool just_announced =
+      state_.instances[waiting.back().second].announce_run == announce_run_;
   const uint64_t run =
-      last_inst_was_announce_
-          ? state_.instances[waiting.back().second].announce_run
-          : state_.instances[waiting.front().second].announce_run;
+      just_announced ? announce_run_
+                     : state_.instances[waiting.front().second].announce_run;
   const bool one_run =
       state_.instances[waiting.back().second].announce_run ==
       state_.instances[waiting.front().second].announce_run;
-  if (!last_inst_was_announce_ && !one_run) {
+  if (!just_announced && !one_run) {
     group.run_unknown = true;  // ResolvePiece finds the run
     state_.open_groups.push_back(std::move(group));
     return true;
@@ -972,8 +975,7 @@ void NodeRebuild::Feed(const LogLine& line, uint64_t line_number) {
   const std::string_view logger = line.logger;
   if (logger == "inst") {
     OnInstanceLine(line);
-    last_inst_was_announce_ = line.kind == LineKind::kCreateLocal;
-    if (!last_inst_was_announce_) ++announce_run_;
+    if (line.kind != LineKind::kCreateLocal) ++announce_run_;
   } else if (logger == "legion_spy") {
     OnSpyLine(line);
   } else if (logger.substr(0, 6) == "legate") {

@@ -340,7 +340,6 @@ class NodeRebuild {
   // poisoned (cancelled, triggered poisoned, or merged from one of those).
   absl::flat_hash_map<uint64_t, std::vector<uint64_t>> merged_into_;
   absl::flat_hash_set<uint64_t> poisoned_;
-  bool last_inst_was_announce_ = false;
   const RebuildOptions* options_;
   const LogLine* time_ = nullptr;  // the line being applied, for its time
   uint64_t line_ = 0;

@@ -700,5 +700,48 @@ TEST(OraclePrograms, TwoRedistrictsCalledInTurnKeepTheirOwnPieces) {
   ExpectAtGivesTheCut(r, kS);
 }
 
+// A redistrict of a piece of a waiting redistrict, both on E5 (seed 173 of
+// the oracle's run): when E5 fires, i5's release is logged after the
+// program's own "trigger" line, so i5's pieces are not the run announced
+// last (i11's): the first outcome decides.  Taking the last run placed i8
+// and i9 outside any group, as allocations of a size stated as 0 B.
+const char kRedistrictOfAWaitingPiece[] = R"(
+[0 - 1] 0.100000 {3}{random}: OP create R i5 32000 align=32
+[0 - 1] 0.100010 {2}{inst}: creating new local instance: 4000000000800001
+[0 - 1] 0.100020 {1}{inst}: instance layout: inst=4000000000800001 layout=Layout(bytes=32000, align=32, fields={0=0+0}, lists=[[<0>..<31999>->affine(<1>+0)]])
+[0 - 1] 0.100030 {1}{inst}: allocation completed: inst=4000000000800001 offset=0
+[0 - 1] 0.100040 {2}{inst}: instance created: inst=4000000000800001 bytes=32000 ready=0
+[0 - 1] 0.100050 {3}{random}: OP redistrict i5 i8:23219:32 i9:225:32 i10:8494:32 after=E5
+[0 - 1] 0.100060 {2}{inst}: reusing local instance: 4000000000800002
+[0 - 1] 0.100070 {2}{inst}: creating new local instance: 4000000000800003
+[0 - 1] 0.100080 {2}{inst}: creating new local instance: 4000000000800004
+[0 - 1] 0.100090 {3}{random}: OP redistrict i10 i11:9987:32 after=E5
+[0 - 1] 0.100100 {2}{inst}: creating new local instance: 4000000000800005
+[0 - 1] 0.100110 {3}{random}: OP trigger E5
+[0 - 1] 0.100120 {2}{event}: user event trigger: event=8000001000100006 wait_on=0
+[0 - 1] 0.100130 {1}{inst}: deallocation completed: inst=4000000000800001
+[0 - 1] 0.100140 {1}{inst}: allocation completed: inst=4000000000800002 offset=0
+[0 - 1] 0.100150 {1}{inst}: allocation completed: inst=4000000000800003 offset=23232
+[0 - 1] 0.100160 {1}{inst}: allocation completed: inst=4000000000800004 offset=23488
+[0 - 1] 0.100170 {1}{inst}: deallocation completed: inst=4000000000800004
+[0 - 1] 0.100180 {2}{inst}: allocation failed: inst=4000000000800005
+[0 - 1] 0.200000 {3}{random}: CHECKPOINT 1
+)";
+
+TEST(OraclePrograms, APiecesOwnRedistrictDoesNotTakeItsParentsPieces) {
+  const Rebuilt r = Rebuild(kRedistrictOfAWaitingPiece);
+  const Snapshot* cut = Memory(r.cut, kR);
+  ASSERT_NE(cut, nullptr);
+  for (const auto& [piece, bound] :
+       {std::pair{0x4000000000800002ull, 23232u}, {0x4000000000800003ull, 256u}}) {
+    const Allocation* a = Live(*cut, piece);
+    ASSERT_NE(a, nullptr) << std::hex << piece << "\n" << Picture(*cut);
+    EXPECT_EQ(a->size, bound);  // Realm's 23219 and 225 lie within
+    EXPECT_EQ(SizeMark(*cut, a->identity), kSizeUpperBound);
+  }
+  EXPECT_EQ(Live(*cut, 0x4000000000800004ull), nullptr) << Picture(*cut);
+  ExpectAtGivesTheCut(r, kR);
+}
+
 }  // namespace
 }  // namespace realm_shadow
