@@ -143,18 +143,14 @@ TEST_F(DumpOnFailureTest, FragmentationWritesADumpAndAReport) {
   EXPECT_EQ(report.find("instance 0x4000000000000000 [0, "), std::string::npos)
       << "the pinned allocation is not a blocker:\n"
       << report;
-  EXPECT_TRUE(ContainsText(report, "
-  dump                " + path + "
-"));
+  EXPECT_TRUE(ContainsText(report, "\n  dump                " + path + "\n"));
   // The remedies that need no replay, judged on the history the live side
   // holds, and the one command that gives the rest.
-  EXPECT_TRUE(ContainsText(report, "
-      1. release         release 1 collectable allocation(s), "
-                                   "64 KiB (65536 B), window [65536, 262144)"));
-  EXPECT_TRUE(ContainsText(report, "
-  more remedies       realm-shadow explain " + path +
-                                   " (capacity, allocator: a replay of the history)
-"));
+  EXPECT_TRUE(ContainsText(report,
+                           "\n      1. release         release 1 collectable allocation(s), "
+                           "64 KiB (65536 B), window [65536, 262144)"));
+  EXPECT_TRUE(ContainsText(report, "\n  more remedies       realm-shadow explain " + path +
+                                       " (capacity, allocator: a replay of the history)\n"));
 
   DumpFile dump;
   std::string error;
