@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 #include "realm_shadow/analysis/history_cursor.h"
 #include "realm_shadow/format/dump.h"
+#include "tests/common/contains_text.h"
 #include "tests/common/dump_io.h"
 #include "tests/common/snapshot_compare.h"
 #include "tests/common/temp_dir.h"
@@ -19,6 +20,7 @@ namespace realm_shadow {
 namespace {
 
 using testing::CompareDumps;
+using testing::ContainsText;
 using testing::TempDir;
 using testing_dump::Load;
 using testing_dump::OneLine;
@@ -269,11 +271,11 @@ TEST(DumpHistory, WriterRefusesAHistoryOfNoMemory) {
   TempDir dir;
   std::string error;
   EXPECT_FALSE(testing::WriteDumpTo(dir / "x.rsd", dump, &error));
-  EXPECT_NE(error.find("which the dump does not hold"), std::string::npos) << error;
+  EXPECT_TRUE(ContainsText(error, "which the dump does not hold"));
   dump.histories[0].memory_id = testing_dump::kFbId;
   dump.histories.push_back(dump.histories[0]);
   EXPECT_FALSE(testing::WriteDumpTo(dir / "x.rsd", dump, &error));
-  EXPECT_NE(error.find("two histories"), std::string::npos) << error;
+  EXPECT_TRUE(ContainsText(error, "two histories"));
 }
 
 }  // namespace
