@@ -34,15 +34,21 @@ using testing_dump::OneLine;
 using testing_dump::SampleDump;
 using testing_dump::WriteBytes;
 
+// The sample dump marked by its node, so that a test can tell which of two
+// writes to one name is the file there.
+DumpFile SampleDumpOfNode(uint32_t node) {
+  DumpFile dump = SampleDump();
+  dump.node = node;
+  return dump;
+}
+
 TEST(DumpFormat, OverwritesAnExistingDumpAtomically) {
   TempDir dir;
   std::string error;
-  DumpFile first = SampleDump();
-  first.node = 1;
-  ASSERT_TRUE(testing::WriteDumpTo(dir / "a.rsd", first, &error)) << error;
-  DumpFile second = SampleDump();
-  second.node = 2;
-  ASSERT_TRUE(testing::WriteDumpTo(dir / "a.rsd", second, &error)) << error;
+  ASSERT_TRUE(testing::WriteDumpTo(dir / "a.rsd", SampleDumpOfNode(1), &error))
+      << error;
+  ASSERT_TRUE(testing::WriteDumpTo(dir / "a.rsd", SampleDumpOfNode(2), &error))
+      << error;
   DumpFile back;
   ASSERT_TRUE(testing::ReadDumpTo(dir / "a.rsd", &back, &error)) << error;
   EXPECT_EQ(back.node, 2u);
@@ -87,9 +93,9 @@ TEST(DumpWrite, ReadOnlyDirectory) {
 TEST(DumpWrite, FailureMidWriteLeavesThePreviousDump) {
   TempDir dir;
   std::string error;
-  DumpFile old_dump = SampleDump();
-  old_dump.node = 11;
-  ASSERT_TRUE(testing::WriteDumpTo(dir / "a.rsd", old_dump, &error)) << error;
+  ASSERT_TRUE(
+      testing::WriteDumpTo(dir / "a.rsd", SampleDumpOfNode(11), &error))
+      << error;
 
   DumpFile big;
   big.memories.emplace_back();
