@@ -48,36 +48,30 @@ class JsonChecker {
         return Number();
     }
   }
-  bool Object() {
+  bool Object() { return Sequence('}', &JsonChecker::Member); }
+  bool Array() { return Sequence(']', &JsonChecker::Value); }
+  // An object's or an array's body after its opening bracket: no items, or
+  // items separated by commas, then `close`.
+  bool Sequence(char close, bool (JsonChecker::*item)()) {
     ++i_;
     Ws();
-    if (Peek('}')) return ++i_, true;
+    if (Peek(close)) return ++i_, true;
     for (;;) {
       Ws();
-      if (!Peek('"') || !String()) return false;
+      if (!(this->*item)()) return false;
       Ws();
-      if (!Peek(':')) return false;
-      ++i_;
-      Ws();
-      if (!Value()) return false;
-      Ws();
-      if (Peek('}')) return ++i_, true;
+      if (Peek(close)) return ++i_, true;
       if (!Peek(',')) return false;
       ++i_;
     }
   }
-  bool Array() {
+  bool Member() {
+    if (!Peek('"') || !String()) return false;
+    Ws();
+    if (!Peek(':')) return false;
     ++i_;
     Ws();
-    if (Peek(']')) return ++i_, true;
-    for (;;) {
-      Ws();
-      if (!Value()) return false;
-      Ws();
-      if (Peek(']')) return ++i_, true;
-      if (!Peek(',')) return false;
-      ++i_;
-    }
+    return Value();
   }
   bool String() {
     ++i_;
