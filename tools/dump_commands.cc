@@ -127,16 +127,14 @@ int RunJson(const Command& c, const CommandArgs& args) {
 }
 
 int RunDiff(const Command& c, const CommandArgs& args) {
+  std::vector<DumpFile> dumps;
+  if (int status = LoadTwoDumps(c, args, "A B", &dumps); status != 0)
+    return status;
   const std::vector<std::string>& files = args.operands();
-  if (files.size() != 2)
-    return Usage(c, "expected two dump files (A B), got " +
-                        std::to_string(files.size()));
-  const absl::StatusOr<std::vector<DumpFile>> dumps = LoadDumps(files);
-  if (!dumps.ok()) return BadInput(dumps.status());
   // Memories are matched by (node, id).
   std::map<std::pair<uint32_t, uint64_t>, const Snapshot*> before, after;
-  for (const Snapshot& s : (*dumps)[0].memories) before[{s.node, s.memory_id}] = &s;
-  for (const Snapshot& s : (*dumps)[1].memories) after[{s.node, s.memory_id}] = &s;
+  for (const Snapshot& s : dumps[0].memories) before[{s.node, s.memory_id}] = &s;
+  for (const Snapshot& s : dumps[1].memories) after[{s.node, s.memory_id}] = &s;
   std::cout << "diff " << files[0] << " -> " << files[1] << "\n";
   for (const auto& [key, a] : after) {
     auto it = before.find(key);

@@ -36,6 +36,18 @@ absl::StatusOr<std::vector<DumpFile>> LoadDumps(const std::vector<std::string>& 
   return dumps;
 }
 
+int LoadTwoDumps(const Command& command, const CommandArgs& args,
+                 absl::string_view names, std::vector<DumpFile>* dumps) {
+  const std::vector<std::string>& files = args.operands();
+  if (files.size() != 2)
+    return Usage(command, "expected two dump files (" + std::string(names) +
+                              "), got " + std::to_string(files.size()));
+  absl::StatusOr<std::vector<DumpFile>> loaded = LoadDumps(files);
+  if (!loaded.ok()) return BadInput(loaded.status());
+  *dumps = *std::move(loaded);
+  return 0;
+}
+
 absl::StatusOr<std::vector<LoadedMemory>> SelectMemories(
     const std::vector<DumpFile>& dumps, const CommandArgs& args) {
   std::vector<LoadedMemory> all = ListMemories(dumps, args.operands());

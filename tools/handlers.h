@@ -43,6 +43,13 @@ int BadInput(const absl::Status& status);
 // the error.
 absl::StatusOr<std::vector<DumpFile>> LoadDumps(const std::vector<std::string>& files);
 
+// The command's two dump operands (diff's A B, compare's SHADOW LOG), read
+// into *dumps; 0, or the exit status after saying why: a count other than
+// two is a usage error ("expected two dump files (<names>), got 3"), a file
+// that cannot be read bad input.
+int LoadTwoDumps(const Command& command, const CommandArgs& args,
+                 absl::string_view names, std::vector<DumpFile>* dumps);
+
 // The memories of the loaded dumps (pointing into `dumps`), only those
 // with the id of --memory when the command was given it; a --memory that
 // is no id or names no memory is the error (bad input).

@@ -66,17 +66,15 @@ int RunIngest(const Command& c, const CommandArgs& args) {
 }
 
 int RunCompare(const Command& c, const CommandArgs& args) {
+  std::vector<DumpFile> dumps;
+  if (int status = LoadTwoDumps(c, args, "SHADOW LOG", &dumps); status != 0)
+    return status;
   const std::vector<std::string>& files = args.operands();
-  if (files.size() != 2)
-    return Usage(c, "expected two dump files (SHADOW LOG), got " +
-                        std::to_string(files.size()));
-  const absl::StatusOr<std::vector<DumpFile>> dumps = LoadDumps(files);
-  if (!dumps.ok()) return BadInput(dumps.status());
   const std::string* run = args.value("--run");
   const std::string* label = args.value("--dump");
   const std::string run_name = run == nullptr ? "-" : *run;
   const std::string dump_name = label == nullptr ? files[0] : *label;
-  const std::vector<MemoryComparison> rows = CompareDumps((*dumps)[0], (*dumps)[1]);
+  const std::vector<MemoryComparison> rows = CompareDumps(dumps[0], dumps[1]);
   std::cout << (args.flag("--tsv") ? FormatComparisonTsv(rows, run_name, dump_name)
                                    : FormatComparisonTable(rows, run_name, dump_name));
   for (const MemoryComparison& row : rows)

@@ -262,9 +262,7 @@ std::string MemoryAnswerJson(const MemoryAnswer& a) {
   w.HexId("memory", s.memory_id);
   w.String("name", s.memory_name);
   w.Uint("capacity", a.capacity);
-  w.Key("run_capacity");
-  if (s.capacity_known) w.Uint(s.capacity);
-  else w.Null();
+  w.UintOrNull("run_capacity", s.capacity_known, s.capacity);
   w.Uint("first_event", EventNumber(s.first_sequence));
   w.Uint("end_event", s.end_sequence);
   w.Bool("from_base_snapshot", s.first_sequence > 0);

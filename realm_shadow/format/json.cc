@@ -173,12 +173,7 @@ void WriteMemory(JsonWriter& w, const Snapshot& s, const MemoryHistory* h) {
   w.String("kind", MemoryKindName(s.kind));
   w.String("name", s.name);
   w.Uint("node", s.node);
-  w.Key("capacity");
-  if (s.capacity_known) {
-    w.Uint(s.capacity);
-  } else {
-    w.Null();
-  }
+  w.UintOrNull("capacity", s.capacity_known, s.capacity);
   w.Bool("addressed", s.addressed);
   w.Uint("sequence", s.sequence);
   w.Bool("exact", s.exact);

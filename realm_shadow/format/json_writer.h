@@ -73,6 +73,12 @@ class JsonWriter {
   void Uint(std::string_view key, uint64_t v);
   void Int(std::string_view key, int64_t v) { Key(key), Int(v); }
   void Offset(std::string_view key, uint64_t v) { Key(key), Offset(v); }
+  // A number that may not be known (a capacity the log never stated):
+  // null when !known.
+  void UintOrNull(std::string_view key, bool known, uint64_t v) {
+    if (known) return Uint(key, v);
+    Key(key), Null();
+  }
   void Double(std::string_view key, double v) { Key(key), Double(v); }
   void Decimal(std::string_view key, int64_t v, int digits);
   void Bool(std::string_view key, bool v) { Key(key), Bool(v); }

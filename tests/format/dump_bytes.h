@@ -35,6 +35,22 @@ inline bool Parse(const std::string& bytes, DumpFile* out, std::string* error) {
   return testing::ParseDumpTo(bytes, out, error);
 }
 
+// Whether the reader refuses `bytes` with a one-line error naming `part`:
+// the check of every hostile-file case, whose failure prints the error.
+inline ::testing::AssertionResult RefusedNaming(const std::string& bytes,
+                                                const std::string& part) {
+  DumpFile out;
+  std::string error;
+  if (Parse(bytes, &out, &error))
+    return ::testing::AssertionFailure() << "read, not refused naming \""
+                                         << part << "\"";
+  if (error.find(part) == std::string::npos ||
+      error.find('\n') != std::string::npos)
+    return ::testing::AssertionFailure()
+           << "not one line naming \"" << part << "\": " << error;
+  return ::testing::AssertionSuccess();
+}
+
 template <typename T>
 T Load(const std::string& bytes, size_t at) {
   T v;

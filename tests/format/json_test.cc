@@ -8,10 +8,13 @@
 #include "realm_shadow/format/dump.h"
 #include "realm_shadow/format/json_writer.h"
 #include "realm_shadow/page/html_page.h"
+#include "tests/common/contains_text.h"
 #include "tests/format/sample_dump.h"
 
 namespace realm_shadow {
 namespace {
+
+using testing::ContainsText;
 
 // A strict RFC 8259 checker: returns the offset of the first error, or
 // npos when `text` is exactly one JSON value (plus whitespace).
@@ -45,36 +48,30 @@ class JsonChecker {
         return Number();
     }
   }
-  bool Object() {
+  bool Object() { return Sequence('}', &JsonChecker::Member); }
+  bool Array() { return Sequence(']', &JsonChecker::Value); }
+  // An object's or an array's body after its opening bracket: no items, or
+  // items separated by commas, then `close`.
+  bool Sequence(char close, bool (JsonChecker::*item)()) {
     ++i_;
     Ws();
-    if (Peek('}')) return ++i_, true;
+    if (Peek(close)) return ++i_, true;
     for (;;) {
       Ws();
-      if (!Peek('"') || !String()) return false;
+      if (!(this->*item)()) return false;
       Ws();
-      if (!Peek(':')) return false;
-      ++i_;
-      Ws();
-      if (!Value()) return false;
-      Ws();
-      if (Peek('}')) return ++i_, true;
+      if (Peek(close)) return ++i_, true;
       if (!Peek(',')) return false;
       ++i_;
     }
   }
-  bool Array() {
+  bool Member() {
+    if (!Peek('"') || !String()) return false;
+    Ws();
+    if (!Peek(':')) return false;
     ++i_;
     Ws();
-    if (Peek(']')) return ++i_, true;
-    for (;;) {
-      Ws();
-      if (!Value()) return false;
-      Ws();
-      if (Peek(']')) return ++i_, true;
-      if (!Peek(',')) return false;
-      ++i_;
-    }
+    return Value();
   }
   bool String() {
     ++i_;
@@ -188,101 +185,85 @@ TEST(DumpJson, ValidAndEscaped) {
       json.rfind("{\"format\":\"realm-shadow\",\"version\":2,\"node\":3,", 0),
       0u)
       << json.substr(0, 100);
-  EXPECT_NE(json.find("\"notes\":[\"capacity of system memory unknown\","
-                      "\"second \\\"note\\\"\\n\"]"),
-            std::string::npos);
+  EXPECT_TRUE(ContainsText(json,
+                           "\"notes\":[\"capacity of system memory unknown\","
+                           "\"second \\\"note\\\"\\n\"]"));
   // Ids are hex strings; names keep their UTF-8 and escape their quotes.
-  EXPECT_NE(
-      json.find("\"id\":\"0x1e00000000000000\",\"kind\":\"framebuffer\","
-                "\"name\":\"GPU0 FB \\\"main\\\" \xce\xbb-\xe2\x82\xac\""),
-      std::string::npos);
-  EXPECT_NE(json.find("\"provenance\":\"stencil.py:42 \\\"halo\\\"\\t\\\\\""),
-            std::string::npos);
-  EXPECT_NE(json.find("\"regions\":\"lr[0] \xf0\x9f\x98\x80\""),
-            std::string::npos);
+  EXPECT_TRUE(
+      ContainsText(json,
+                   "\"id\":\"0x1e00000000000000\",\"kind\":\"framebuffer\","
+                   "\"name\":\"GPU0 FB \\\"main\\\" \xce\xbb-\xe2\x82\xac\""));
+  EXPECT_TRUE(ContainsText(
+      json, "\"provenance\":\"stencil.py:42 \\\"halo\\\"\\t\\\\\""));
+  EXPECT_TRUE(ContainsText(json, "\"regions\":\"lr[0] \xf0\x9f\x98\x80\""));
   // Control characters escaped, invalid UTF-8 replaced.
-  EXPECT_NE(
-      json.find("\"creator\":\"task \\u0001\\u007f bad \\ufffd\\ufffd utf8\""),
-      std::string::npos);
+  EXPECT_TRUE(ContainsText(
+      json, "\"creator\":\"task \\u0001\\u007f bad \\ufffd\\ufffd utf8\""));
 }
 
 TEST(DumpJson, Fields) {
   const std::string json = DumpToJson(testing_dump::SampleDump());
-  // An allocation with its identity, flags and state.
-  EXPECT_NE(
-      json.find("{\"instance\":\"0x4000000000000003\",\"offset\":16384,"
-                "\"size\":16384,\"alignment\":64,\"state\":\"release_ready\","
-                "\"kind\":\"deferred_buffer\",\"pinned\":false,"
-                "\"flags\":[\"from_redistrict\"],"
-                "\"identity\":{\"creator\":"),
-      std::string::npos);
-  EXPECT_NE(json.find("\"instance\":\"0x4000000000000002\",\"offset\":8192,"
-                      "\"size\":4096,\"alignment\":4096,"
-                      "\"state\":\"release_pending\",\"kind\":\"future\","
-                      "\"pinned\":false,\"flags\":[\"was_deferred\"],"
-                      "\"identity\":null}"),
-            std::string::npos);
-  EXPECT_NE(json.find("{\"instance\":\"0x4000000000000001\",\"offset\":0,"
-                      "\"size\":4096,\"alignment\":256,\"state\":\"live\","
-                      "\"kind\":\"region_instance\",\"pinned\":true,"
-                      "\"flags\":[\"pinned\"],\"identity\":{\"fields\":"),
-            std::string::npos);
-  // Holes: [4K,8K), [12K,16K) and the tail [32K, 1M).
-  EXPECT_NE(json.find("\"holes\":[{\"offset\":4096,\"size\":4096},"
-                      "{\"offset\":12288,\"size\":4096},"
-                      "{\"offset\":32768,\"size\":1015808}]"),
-            std::string::npos);
-  EXPECT_NE(json.find("\"stats\":{\"used\":24576,\"total_free\":1024000,"
-                      "\"largest_hole\":1015808,\"hole_count\":3,"
-                      "\"allocation_count\":3,\"fragmentation\":0.008"),
-            std::string::npos);
-  // Pending with and without a planned offset.
-  EXPECT_NE(json.find("\"planned_offset\":null"), std::string::npos);
-  EXPECT_NE(json.find("\"planned_offset\":65536"), std::string::npos);
-  // Reservations: a range and an amount.
-  EXPECT_NE(json.find("\"reservations\":[{\"id\":\"0x7\",\"offset\":524288,"
-                      "\"size\":65536,\"sequence\":5},{\"id\":\"0x8\","
-                      "\"offset\":null,\"size\":1024,\"sequence\":6}]"),
-            std::string::npos);
-  // A 1000 KiB request with 1000 KiB free in three holes, the largest 992
-  // KiB: fragmentation; releasing the 16 KiB allocation at 16K joins
-  // [12K,16K) + [16K,32K) + the tail.
-  EXPECT_NE(json.find("\"instance\":\"0x400000000000000b\",\"size\":1024000,"
-                      "\"alignment\":4096,\"eventual\":true,\"sequence\":41,"
-                      "\"identity\":{\"fields\":\"density,velocity\""),
-            std::string::npos);
-  EXPECT_NE(json.find("\"cause\":\"fragmentation\",\"blockers\":{"
-                      "\"found\":true,\"fits_already\":false,"
-                      "\"window_offset\":12288,\"window_end\":1048576,"
-                      "\"placement\":12288,\"bytes_to_free\":16384,"
-                      "\"allocations\":[{\"instance\":\"0x4000000000000003\","
-                      "\"offset\":16384,\"size\":16384,"
-                      "\"kind\":\"deferred_buffer\",\"identity\":{"),
-            std::string::npos);
-  // The failure never requested has neither cause nor blockers.
-  EXPECT_NE(json.find("\"instance\":\"0x400000000000000c\",\"size\":0,"
-                      "\"alignment\":4096,\"eventual\":false,\"sequence\":41,"
-                      "\"identity\":null,\"cause\":null,\"blockers\":null}"),
-            std::string::npos);
-  // Unknown capacity is null; an addressed memory has no holes.
-  EXPECT_NE(json.find("\"id\":\"0x1e00000000000001\",\"kind\":\"system\","
-                      "\"name\":\"\",\"node\":3,\"capacity\":null,"
-                      "\"addressed\":false,\"sequence\":0,\"exact\":false"),
-            std::string::npos);
-  EXPECT_NE(json.find("\"capacity\":1099511627776,\"addressed\":true"),
-            std::string::npos);
-  // Counters by name; anomalies with a missing offset as null.
-  EXPECT_NE(json.find("\"counters\":{\"events\":{\"allocated\":100,"),
-            std::string::npos);
-  EXPECT_NE(
-      json.find("{\"kind\":\"overlap\",\"sequence\":17,"
-                "\"instance\":\"0x4000000000000005\",\"offset\":100,"
-                "\"size\":200,\"other_instance\":\"0x4000000000000001\"}"),
-      std::string::npos);
-  EXPECT_NE(
-      json.find("\"usage_by_kind\":{\"unknown\":{\"bytes\":0,\"count\":0},"
-                "\"region_instance\":{\"bytes\":4096,\"count\":1}"),
-      std::string::npos);
+  for (const char* part : {
+           // An allocation with its identity, flags and state.
+           "{\"instance\":\"0x4000000000000003\",\"offset\":16384,"
+           "\"size\":16384,\"alignment\":64,\"state\":\"release_ready\","
+           "\"kind\":\"deferred_buffer\",\"pinned\":false,"
+           "\"flags\":[\"from_redistrict\"],"
+           "\"identity\":{\"creator\":",
+           "\"instance\":\"0x4000000000000002\",\"offset\":8192,"
+           "\"size\":4096,\"alignment\":4096,"
+           "\"state\":\"release_pending\",\"kind\":\"future\","
+           "\"pinned\":false,\"flags\":[\"was_deferred\"],"
+           "\"identity\":null}",
+           "{\"instance\":\"0x4000000000000001\",\"offset\":0,"
+           "\"size\":4096,\"alignment\":256,\"state\":\"live\","
+           "\"kind\":\"region_instance\",\"pinned\":true,"
+           "\"flags\":[\"pinned\"],\"identity\":{\"fields\":",
+           // Holes: [4K,8K), [12K,16K) and the tail [32K, 1M).
+           "\"holes\":[{\"offset\":4096,\"size\":4096},"
+           "{\"offset\":12288,\"size\":4096},"
+           "{\"offset\":32768,\"size\":1015808}]",
+           "\"stats\":{\"used\":24576,\"total_free\":1024000,"
+           "\"largest_hole\":1015808,\"hole_count\":3,"
+           "\"allocation_count\":3,\"fragmentation\":0.008",
+           // Pending with and without a planned offset.
+           "\"planned_offset\":null",
+           "\"planned_offset\":65536",
+           // Reservations: a range and an amount.
+           "\"reservations\":[{\"id\":\"0x7\",\"offset\":524288,"
+           "\"size\":65536,\"sequence\":5},{\"id\":\"0x8\","
+           "\"offset\":null,\"size\":1024,\"sequence\":6}]",
+           // A 1000 KiB request with 1000 KiB free in three holes, the
+           // largest 992 KiB: fragmentation; releasing the 16 KiB allocation
+           // at 16K joins [12K,16K) + [16K,32K) + the tail.
+           "\"instance\":\"0x400000000000000b\",\"size\":1024000,"
+           "\"alignment\":4096,\"eventual\":true,\"sequence\":41,"
+           "\"identity\":{\"fields\":\"density,velocity\"",
+           "\"cause\":\"fragmentation\",\"blockers\":{"
+           "\"found\":true,\"fits_already\":false,"
+           "\"window_offset\":12288,\"window_end\":1048576,"
+           "\"placement\":12288,\"bytes_to_free\":16384,"
+           "\"allocations\":[{\"instance\":\"0x4000000000000003\","
+           "\"offset\":16384,\"size\":16384,"
+           "\"kind\":\"deferred_buffer\",\"identity\":{",
+           // The failure never requested has neither cause nor blockers.
+           "\"instance\":\"0x400000000000000c\",\"size\":0,"
+           "\"alignment\":4096,\"eventual\":false,\"sequence\":41,"
+           "\"identity\":null,\"cause\":null,\"blockers\":null}",
+           // Unknown capacity is null; an addressed memory has no holes.
+           "\"id\":\"0x1e00000000000001\",\"kind\":\"system\","
+           "\"name\":\"\",\"node\":3,\"capacity\":null,"
+           "\"addressed\":false,\"sequence\":0,\"exact\":false",
+           "\"capacity\":1099511627776,\"addressed\":true",
+           // Counters by name; anomalies with a missing offset as null.
+           "\"counters\":{\"events\":{\"allocated\":100,",
+           "{\"kind\":\"overlap\",\"sequence\":17,"
+           "\"instance\":\"0x4000000000000005\",\"offset\":100,"
+           "\"size\":200,\"other_instance\":\"0x4000000000000001\"}",
+           "\"usage_by_kind\":{\"unknown\":{\"bytes\":0,\"count\":0},"
+           "\"region_instance\":{\"bytes\":4096,\"count\":1}",
+       })
+    EXPECT_TRUE(ContainsText(json, part));
 }
 
 // docs/json-schema.md: the write time (past 2^53 since April 1970) is an
@@ -307,13 +288,13 @@ TEST(DumpJson, EmptyDump) {
 
 TEST(DumpJson, Pools) {
   const std::string json = DumpToJson(testing_dump::SampleDump());
-  EXPECT_NE(json.find("\"pools\":[{\"memory\":\"0x1e00000000000000\","
-                      "\"pool\":\"0x4000000000000001\","
-                      "\"backing_instance\":\"0x4000000000000001\","
-                      "\"offset\":0,\"size\":4096,\"suballocations\":["
-                      "{\"instance\":\"0x5000000000000001\",\"offset\":0,"
-                      "\"size\":1024,\"identity\":{\"creator\":"),
-            std::string::npos)
+  EXPECT_TRUE(ContainsText(json,
+                           "\"pools\":[{\"memory\":\"0x1e00000000000000\","
+                           "\"pool\":\"0x4000000000000001\","
+                           "\"backing_instance\":\"0x4000000000000001\","
+                           "\"offset\":0,\"size\":4096,\"suballocations\":["
+                           "{\"instance\":\"0x5000000000000001\",\"offset\":0,"
+                           "\"size\":1024,\"identity\":{\"creator\":"))
       << json.substr(json.find("\"pools\""));
 }
 
@@ -378,7 +359,7 @@ TEST(JsonWriter, TheDumpJsonAndThePageAgreeOnLargeCounts) {
   const std::string exact = "\"capacity\":\"1152921504606846976\"";
   EXPECT_NE(DumpToJson(dump).find(exact), std::string::npos) << DumpToJson(dump);
   const std::string page = RenderHtmlMap({dump});
-  EXPECT_NE(page.find(exact), std::string::npos);
+  EXPECT_TRUE(ContainsText(page, exact));
 }
 
 // The records both renderings share (dump/internal/json_records.h) read
@@ -398,8 +379,8 @@ TEST(JsonWriter, TheDumpJsonAndThePageWriteTheSharedRecordsAlike) {
            "\"alignment\":4096,\"eventual\":true,\"sequence\":41,",
            "\"used\":24576,\"total_free\":",
        }) {
-    EXPECT_NE(json.find(record), std::string::npos) << record << "\nnot in\n" << json;
-    EXPECT_NE(page.find(record), std::string::npos) << record << "\nnot in the page";
+    EXPECT_TRUE(ContainsText(json, record)) << record << "\nnot in\n" << json;
+    EXPECT_TRUE(ContainsText(page, record)) << record << "\nnot in the page";
   }
 }
 

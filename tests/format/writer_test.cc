@@ -17,6 +17,7 @@
 
 #include "gtest/gtest.h"
 #include "realm_shadow/format/dump.h"
+#include "tests/common/contains_text.h"
 #include "tests/common/dump_io.h"
 #include "tests/common/snapshot_compare.h"
 #include "tests/common/temp_dir.h"
@@ -27,20 +28,27 @@ namespace realm_shadow {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::ContainsText;
 using testing::TempDir;
 using testing_dump::OneLine;
 using testing_dump::SampleDump;
 using testing_dump::WriteBytes;
 
+// The sample dump marked by its node, so that a test can tell which of two
+// writes to one name is the file there.
+DumpFile SampleDumpOfNode(uint32_t node) {
+  DumpFile dump = SampleDump();
+  dump.node = node;
+  return dump;
+}
+
 TEST(DumpFormat, OverwritesAnExistingDumpAtomically) {
   TempDir dir;
   std::string error;
-  DumpFile first = SampleDump();
-  first.node = 1;
-  ASSERT_TRUE(testing::WriteDumpTo(dir / "a.rsd", first, &error)) << error;
-  DumpFile second = SampleDump();
-  second.node = 2;
-  ASSERT_TRUE(testing::WriteDumpTo(dir / "a.rsd", second, &error)) << error;
+  ASSERT_TRUE(testing::WriteDumpTo(dir / "a.rsd", SampleDumpOfNode(1), &error))
+      << error;
+  ASSERT_TRUE(testing::WriteDumpTo(dir / "a.rsd", SampleDumpOfNode(2), &error))
+      << error;
   DumpFile back;
   ASSERT_TRUE(testing::ReadDumpTo(dir / "a.rsd", &back, &error)) << error;
   EXPECT_EQ(back.node, 2u);
@@ -53,18 +61,17 @@ TEST(DumpWrite, UnwritableDestinationsFailCleanly) {
   std::string error;
   // A directory that does not exist.
   EXPECT_FALSE(testing::WriteDumpTo(dir / "no/such/dir/a.rsd", dump, &error));
-  EXPECT_NE(error.find("No such file or directory"), std::string::npos)
-      << error;
+  EXPECT_TRUE(ContainsText(error, "No such file or directory"));
   EXPECT_TRUE(OneLine(error));
   // A path through a regular file.
   WriteBytes(dir / "file", "x");
   EXPECT_FALSE(testing::WriteDumpTo(dir / "file/a.rsd", dump, &error));
-  EXPECT_NE(error.find("Not a directory"), std::string::npos) << error;
+  EXPECT_TRUE(ContainsText(error, "Not a directory"));
   // A destination that is a directory: the rename fails, the temp goes.
   ASSERT_EQ(::mkdir((dir / "taken").c_str(), 0755), 0);
   ::close(::open((dir / "taken/inside").c_str(), O_CREAT | O_WRONLY, 0644));
   EXPECT_FALSE(testing::WriteDumpTo(dir / "taken", dump, &error));
-  EXPECT_NE(error.find("rename failed"), std::string::npos) << error;
+  EXPECT_TRUE(ContainsText(error, "rename failed"));
   std::vector<std::string> entries = dir.Entries();
   std::sort(entries.begin(), entries.end());
   EXPECT_EQ(entries, (std::vector<std::string>{"file", "taken"}));
@@ -76,7 +83,7 @@ TEST(DumpWrite, ReadOnlyDirectory) {
   ASSERT_EQ(::chmod(dir.path().c_str(), 0555), 0);
   std::string error;
   EXPECT_FALSE(testing::WriteDumpTo(dir / "a.rsd", SampleDump(), &error));
-  EXPECT_NE(error.find("Permission denied"), std::string::npos) << error;
+  EXPECT_TRUE(ContainsText(error, "Permission denied"));
   EXPECT_TRUE(dir.Entries().empty());
 }
 
@@ -86,9 +93,9 @@ TEST(DumpWrite, ReadOnlyDirectory) {
 TEST(DumpWrite, FailureMidWriteLeavesThePreviousDump) {
   TempDir dir;
   std::string error;
-  DumpFile old_dump = SampleDump();
-  old_dump.node = 11;
-  ASSERT_TRUE(testing::WriteDumpTo(dir / "a.rsd", old_dump, &error)) << error;
+  ASSERT_TRUE(
+      testing::WriteDumpTo(dir / "a.rsd", SampleDumpOfNode(11), &error))
+      << error;
 
   DumpFile big;
   big.memories.emplace_back();
@@ -104,8 +111,7 @@ TEST(DumpWrite, FailureMidWriteLeavesThePreviousDump) {
   ::signal(SIGXFSZ, old_handler);
 
   EXPECT_FALSE(ok);
-  EXPECT_NE(error.find("write failed: File too large"), std::string::npos)
-      << error;
+  EXPECT_TRUE(ContainsText(error, "write failed: File too large"));
   EXPECT_EQ(dir.Entries(), std::vector<std::string>{"a.rsd"});
   DumpFile back;
   ASSERT_TRUE(testing::ReadDumpTo(dir / "a.rsd", &back, &error)) << error;

@@ -140,15 +140,9 @@ TEST(Differential, HeapObservedMemoriesMatchTheReference) {
 TEST(Differential, MalformedEventTypesAreCountedNotApplied) {
   ShadowMap map(1024, false);
   ReferenceMemory reference(1024, false);
-  Event bad;
-  bad.type = static_cast<EventType>(200);
-  bad.instance = 7;
-  Event good;
-  good.type = EventType::kAllocated;
-  good.instance = 8;
-  good.offset = 0;
-  good.size = 100;
-  good.aux = 1;
+  const Event bad{.type = static_cast<EventType>(200), .instance = 7};
+  const Event good{.type = EventType::kAllocated, .instance = 8, .offset = 0,
+                   .size = 100, .aux = 1};
   for (const Event& e : {good, bad, good}) {
     map.Apply(e);
     reference.Apply(e);

@@ -14,7 +14,7 @@ namespace realm_shadow {
 namespace {
 
 using testing::Alloc;
-using testing::Contains;
+using testing::ContainsText;
 using testing::MakeFailure;
 using testing::MakeSnapshot;
 
@@ -61,7 +61,7 @@ TEST(FormatFailureReport, NamesAnIdentityThePictureLacks) {
   f.identity = 5;
   s.failures.push_back(f);
   const std::string report = FormatFailureReport(s, 0x43);
-  EXPECT_TRUE(Contains(report, " identity#5\n")) << report;
+  EXPECT_TRUE(ContainsText(report, " identity#5\n")) << report;
 }
 
 TEST(FormatFailure, RequestCauseAndWindow) {
@@ -101,17 +101,17 @@ TEST(FormatFailure, UnknownSizeAndUnknownPlacements) {
 TEST(FormatFailure, TheCutIsTheCallers) {
   const Snapshot s = Full();
   const std::string live = FormatFailureReport(s, 0x99);
-  EXPECT_TRUE(Contains(live, "release 20 allocation(s), 200 B; window [0, 200), "
+  EXPECT_TRUE(ContainsText(live, "release 20 allocation(s), 200 B; window [0, 200), "
                              "placed at 0\n"))
       << live;
-  EXPECT_TRUE(Contains(live, "        instance 0x10f [150, 160)")) << live;
-  EXPECT_FALSE(Contains(live, "instance 0x110 [160, 170)")) << live;
-  EXPECT_TRUE(Contains(live, "        ... 4 more (see the dump)\n")) << live;
+  EXPECT_TRUE(ContainsText(live, "        instance 0x10f [150, 160)")) << live;
+  EXPECT_FALSE(ContainsText(live, "instance 0x110 [160, 170)")) << live;
+  EXPECT_TRUE(ContainsText(live, "        ... 4 more (see the dump)\n")) << live;
   ReportOptions options;
   options.instances_shown = 3;
   const std::string report =
       FormatFailures(s, MeasureSpace(s), options, MostTellingAttribute(s));
-  EXPECT_TRUE(Contains(report, "        ... 17 more (--all shows every one)\n"))
+  EXPECT_TRUE(ContainsText(report, "        ... 17 more (--all shows every one)\n"))
       << report;
 }
 
@@ -160,7 +160,7 @@ TEST(FormatBlockerWindow, GroupsAWindowOfSeveral) {
   const BlockerWindow w = FindBlockers(s, 200, 1);
   const std::string text =
       FormatBlockerWindow(s, w, "blockers", "", ListCut{1}, "task");
-  EXPECT_TRUE(Contains(text, "\n  by task: a 15 (150 B); b 5 (50 B)\n")) << text;
+  EXPECT_TRUE(ContainsText(text, "\n  by task: a 15 (150 B); b 5 (50 B)\n")) << text;
 }
 
 // An addressed memory (each instance its own device allocation) has no
@@ -181,19 +181,19 @@ TEST(AddressedMemory, BlockersWithoutAWindow) {
   const Snapshot s = Addressed();
   const std::string blockers =
       FormatBlockers(s, 512, 1, BlockerObjective::kFewestBytes);
-  EXPECT_TRUE(Contains(blockers, "blockers (fewest bytes): release 1 "
+  EXPECT_TRUE(ContainsText(blockers, "blockers (fewest bytes): release 1 "
                                  "allocation(s), 256 B (addressed memory: no "
                                  "window, the bytes released make room)\n"))
       << blockers;
-  EXPECT_FALSE(Contains(blockers, "window [")) << blockers;
+  EXPECT_FALSE(ContainsText(blockers, "window [")) << blockers;
   const std::string report = FormatMemoryReport(s, ReportOptions{});
-  EXPECT_TRUE(Contains(report, "      blockers (fewest bytes): release 1 "
+  EXPECT_TRUE(ContainsText(report, "      blockers (fewest bytes): release 1 "
                                "allocation(s), 256 B (addressed memory"))
       << report;
-  EXPECT_TRUE(Contains(report, "        instance 0xb [8192, 8448)")) << report;
+  EXPECT_TRUE(ContainsText(report, "        instance 0xb [8192, 8448)")) << report;
   const std::string live = FormatFailureReport(s, 0x42);
-  EXPECT_FALSE(Contains(live, "window [")) << live;
-  EXPECT_FALSE(Contains(live, "offset 0")) << live;
+  EXPECT_FALSE(ContainsText(live, "window [")) << live;
+  EXPECT_FALSE(ContainsText(live, "offset 0")) << live;
 }
 
 // The live report: its first line, the memory's figures as the report's
@@ -215,35 +215,35 @@ TEST(FormatFailureReport, IsTheReportsSectionsAndFailure) {
                                   "    ", ListCut{16, "see the dump"}, "task",
                                   /*fewest_allocations_too=*/false}) +
                 FormatRemedies(s, FindRemedies(s, s.failures[0], nullptr), "    "));
-  EXPECT_TRUE(Contains(FormatFailureReport(s, 0x42),
+  EXPECT_TRUE(ContainsText(FormatFailureReport(s, 0x42),
                        "    remedies (what would make it fit, least asked of you first"));
   // The report lists the same lines for it.
   ReportOptions options;
   options.instances_shown = 16;
-  EXPECT_TRUE(Contains(FormatMemoryReport(s, options),
+  EXPECT_TRUE(ContainsText(FormatMemoryReport(s, options),
                        FormatFailure(s, space, s.failures[0],
                                      FailureTextOptions{"    ", {16}, "task"})));
 }
 
 TEST(FormatFailureReport, DeferredRequestsWhenAnyWait) {
   Snapshot s = Fragmented();
-  EXPECT_FALSE(Contains(FormatFailureReport(s, 0x42), "deferred requests"));
+  EXPECT_FALSE(ContainsText(FormatFailureReport(s, 0x42), "deferred requests"));
   PendingRequest p;
   p.instance = 0x50;
   p.size = 64;
   p.alignment = 8;
   s.pending = {p};
-  EXPECT_TRUE(Contains(FormatFailureReport(s, 0x42),
+  EXPECT_TRUE(ContainsText(FormatFailureReport(s, 0x42),
                        "  deferred requests   1\n"
                        "    instance 0x50 size 64 B align 8\n"));
 }
 
 TEST(FormatFailureReport, AnInstanceNotAmongTheFailures) {
   const std::string report = FormatFailureReport(Fragmented(), 77);
-  EXPECT_TRUE(Contains(report, "  failure\n    instance 0x4d: not among the "
+  EXPECT_TRUE(ContainsText(report, "  failure\n    instance 0x4d: not among the "
                                "picture's recent failures (size unknown)\n"))
       << report;
-  EXPECT_FALSE(Contains(report, "now:")) << report;
+  EXPECT_FALSE(ContainsText(report, "now:")) << report;
 }
 
 TEST(FormatDumpPointer, AlignedWithTheFigures) {

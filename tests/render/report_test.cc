@@ -13,7 +13,7 @@ namespace realm_shadow {
 namespace {
 
 using testing::Alloc;
-using testing::Contains;
+using testing::ContainsText;
 using testing::MakeIdentity;
 using testing::MakeSnapshot;
 
@@ -61,7 +61,7 @@ TEST(FormatAllocationLine, IdentityOnOneLineWithoutWhy) {
 TEST(FormatAllocationLine, MissingIdentityIsNamed) {
   Snapshot s = MakeSnapshot(1024, {Alloc(0, 256, 0x40)});
   s.allocations[0].identity = 5;
-  EXPECT_TRUE(Contains(FormatAllocationLine(s, s.allocations[0]),
+  EXPECT_TRUE(ContainsText(FormatAllocationLine(s, s.allocations[0]),
                        "live unknown identity#5"));
 }
 
@@ -166,9 +166,9 @@ TEST(MemorySections, UpperBoundsAreCounted) {
   s.identities[0].attributes.push_back({kSizeAttribute, kSizeUpperBound});
   const MemorySpace space = MeasureSpace(s);
   EXPECT_EQ(space.bounded, 512u);
-  EXPECT_TRUE(Contains(FormatCapacityAndUse(s, space),
+  EXPECT_TRUE(ContainsText(FormatCapacityAndUse(s, space),
                        "of which 512 B are upper bounds"));
-  EXPECT_TRUE(Contains(FormatFreeSpace(s, space), "(a lower bound)"));
+  EXPECT_TRUE(ContainsText(FormatFreeSpace(s, space), "(a lower bound)"));
 }
 
 TEST(MemorySections, UseByKind) {
@@ -188,8 +188,8 @@ TEST(MemorySections, Holders) {
             "    512 B       50.0%  2 allocation(s),    largest 256 B        "
             "stencil\n");
   const std::string by_kind = FormatHolders(s, "kind", 1);
-  EXPECT_TRUE(Contains(by_kind, "(2 group(s)")) << by_kind;
-  EXPECT_TRUE(Contains(by_kind, "    ... 1 more group(s) (--all shows every one)\n"))
+  EXPECT_TRUE(ContainsText(by_kind, "(2 group(s)")) << by_kind;
+  EXPECT_TRUE(ContainsText(by_kind, "    ... 1 more group(s) (--all shows every one)\n"))
       << by_kind;
 }
 
@@ -229,7 +229,7 @@ TEST(MemorySections, DeferredRequestsAreCut) {
             "    instance 0xc size 100 B align 8 planned at 256\n"
             "    instance 0xd size 200 B align 8 task=stencil\n"
             "    ... 1 more (see the dump)\n");
-  EXPECT_TRUE(Contains(FormatDeferredRequests(s, ListCut{0}),
+  EXPECT_TRUE(ContainsText(FormatDeferredRequests(s, ListCut{0}),
                        "instance 0xe size 300 B align 8\n"));
 }
 
@@ -243,14 +243,9 @@ TEST(MemorySections, PendingReleases) {
 TEST(MemorySections, AnomaliesAndExactness) {
   Snapshot s = TwoAllocations();
   EXPECT_EQ(FormatAnomalies(s, ReportOptions{}), "  anomalies           0\n");
-  Anomaly a;
-  a.kind = AnomalyKind::kOverlap;
-  a.sequence = 12;
-  a.instance = 0xf;
-  a.offset = 100;
-  a.size = 50;
-  a.other_instance = 0xa;
-  s.anomalies = {a};
+  s.anomalies = {Anomaly{.kind = AnomalyKind::kOverlap, .sequence = 12,
+                         .instance = 0xf, .offset = 100, .size = 50,
+                         .other_instance = 0xa}};
   s.counters.anomalies[static_cast<int>(AnomalyKind::kOverlap)] = 3;
   EXPECT_EQ(FormatAnomalies(s, ReportOptions{}),
             "  anomalies           3; overlap: 3\n"
@@ -279,8 +274,8 @@ TEST(MemorySections, FailuresListTheMostRecent) {
                        0),
             0u)
       << text;
-  EXPECT_FALSE(Contains(text, "0x101")) << text;
-  EXPECT_TRUE(Contains(text, "    instance 0x103 (instant)")) << text;
+  EXPECT_FALSE(ContainsText(text, "0x101")) << text;
+  EXPECT_TRUE(ContainsText(text, "    instance 0x103 (instant)")) << text;
   EXPECT_EQ(FormatFailures(MakeSnapshot(8, {}), MeasureSpace(MakeSnapshot(8, {})),
                            options, ""),
             "  failures            0 in all\n");

@@ -1,6 +1,7 @@
-// tests/render/text_helpers.h - what the render tests share: a substring
-// check and the identities and failures they build pictures from (the
-// allocations and snapshots come from tests/analysis/snapshot_builder.h).
+// tests/render/text_helpers.h - what the render tests share: ContainsText
+// (tests/common/contains_text.h) and the identities and failures they build
+// pictures from (the allocations and snapshots come from
+// tests/analysis/snapshot_builder.h).
 #ifndef REALM_SHADOW_TESTS_RENDER_TEXT_HELPERS_H_
 #define REALM_SHADOW_TESTS_RENDER_TEXT_HELPERS_H_
 
@@ -11,12 +12,9 @@
 
 #include "realm_shadow/core/identity.h"
 #include "realm_shadow/core/snapshot.h"
+#include "tests/common/contains_text.h"
 
 namespace realm_shadow::testing {
-
-inline bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 inline Identity MakeIdentity(
     uint32_t id, AllocationKind kind,

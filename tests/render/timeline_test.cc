@@ -14,7 +14,7 @@
 namespace realm_shadow {
 namespace {
 
-using testing::Contains;
+using testing::ContainsText;
 
 // Two allocations and a deferred request that fails, in a 4 KiB memory:
 // instance 1 carries identity 7 (in the history's table), instance 2
@@ -60,11 +60,11 @@ TEST(FormatTimeline, IdentitiesAsEveryTextPrintsThem) {
   ASSERT_TRUE(end.ok()) << end.status();
   const std::string text = FormatTimeline(*end, h, TimelineOptions{});
   // Instance 1 lives to the end; so does 2, whose identity is missing.
-  EXPECT_TRUE(Contains(text, " region_instance task=stencil?step\n")) << text;
-  EXPECT_TRUE(Contains(text, " identity#9\n")) << text;
-  EXPECT_FALSE(Contains(text, "why=")) << text;
+  EXPECT_TRUE(ContainsText(text, " region_instance task=stencil?step\n")) << text;
+  EXPECT_TRUE(ContainsText(text, " identity#9\n")) << text;
+  EXPECT_FALSE(ContainsText(text, "why=")) << text;
   // The failure names the request's identity the same way.
-  EXPECT_TRUE(Contains(text, "(eventual) request 8 KiB (8192 B) align 64 "
+  EXPECT_TRUE(ContainsText(text, "(eventual) request 8 KiB (8192 B) align 64 "
                              "region_instance task=stencil?step\n"))
       << text;
 }

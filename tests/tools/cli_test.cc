@@ -20,7 +20,7 @@ namespace {
 const std::string kFixtures = REALM_SHADOW_FIXTURES;
 const std::string kSpyFixtures = REALM_SHADOW_SPY_FIXTURES;
 
-using testing::Contains;
+using testing::ContainsText;
 using testing::Result;
 using testing::RunCli;
 
@@ -55,14 +55,14 @@ TEST_F(Cli, ReportOfCircuitOom) {
   const std::string dump = Ingest("circuit-oom");
   Result r = RunCli("report '" + dump + "'");
   ASSERT_EQ(r.status, 0) << r.output;
-  EXPECT_TRUE(Contains(r.output, "memory 0x1e00000000000000")) << r.output;
-  EXPECT_TRUE(Contains(r.output, "capacity            8 MiB (8388608 B)"));
-  EXPECT_TRUE(Contains(r.output, "in 48 allocation(s)"));
-  EXPECT_TRUE(Contains(r.output, "request 717.91 KiB (735140 B)"));
-  EXPECT_TRUE(Contains(r.output, "now: exhaustion"));
-  EXPECT_TRUE(Contains(r.output, "blockers (fewest bytes)"));
-  EXPECT_TRUE(Contains(r.output, "hole histogram"));
-  EXPECT_TRUE(Contains(r.output, "what the source could not tell"));
+  EXPECT_TRUE(ContainsText(r.output, "memory 0x1e00000000000000")) << r.output;
+  EXPECT_TRUE(ContainsText(r.output, "capacity            8 MiB (8388608 B)"));
+  EXPECT_TRUE(ContainsText(r.output, "in 48 allocation(s)"));
+  EXPECT_TRUE(ContainsText(r.output, "request 717.91 KiB (735140 B)"));
+  EXPECT_TRUE(ContainsText(r.output, "now: exhaustion"));
+  EXPECT_TRUE(ContainsText(r.output, "blockers (fewest bytes)"));
+  EXPECT_TRUE(ContainsText(r.output, "hole histogram"));
+  EXPECT_TRUE(ContainsText(r.output, "what the source could not tell"));
 }
 
 TEST_F(Cli, ReportKeepsNodesApartAcrossFiles) {
@@ -75,37 +75,37 @@ TEST_F(Cli, ReportKeepsNodesApartAcrossFiles) {
   ASSERT_NE(first, std::string::npos);
   EXPECT_NE(r.output.find("node 0 memory 0x1e00000000000000", first + 1),
             std::string::npos);
-  EXPECT_TRUE(Contains(r.output, "16 MiB (16777216 B)"));
+  EXPECT_TRUE(ContainsText(r.output, "16 MiB (16777216 B)"));
 }
 
 TEST_F(Cli, HolesAndBlockers) {
   const std::string dump = Ingest("realm-frag-deferred");
   Result holes = RunCli("holes '" + dump + "' --memory 1e00000000000000 --top 2");
   ASSERT_EQ(holes.status, 0) << holes.output;
-  EXPECT_TRUE(Contains(holes.output, "largest 2, largest first"));
-  EXPECT_TRUE(Contains(holes.output, "offset 4211264  end 6619136"));
-  EXPECT_FALSE(Contains(holes.output, "0x1e00000000000002"));
+  EXPECT_TRUE(ContainsText(holes.output, "largest 2, largest first"));
+  EXPECT_TRUE(ContainsText(holes.output, "offset 4211264  end 6619136"));
+  EXPECT_FALSE(ContainsText(holes.output, "0x1e00000000000002"));
 
   Result fits = RunCli("blockers '" + dump + "' --size 1MiB --memory 0x1e00000000000000");
   ASSERT_EQ(fits.status, 0) << fits.output;
-  EXPECT_TRUE(Contains(fits.output, "fits now")) << fits.output;
+  EXPECT_TRUE(ContainsText(fits.output, "fits now")) << fits.output;
 
   Result frag = RunCli("blockers '" + dump +
                     "' --size 4428672 --align 32 --memory 1e00000000000000");
   ASSERT_EQ(frag.status, 0) << frag.output;
-  EXPECT_TRUE(Contains(frag.output, "does not fit: fragmentation")) << frag.output;
-  EXPECT_TRUE(Contains(frag.output, "instance 0x4000000000000005"));
+  EXPECT_TRUE(ContainsText(frag.output, "does not fit: fragmentation")) << frag.output;
+  EXPECT_TRUE(ContainsText(frag.output, "instance 0x4000000000000005"));
   Result count = RunCli("blockers '" + dump +
                      "' --size 4428672 --objective count --memory 1e00000000000000");
   EXPECT_EQ(count.status, 0);
-  EXPECT_TRUE(Contains(count.output, "fewest allocations"));
+  EXPECT_TRUE(ContainsText(count.output, "fewest allocations"));
 
   EXPECT_EQ(RunCli("blockers '" + dump + "'").status, 2);  // no --size
   // The size grammar (docs/cli.md): 64K is 64 KiB, a fraction must make
   // whole bytes, a count takes no unit.
   Result k = RunCli("blockers '" + dump + "' --size 64K --memory 1e00000000000000");
   EXPECT_EQ(k.status, 0);
-  EXPECT_TRUE(Contains(k.output, "64 KiB (65536 B)")) << k.output;
+  EXPECT_TRUE(ContainsText(k.output, "64 KiB (65536 B)")) << k.output;
   EXPECT_EQ(RunCli("blockers '" + dump + "' --size 1.5KiB").status, 0);
   EXPECT_EQ(RunCli("blockers '" + dump + "' --size 0.3KiB").status, 2);
   EXPECT_EQ(RunCli("blockers '" + dump + "' --size -1").status, 2);
@@ -113,7 +113,7 @@ TEST_F(Cli, HolesAndBlockers) {
   EXPECT_EQ(RunCli("blockers '" + dump + "' --size 1 --objective most").status, 2);
   Result missing = RunCli("holes '" + dump + "' --memory 0x1e000000000000ff");
   EXPECT_EQ(missing.status, 1);
-  EXPECT_TRUE(Contains(missing.output, "no memory 0x1e000000000000ff"));
+  EXPECT_TRUE(ContainsText(missing.output, "no memory 0x1e000000000000ff"));
 }
 
 TEST_F(Cli, JsonOneAndMany) {
@@ -122,8 +122,8 @@ TEST_F(Cli, JsonOneAndMany) {
   Result one = RunCli("json '" + a + "'");
   ASSERT_EQ(one.status, 0) << one.output;
   EXPECT_EQ(one.output.front(), '{');
-  EXPECT_TRUE(Contains(one.output, "\"format\""));
-  EXPECT_TRUE(Contains(one.output, "0x1e00000000000000"));
+  EXPECT_TRUE(ContainsText(one.output, "\"format\""));
+  EXPECT_TRUE(ContainsText(one.output, "0x1e00000000000000"));
   Result many = RunCli("json '" + a + "' '" + b + "'");
   ASSERT_EQ(many.status, 0);
   EXPECT_EQ(many.output.front(), '[');
@@ -134,11 +134,11 @@ TEST_F(Cli, DiffBetweenTwoDumps) {
   const std::string b = Ingest("multiple-partitions-oom");
   Result r = RunCli("diff '" + a + "' '" + b + "'");
   ASSERT_EQ(r.status, 0) << r.output;
-  EXPECT_TRUE(Contains(r.output, "removed 48")) << r.output;
-  EXPECT_TRUE(Contains(r.output, "holes opened"));
+  EXPECT_TRUE(ContainsText(r.output, "removed 48")) << r.output;
+  EXPECT_TRUE(ContainsText(r.output, "holes opened"));
   Result same = RunCli("diff '" + a + "' '" + a + "'");
   EXPECT_EQ(same.status, 0);
-  EXPECT_TRUE(Contains(same.output, "no change")) << same.output;
+  EXPECT_TRUE(ContainsText(same.output, "no change")) << same.output;
 }
 
 // One allocation whose identity changed between two dumps, nothing else:
@@ -173,10 +173,10 @@ TEST_F(Cli, DiffSaysWhatChangedInPlace) {
   ASSERT_TRUE(WriteDump(pb, b).ok());
   Result r = RunCli("diff '" + pa + "' '" + pb + "'");
   ASSERT_EQ(r.status, 0) << r.output;
-  EXPECT_TRUE(Contains(r.output, "changed in place 1\n")) << r.output;
-  EXPECT_TRUE(Contains(r.output, "* instance 0x4000000000000001 [0, 4096) identity fields=a -> fields=b\n"))
+  EXPECT_TRUE(ContainsText(r.output, "changed in place 1\n")) << r.output;
+  EXPECT_TRUE(ContainsText(r.output, "* instance 0x4000000000000001 [0, 4096) identity fields=a -> fields=b\n"))
       << r.output;
-  EXPECT_FALSE(Contains(r.output, "live -> live")) << r.output;
+  EXPECT_FALSE(ContainsText(r.output, "live -> live")) << r.output;
 }
 
 TEST_F(Cli, Html) {
@@ -197,13 +197,13 @@ TEST_F(Cli, BadInputNamesTheFile) {
   const std::string missing = dir_ + "/nope.dump";
   Result r = RunCli("report '" + missing + "'");
   EXPECT_EQ(r.status, 1);
-  EXPECT_TRUE(Contains(r.output, missing)) << r.output;
+  EXPECT_TRUE(ContainsText(r.output, missing)) << r.output;
 
   const std::string foreign = dir_ + "/foreign.dump";
   std::ofstream(foreign) << "this is not a dump file at all, just some text\n";
   r = RunCli("report '" + foreign + "'");
   EXPECT_EQ(r.status, 1);
-  EXPECT_TRUE(Contains(r.output, foreign)) << r.output;
+  EXPECT_TRUE(ContainsText(r.output, foreign)) << r.output;
 
   // A good dump cut in half.
   const std::string whole = Ingest("circuit-oom");
@@ -217,7 +217,7 @@ TEST_F(Cli, BadInputNamesTheFile) {
   for (const char* c : {"report", "holes", "json"}) {
     r = RunCli(std::string(c) + " '" + truncated + "'");
     EXPECT_EQ(r.status, 1) << c;
-    EXPECT_TRUE(Contains(r.output, truncated)) << r.output;
+    EXPECT_TRUE(ContainsText(r.output, truncated)) << r.output;
   }
   r = RunCli("diff '" + whole + "' '" + truncated + "'");
   EXPECT_EQ(r.status, 1);
@@ -227,8 +227,8 @@ TEST_F(Cli, BadInputNamesTheFile) {
   std::ofstream(empty).close();
   r = RunCli("ingest-realm-log '" + empty + "' -o '" + dir_ + "/e.dump'");
   EXPECT_EQ(r.status, 1);
-  EXPECT_TRUE(Contains(r.output, empty));
-  EXPECT_TRUE(Contains(r.output, "not a Realm log"));
+  EXPECT_TRUE(ContainsText(r.output, empty));
+  EXPECT_TRUE(ContainsText(r.output, "not a Realm log"));
   const std::string garbage = dir_ + "/garbage.log";
   {
     std::ofstream g(garbage, std::ios::binary);
@@ -240,11 +240,11 @@ TEST_F(Cli, BadInputNamesTheFile) {
   EXPECT_EQ(r.status, 0) << r.output;
   r = RunCli("report '" + dir_ + "/g.dump'");
   EXPECT_EQ(r.status, 0);
-  EXPECT_TRUE(Contains(r.output, "unrecognized lines skipped: 1")) << r.output;
-  EXPECT_TRUE(Contains(r.output, "unknown_instance: 1")) << r.output;
+  EXPECT_TRUE(ContainsText(r.output, "unrecognized lines skipped: 1")) << r.output;
+  EXPECT_TRUE(ContainsText(r.output, "unknown_instance: 1")) << r.output;
   r = RunCli("ingest-realm-log '" + dir_ + "/none.log' -o '" + dir_ + "/n.dump'");
   EXPECT_EQ(r.status, 1);
-  EXPECT_TRUE(Contains(r.output, "none.log"));
+  EXPECT_TRUE(ContainsText(r.output, "none.log"));
   EXPECT_EQ(RunCli("ingest-realm-log '" + garbage + "'").status, 2);  // no -o
 }
 
@@ -258,31 +258,31 @@ TEST_F(Cli, TwoRankRunReportByTask) {
                      "/circuit-2rank-oom_0.log' '" + kSpyFixtures +
                      "/circuit-2rank-oom_1.log' -o '" + dump + "'");
   ASSERT_EQ(in.status, 0) << in.output;
-  EXPECT_TRUE(Contains(in.output, "2 memory(ies) of 2 node(s)")) << in.output;
-  EXPECT_TRUE(Contains(in.output, "Legion Spy identities attached to 56 of 56"))
+  EXPECT_TRUE(ContainsText(in.output, "2 memory(ies) of 2 node(s)")) << in.output;
+  EXPECT_TRUE(ContainsText(in.output, "Legion Spy identities attached to 56 of 56"))
       << in.output;
-  EXPECT_FALSE(Contains(in.output, "warning"));
+  EXPECT_FALSE(ContainsText(in.output, "warning"));
   Result r = RunCli("report --by task '" + dump + "'");
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_EQ(r.output.rfind("run summary: 2 node(s), 2 memory(ies)", 0), 0u)
       << r.output;
-  EXPECT_TRUE(Contains(r.output, "  by task  (4 group(s)")) << r.output;
-  EXPECT_TRUE(Contains(r.output, "calc_new_currents")) << r.output;
-  EXPECT_TRUE(Contains(r.output, "node 1 memory 0x1e00010000000000"));
+  EXPECT_TRUE(ContainsText(r.output, "  by task  (4 group(s)")) << r.output;
+  EXPECT_TRUE(ContainsText(r.output, "calc_new_currents")) << r.output;
+  EXPECT_TRUE(ContainsText(r.output, "node 1 memory 0x1e00010000000000"));
   // Default grouping: no Legate store in this run, and every instance is a
   // region of its own (a tile), so by task.
   Result d = RunCli("report '" + dump + "'");
-  EXPECT_TRUE(Contains(d.output, "  by task  (")) << d.output;
+  EXPECT_TRUE(ContainsText(d.output, "  by task  (")) << d.output;
   Result by_region = RunCli("report --by region '" + dump + "'");
-  EXPECT_TRUE(Contains(by_region.output, "  by regions  (29 group(s)"))
+  EXPECT_TRUE(ContainsText(by_region.output, "  by regions  (29 group(s)"))
       << by_region.output;
   Result one = RunCli("report --node 1 '" + dump + "'");
   ASSERT_EQ(one.status, 0) << one.output;
-  EXPECT_FALSE(Contains(one.output, "run summary"));
-  EXPECT_FALSE(Contains(one.output, "node 0 memory"));
+  EXPECT_FALSE(ContainsText(one.output, "run summary"));
+  EXPECT_FALSE(ContainsText(one.output, "node 0 memory"));
   Result none = RunCli("report --node 7 '" + dump + "'");
   EXPECT_EQ(none.status, 1);
-  EXPECT_TRUE(Contains(none.output, "no node 7")) << none.output;
+  EXPECT_TRUE(ContainsText(none.output, "no node 7")) << none.output;
   EXPECT_EQ(RunCli("report --by '' '" + dump + "'").status, 2);
   EXPECT_EQ(RunCli("report --node x '" + dump + "'").status, 2);
   const std::string page = dir_ + "/oom.html";
@@ -291,7 +291,7 @@ TEST_F(Cli, TwoRankRunReportByTask) {
   std::ifstream in_page(page);
   std::stringstream text;
   text << in_page.rdbuf();
-  EXPECT_TRUE(Contains(text.str(), "\"color_by\":\"task\""));
+  EXPECT_TRUE(ContainsText(text.str(), "\"color_by\":\"task\""));
 }
 
 // Per-instance lists are cut to what a person reads; --all shows them all.
@@ -300,11 +300,11 @@ TEST_F(Cli, ReportCutsListsUnlessAll) {
   Result cut = RunCli("report '" + dump + "'");
   ASSERT_EQ(cut.status, 0) << cut.output;
   // The fewest-bytes window releases 15 allocations: 10 shown.
-  EXPECT_TRUE(Contains(cut.output, "... 5 more (--all shows every one)"))
+  EXPECT_TRUE(ContainsText(cut.output, "... 5 more (--all shows every one)"))
       << cut.output;
   Result all = RunCli("report --all '" + dump + "'");
-  EXPECT_FALSE(Contains(all.output, "more (--all shows every one)"));
-  EXPECT_TRUE(Contains(all.output, "instance 0x400000000000000e [688128"));
+  EXPECT_FALSE(ContainsText(all.output, "more (--all shows every one)"));
+  EXPECT_TRUE(ContainsText(all.output, "instance 0x400000000000000e [688128"));
 }
 
 // A log without Realm's debug-level lines: said at once, with what to do.
@@ -318,15 +318,15 @@ TEST_F(Cli, LogWithoutDebugLinesIsSaidAtOnce) {
   }
   Result r = RunCli("ingest-realm-log '" + log + "' -o '" + dir_ + "/nd.rsd'");
   ASSERT_EQ(r.status, 0) << r.output;
-  EXPECT_TRUE(Contains(r.output, "warning: " + log +
+  EXPECT_TRUE(ContainsText(r.output, "warning: " + log +
                                      ": the log has no debug-level lines"))
       << r.output;
-  EXPECT_TRUE(Contains(r.output, "-DLegion_OUTPUT_LEVEL=DEBUG"));
-  EXPECT_TRUE(Contains(r.output, "-level inst=1"));
+  EXPECT_TRUE(ContainsText(r.output, "-DLegion_OUTPUT_LEVEL=DEBUG"));
+  EXPECT_TRUE(ContainsText(r.output, "-level inst=1"));
   Result report = RunCli("report '" + dir_ + "/nd.rsd'");
-  EXPECT_TRUE(Contains(report.output, "placements          unknown for 48"))
+  EXPECT_TRUE(ContainsText(report.output, "placements          unknown for 48"))
       << report.output;
-  EXPECT_FALSE(Contains(report.output, "total free"));
+  EXPECT_FALSE(ContainsText(report.output, "total free"));
 }
 
 
@@ -386,7 +386,7 @@ TEST(CliTable, MainUsageShowsEachFormAsItsCommandsHelp) {
     const std::vector<std::string> forms = HelpForms(name, RunCli(name + " --help").output);
     EXPECT_EQ(forms.size(), c.forms.size()) << name;
     for (const std::string& form : forms)
-      EXPECT_TRUE(Contains(usage, " " + name + " " + form + " "))
+      EXPECT_TRUE(ContainsText(usage, " " + name + " " + form + " "))
           << "realm-shadow --help lacks the form of `" << name
           << " --help`: " << form << "\n" << usage;
   }
@@ -403,7 +403,7 @@ TEST(CliTable, HelpExplainsEveryOptionItsFormsShow) {
         word.erase(0, word.find_first_not_of("[("));
         word.erase(word.find_last_not_of(")].") + 1);
         if (word.size() < 2 || word[0] != '-') continue;
-        EXPECT_TRUE(Contains(help, "\n  " + word + " "))
+        EXPECT_TRUE(ContainsText(help, "\n  " + word + " "))
             << name << " --help shows " << word << " and does not explain it:\n"
             << help;
       }
@@ -468,7 +468,7 @@ TEST(CliTable, DocsHoldTheCommandTable) {
   const Result r = RunCli("help --markdown");
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_EQ(r.output, tools::CommandsMarkdown(RealmShadowCommands()));
-  EXPECT_TRUE(Contains(doc.str(), r.output))
+  EXPECT_TRUE(ContainsText(doc.str(), r.output))
       << REALM_SHADOW_CLI_DOC << " does not hold what `realm-shadow help "
       << "--markdown` writes; run tests/tools/update_cli_doc.py " << testing::kCli
       << "\n" << r.output;

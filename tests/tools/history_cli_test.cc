@@ -19,7 +19,7 @@
 namespace realm_shadow {
 namespace {
 
-using testing::Contains;
+using testing::ContainsText;
 using testing::Result;
 using testing::RunCli;
 
@@ -77,29 +77,29 @@ class HistoryCli : public ::testing::Test {
 TEST_F(HistoryCli, TimelineOfAHandCountedRun) {
   Result r = RunCli("timeline '" + dump_ + "'");
   ASSERT_EQ(r.status, 0) << r.output;
-  EXPECT_TRUE(Contains(r.output, "7 event(s), moments 0 to 7 (the whole run)")) << r.output;
-  EXPECT_TRUE(Contains(r.output, "peak used         768 KiB (786432 B) of 1 MiB (75.0%), first at event 3"))
+  EXPECT_TRUE(ContainsText(r.output, "7 event(s), moments 0 to 7 (the whole run)")) << r.output;
+  EXPECT_TRUE(ContainsText(r.output, "peak used         768 KiB (786432 B) of 1 MiB (75.0%), first at event 3"))
       << r.output;
-  EXPECT_TRUE(Contains(r.output, "largest hole      1 MiB at the start, 256 KiB at the end; smallest 256 KiB (262144 B), first at event 3"))
+  EXPECT_TRUE(ContainsText(r.output, "largest hole      1 MiB at the start, 256 KiB at the end; smallest 256 KiB (262144 B), first at event 3"))
       << r.output;
   // Three drops of 256 KiB, by the three first allocations, in event order.
   const size_t drop1 = r.output.find("event 1 (");
   const size_t drop2 = r.output.find("event 2 (");
   EXPECT_NE(drop1, std::string::npos);
   EXPECT_LT(drop1, drop2);
-  EXPECT_TRUE(Contains(r.output, "1 MiB -> 768 KiB (-256 KiB) by allocated 0x4000000000000001 [0, 262144)"))
+  EXPECT_TRUE(ContainsText(r.output, "1 MiB -> 768 KiB (-256 KiB) by allocated 0x4000000000000001 [0, 262144)"))
       << r.output;
   // A lives longest (6 events, still live); B lived 3.
-  EXPECT_TRUE(Contains(r.output, "0x4000000000000001 [0, 262144) 256 KiB: from event 1")) << r.output;
-  EXPECT_TRUE(Contains(r.output, "to the end (still live), 6 events")) << r.output;
-  EXPECT_TRUE(Contains(r.output, "failures          1 in the window")) << r.output;
-  EXPECT_TRUE(Contains(r.output, "instance 0x4000000000000005 (instant) request 300 KiB (307200 B) align 64"))
+  EXPECT_TRUE(ContainsText(r.output, "0x4000000000000001 [0, 262144) 256 KiB: from event 1")) << r.output;
+  EXPECT_TRUE(ContainsText(r.output, "to the end (still live), 6 events")) << r.output;
+  EXPECT_TRUE(ContainsText(r.output, "failures          1 in the window")) << r.output;
+  EXPECT_TRUE(ContainsText(r.output, "instance 0x4000000000000005 (instant) request 300 KiB (307200 B) align 64"))
       << r.output;
-  EXPECT_TRUE(Contains(r.output, "then used 640 KiB, total free 384 KiB, largest hole 256 KiB"))
+  EXPECT_TRUE(ContainsText(r.output, "then used 640 KiB, total free 384 KiB, largest hole 256 KiB"))
       << r.output;
-  EXPECT_TRUE(Contains(r.output, "the 6 event(s) before it:")) << r.output;
-  EXPECT_TRUE(Contains(r.output, "released 0x4000000000000002")) << r.output;
-  EXPECT_TRUE(Contains(r.output, "drain time")) << r.output;
+  EXPECT_TRUE(ContainsText(r.output, "the 6 event(s) before it:")) << r.output;
+  EXPECT_TRUE(ContainsText(r.output, "released 0x4000000000000002")) << r.output;
+  EXPECT_TRUE(ContainsText(r.output, "drain time")) << r.output;
 }
 
 TEST_F(HistoryCli, AtGivesTheExactStateAsADumpOtherCommandsRead) {
@@ -108,24 +108,24 @@ TEST_F(HistoryCli, AtGivesTheExactStateAsADumpOtherCommandsRead) {
   ASSERT_EQ(RunCli("at '" + dump_ + "' --event 5 --with-history -o '" + at5 + "'").status, 0);
   Result r = RunCli("report '" + at3 + "'");
   ASSERT_EQ(r.status, 0) << r.output;
-  EXPECT_TRUE(Contains(r.output, "768 KiB (786432 B) in 3 allocation(s)")) << r.output;
-  EXPECT_TRUE(Contains(r.output, "the state after event 3")) << r.output;
+  EXPECT_TRUE(ContainsText(r.output, "768 KiB (786432 B) in 3 allocation(s)")) << r.output;
+  EXPECT_TRUE(ContainsText(r.output, "the state after event 3")) << r.output;
   r = RunCli("diff '" + at3 + "' '" + at5 + "'");
   ASSERT_EQ(r.status, 0) << r.output;
-  EXPECT_TRUE(Contains(r.output, "events 3 -> 5")) << r.output;
-  EXPECT_TRUE(Contains(r.output, "removed 1")) << r.output;
+  EXPECT_TRUE(ContainsText(r.output, "events 3 -> 5")) << r.output;
+  EXPECT_TRUE(ContainsText(r.output, "removed 1")) << r.output;
   r = RunCli("holes '" + at5 + "'");
-  EXPECT_TRUE(Contains(r.output, "offset 262144  end 524288")) << r.output;
+  EXPECT_TRUE(ContainsText(r.output, "offset 262144  end 524288")) << r.output;
   r = RunCli("timeline '" + at5 + "'");  // the history travels, cut there
-  EXPECT_TRUE(Contains(r.output, "5 event(s), moments 0 to 5")) << r.output;
+  EXPECT_TRUE(ContainsText(r.output, "5 event(s), moments 0 to 5")) << r.output;
   // By time: far ahead is the end; an event number per memory needs one.
   const std::string late = dir_ + "/late.rsd";
   r = RunCli("at '" + dump_ + "' --time 1000000 -o '" + late + "'");
   ASSERT_EQ(r.status, 0) << r.output;
-  EXPECT_TRUE(Contains(r.output, "after 7 event(s)")) << r.output;
+  EXPECT_TRUE(ContainsText(r.output, "after 7 event(s)")) << r.output;
   r = RunCli("at '" + all_ + "' --event 2 -o '" + late + "'");
   EXPECT_EQ(r.status, 1);
-  EXPECT_TRUE(Contains(r.output, "give --memory ID")) << r.output;
+  EXPECT_TRUE(ContainsText(r.output, "give --memory ID")) << r.output;
   EXPECT_EQ(RunCli("at '" + dump_ + "' -o x").status, 2);
   EXPECT_EQ(RunCli("at '" + dump_ + "' --event 1 --time 1 -o x").status, 2);
   EXPECT_EQ(RunCli("at '" + dump_ + "' --time 12x -o x").status, 2);
@@ -135,7 +135,7 @@ TEST_F(HistoryCli, AtGivesTheExactStateAsADumpOtherCommandsRead) {
   EXPECT_EQ(r.status, 0) << r.output;
   r = RunCli("at '" + dump_ + "' --time 9223372036.854775808 -o x");
   EXPECT_EQ(r.status, 2) << r.output;
-  EXPECT_TRUE(Contains(r.output, "past the clock's range")) << r.output;
+  EXPECT_TRUE(ContainsText(r.output, "past the clock's range")) << r.output;
   EXPECT_EQ(RunCli("at '" + dump_ + "' --time 999999999999 -o x").status, 2);
   EXPECT_EQ(RunCli("at '" + dump_ + "' --event 3").status, 2);
 }
@@ -145,9 +145,9 @@ TEST_F(HistoryCli, MomentsOutsideTheWindowAreAnErrorThatNamesIt) {
   Result r = RunCli("at '" + all_ + "' --memory 0x1e00000000000011 --event 2 -o '" +
                     dir_ + "/x.rsd'");
   EXPECT_EQ(r.status, 1) << r.output;
-  EXPECT_TRUE(Contains(r.output, "moment 2 is outside the history of memory 0x1e00000000000011"))
+  EXPECT_TRUE(ContainsText(r.output, "moment 2 is outside the history of memory 0x1e00000000000011"))
       << r.output;
-  EXPECT_TRUE(Contains(r.output, "events before were dropped: the window keeps the last 4 events"))
+  EXPECT_TRUE(ContainsText(r.output, "events before were dropped: the window keeps the last 4 events"))
       << r.output;
   r = RunCli("at '" + all_ + "' --memory 0x1e00000000000011 --event 20 -o '" +
              dir_ + "/x.rsd'");
@@ -156,14 +156,14 @@ TEST_F(HistoryCli, MomentsOutsideTheWindowAreAnErrorThatNamesIt) {
              dir_ + "/x.rsd'");
   EXPECT_EQ(r.status, 1) << r.output;
   r = RunCli("timeline '" + all_ + "' --memory 0x1e00000000000011");
-  EXPECT_TRUE(Contains(r.output, "events before were dropped")) << r.output;
+  EXPECT_TRUE(ContainsText(r.output, "events before were dropped")) << r.output;
 }
 
 TEST_F(HistoryCli, TraceFollowsTheTraceEventFormat) {
   const std::string trace = dir_ + "/trace.json";
   Result r = RunCli("trace '" + dump_ + "' -o '" + trace + "'");
   ASSERT_EQ(r.status, 0) << r.output;
-  EXPECT_TRUE(Contains(r.output, "4 allocation lives")) << r.output;
+  EXPECT_TRUE(ContainsText(r.output, "4 allocation lives")) << r.output;
   // The span in microseconds is the history's first to last event.
   DumpFile dump;
   std::string error;
@@ -221,9 +221,9 @@ TEST_F(HistoryCli, TraceKeepsTheLivesOfAReusedInstanceApart) {
                          std::istreambuf_iterator<char>());
   for (const char* id : {"/0x4000000000000021/1\"", "/0x4000000000000021/2\"",
                          "/0x4000000000000021/3\"", "/0x4000000000000022/1\""})
-    EXPECT_TRUE(Contains(text, id)) << id;
-  EXPECT_FALSE(Contains(text, "/0x4000000000000021/4\""));
-  EXPECT_FALSE(Contains(text, "/0x4000000000000022/2\""));
+    EXPECT_TRUE(ContainsText(text, id)) << id;
+  EXPECT_FALSE(ContainsText(text, "/0x4000000000000021/4\""));
+  EXPECT_FALSE(ContainsText(text, "/0x4000000000000022/2\""));
   EXPECT_EQ(std::system((std::string(REALM_SHADOW_PYTHON) + " '" +
                          REALM_SHADOW_CHECK_TRACE + "' '" + trace + "' --lives 4")
                             .c_str()),
@@ -239,13 +239,13 @@ TEST_F(HistoryCli, DumpsWithoutHistoryAreSaidSo) {
   ASSERT_TRUE(testing::WriteDumpTo(plain, dump, &error)) << error;
   Result r = RunCli("timeline '" + plain + "'");
   EXPECT_EQ(r.status, 1);
-  EXPECT_TRUE(Contains(r.output, "no history in")) << r.output;
+  EXPECT_TRUE(ContainsText(r.output, "no history in")) << r.output;
   r = RunCli("at '" + plain + "' --event 1 -o '" + dir_ + "/x.rsd'");
   EXPECT_EQ(r.status, 1);
-  EXPECT_TRUE(Contains(r.output, "no memory has a history")) << r.output;
+  EXPECT_TRUE(ContainsText(r.output, "no memory has a history")) << r.output;
   r = RunCli("trace '" + plain + "' -o '" + dir_ + "/t.json'");
   EXPECT_EQ(r.status, 1);
-  EXPECT_TRUE(Contains(r.output, "has a history")) << r.output;
+  EXPECT_TRUE(ContainsText(r.output, "has a history")) << r.output;
 }
 
 }  // namespace

@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "tests/common/contains_text.h"
+
 namespace realm_shadow::testing {
 
 // The build's command, or the one $REALM_SHADOW_CLI names (to run these
@@ -37,8 +39,10 @@ inline Result RunCli(const std::string& args) {
   return r;
 }
 
-inline bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
+// The whatif tests' spelling of ContainsText.
+inline ::testing::AssertionResult Contains(const std::string& text,
+                                           const std::string& part) {
+  return ContainsText(text, part);
 }
 
 }  // namespace realm_shadow::testing
