@@ -20,11 +20,14 @@
 #include "tests/common/dump_io.h"
 #include "tests/common/temp_dir.h"
 #include "tests/tools/run_cli.h"
+#include "tests/whatif/fragmented_run.h"
 #include "whatif/explain.h"
 #include "whatif/remedies.h"
 
 namespace realm_shadow {
 namespace {
+
+using realm_shadow::testing::FragmentedRun;
 
 using testing::Contains;
 using testing::Result;
@@ -129,22 +132,10 @@ TEST_F(RemediesOfARun, OnlyCapacityFixesIt) {
       << json.output;
 }
 
-// The fragmented run of replay_test.cc: holes of 250 B (first) and 150 B;
-// first fit puts 140 B in the 250 hole and 250 B then fits none.  Realm's
-// SizedRangeAllocator design bins both holes in [128, 256) with the one
-// freed last (150) at the head: 140 goes there and 250 fits.
+// The fragmented run (fragmented_run.h): first fit fails the 250 B request;
+// Realm's size classes place it.
 TEST_F(RemediesOfARun, SizeClassesAvoidsWhatFirstFitDoesNot) {
-  realm_shadow_memory* m = Memory(1000);
-  const uint64_t sizes[] = {100, 250, 150, 150, 100, 250};
-  uint64_t at = 0;
-  for (uint64_t i = 0; i < 6; ++i) {
-    realm_shadow_allocated(m, kId + i + 1, at, sizes[i], 1);
-    at += sizes[i];
-  }
-  realm_shadow_released(m, kId + 2);
-  realm_shadow_released(m, kId + 4);
-  realm_shadow_allocated(m, kId + 2, 100, 140, 1);
-  realm_shadow_allocation_failed(m, kId + 7, 250, 1);
+  FragmentedRun(Memory(1000));
   const std::vector<FailureRemedies> all = Explain("sizes");
   ASSERT_EQ(all.size(), 1u);
   const AllocatorRemedy& a = all[0].allocator;

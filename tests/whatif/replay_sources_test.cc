@@ -24,9 +24,12 @@
 #include "whatif/replay.h"
 #include "tests/common/dump_io.h"
 #include "tests/tools/run_cli.h"
+#include "tests/whatif/fragmented_run.h"
 
 namespace realm_shadow {
 namespace {
+
+using realm_shadow::testing::FragmentedRun;
 
 using testing::Contains;
 using testing::Result;
@@ -41,24 +44,6 @@ std::string TestDir() {
                           ::testing::UnitTest::GetInstance()->current_test_info()->name();
   EXPECT_EQ(std::system(("mkdir -p '" + dir + "'").c_str()), 0);
   return dir;
-}
-
-// The fragmentation failure of replay_test.cc's FragmentedRun, made by the
-// tracker: six allocations fill 1000 B, two released leave holes of 250 and
-// 150, a 140 B request takes the first (first fit), and 250 B then fits no
-// hole though 260 B are free.  Best fit would have put 140 in the 150 hole.
-void FragmentedRun(realm_shadow_memory* m) {
-  const uint64_t id = 0x4000000000000000ull;
-  const uint64_t sizes[] = {100, 250, 150, 150, 100, 250};
-  uint64_t at = 0;
-  for (uint64_t i = 0; i < 6; ++i) {
-    realm_shadow_allocated(m, id + i + 1, at, sizes[i], 1);
-    at += sizes[i];
-  }
-  realm_shadow_released(m, id + 2);
-  realm_shadow_released(m, id + 4);
-  realm_shadow_allocated(m, id + 2, 100, 140, 1);
-  realm_shadow_allocation_failed(m, id + 7, 250, 1);
 }
 
 class ReplaySources : public ::testing::Test {
