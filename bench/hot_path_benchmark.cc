@@ -228,40 +228,30 @@ struct Entry {
   uint64_t instance;
 };
 
-class SharedMutexMapTracker {
+// The two locked baselines differ only in their lock and their map.
+template <typename Mutex, template <typename> class Lock, typename Map>
+class LockedTracker {
  public:
   __attribute__((noinline)) void Allocated(uint64_t instance, uint64_t offset,
                                            uint64_t size) {
-    std::unique_lock<std::shared_mutex> lock(mutex_);
+    Lock<Mutex> lock(mutex_);
     live_.emplace(offset, Entry{size, instance});
   }
   __attribute__((noinline)) void Released(uint64_t offset) {
-    std::unique_lock<std::shared_mutex> lock(mutex_);
+    Lock<Mutex> lock(mutex_);
     auto it = live_.find(offset);
     if (it != live_.end()) live_.erase(it);
   }
 
  private:
-  std::shared_mutex mutex_;
-  std::map<uint64_t, Entry> live_;
+  Mutex mutex_;
+  Map live_;
 };
 
-class MutexBtreeTracker {
- public:
-  __attribute__((noinline)) void Allocated(uint64_t instance, uint64_t offset,
-                                           uint64_t size) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    live_.emplace(offset, Entry{size, instance});
-  }
-  __attribute__((noinline)) void Released(uint64_t offset) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    live_.erase(offset);
-  }
-
- private:
-  std::mutex mutex_;
-  absl::btree_map<uint64_t, Entry> live_;
-};
+using SharedMutexMapTracker = LockedTracker<std::shared_mutex, std::unique_lock,
+                                            std::map<uint64_t, Entry>>;
+using MutexBtreeTracker = LockedTracker<std::mutex, std::lock_guard,
+                                        absl::btree_map<uint64_t, Entry>>;
 
 template <typename Tracker>
 struct BaselineFixture {

@@ -92,6 +92,13 @@ uint64_t BlockMemory::largest_hole() const {
   return allocator_.largest_free();
 }
 
+bool BlockMemory::CapacityRefused(uint64_t capacity, const char* what,
+                                  std::string* error) {
+  if (capacity > 0) return false;
+  if (error) *error = std::string(what) + " capacity must be > 0";
+  return true;
+}
+
 void BlockMemory::ReleaseAllForShutdown() {
   std::lock_guard<std::mutex> lock(allocator_mutex_);
   std::vector<uint64_t> live(live_.begin(), live_.end());

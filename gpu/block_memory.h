@@ -80,6 +80,10 @@ class BlockMemory {
   // Reports a release of every live instance, as Realm's memory does when
   // its instances are destroyed before the block goes away.
   void ReleaseAllForShutdown();
+  // A subclass's Create refuses an empty block before any CUDA call: true
+  // for capacity 0, with *error (when not null) "<what> capacity must be > 0".
+  static bool CapacityRefused(uint64_t capacity, const char* what,
+                              std::string* error);
 
  private:
   GpuAllocation Describe(uint64_t instance, uint64_t offset,

@@ -10,10 +10,7 @@ namespace gpu {
 std::unique_ptr<FramebufferMemory> FramebufferMemory::Create(
     uint64_t memory_id, uint64_t capacity, const std::string& name,
     bool tracked, std::string* error) {
-  if (capacity == 0) {
-    if (error) *error = "framebuffer capacity must be > 0";
-    return nullptr;
-  }
+  if (CapacityRefused(capacity, "framebuffer", error)) return nullptr;
   void* block = nullptr;
   if (CudaCallFailed(cudaMalloc(&block, capacity),
                      "cudaMalloc(" + std::to_string(capacity) +
@@ -21,14 +18,9 @@ std::unique_ptr<FramebufferMemory> FramebufferMemory::Create(
                      error))
     return nullptr;
   return std::unique_ptr<FramebufferMemory>(
-      new FramebufferMemory(memory_id, capacity, name, tracked, block));
+      new FramebufferMemory(memory_id, REALM_SHADOW_MEM_FRAMEBUFFER, capacity,
+                            name, tracked, block, /*host_base=*/nullptr));
 }
-
-FramebufferMemory::FramebufferMemory(uint64_t memory_id, uint64_t capacity,
-                                     const std::string& name, bool tracked,
-                                     void* block)
-    : BlockMemory(memory_id, REALM_SHADOW_MEM_FRAMEBUFFER, capacity, name,
-                  tracked, block, nullptr) {}
 
 FramebufferMemory::~FramebufferMemory() {
   ReleaseAllForShutdown();

@@ -25,16 +25,13 @@ namespace gpu {
 class FramebufferMemory : public BlockMemory {
  public:
   // Null with *error set when cudaMalloc fails (no device, out of memory).
-  static std::unique_ptr<FramebufferMemory> Create(uint64_t memory_id,
-                                                   uint64_t capacity,
-                                                   const std::string& name,
-                                                   bool tracked,
-                                                   std::string* error);
+  static std::unique_ptr<FramebufferMemory> Create(
+      uint64_t memory_id, uint64_t capacity, const std::string& name,
+      bool tracked, std::string* error);
   ~FramebufferMemory() override;
 
  private:
-  FramebufferMemory(uint64_t memory_id, uint64_t capacity,
-                    const std::string& name, bool tracked, void* block);
+  using BlockMemory::BlockMemory;  // Create's, protected as BlockMemory's
 };
 
 }  // namespace gpu

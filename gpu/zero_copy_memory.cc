@@ -10,10 +10,7 @@ namespace gpu {
 std::unique_ptr<ZeroCopyMemory> ZeroCopyMemory::Create(
     uint64_t memory_id, uint64_t capacity, const std::string& name,
     bool tracked, std::string* error) {
-  if (capacity == 0) {
-    if (error) *error = "zero-copy capacity must be > 0";
-    return nullptr;
-  }
+  if (CapacityRefused(capacity, "zero-copy", error)) return nullptr;
   void* host = nullptr;
   if (CudaCallFailed(cudaHostAlloc(&host, capacity,
                                    cudaHostAllocMapped | cudaHostAllocPortable),
@@ -28,14 +25,9 @@ std::unique_ptr<ZeroCopyMemory> ZeroCopyMemory::Create(
     return nullptr;
   }
   return std::unique_ptr<ZeroCopyMemory>(
-      new ZeroCopyMemory(memory_id, capacity, name, tracked, device, host));
+      new ZeroCopyMemory(memory_id, REALM_SHADOW_MEM_ZERO_COPY, capacity, name,
+                         tracked, device, host));
 }
-
-ZeroCopyMemory::ZeroCopyMemory(uint64_t memory_id, uint64_t capacity,
-                               const std::string& name, bool tracked,
-                               void* device_base, void* host_base)
-    : BlockMemory(memory_id, REALM_SHADOW_MEM_ZERO_COPY, capacity, name,
-                  tracked, device_base, host_base) {}
 
 ZeroCopyMemory::~ZeroCopyMemory() {
   ReleaseAllForShutdown();

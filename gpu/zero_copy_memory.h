@@ -27,17 +27,13 @@ class ZeroCopyMemory : public BlockMemory {
  public:
   // Null with *error set when cudaHostAlloc or cudaHostGetDevicePointer
   // fails.
-  static std::unique_ptr<ZeroCopyMemory> Create(uint64_t memory_id,
-                                                uint64_t capacity,
-                                                const std::string& name,
-                                                bool tracked,
-                                                std::string* error);
+  static std::unique_ptr<ZeroCopyMemory> Create(
+      uint64_t memory_id, uint64_t capacity, const std::string& name,
+      bool tracked, std::string* error);
   ~ZeroCopyMemory() override;
 
  private:
-  ZeroCopyMemory(uint64_t memory_id, uint64_t capacity,
-                 const std::string& name, bool tracked, void* device_base,
-                 void* host_base);
+  using BlockMemory::BlockMemory;  // Create's, protected as BlockMemory's
 };
 
 }  // namespace gpu

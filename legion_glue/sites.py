@@ -127,6 +127,13 @@ UID = r"UniqueID"
 HEAP = r"BasicRangeAllocator\s*<[^<>;{]*>\s*::\s*"
 
 
+def _function(name):
+    """The anchor of a row in the one definition of function `name`, a
+    qualified name that reads the same as a regex (no template, no
+    operator): named as it is matched."""
+    return dict(function=name, function_name=name)
+
+
 def _heap_member(method, name=None):
     """The anchor of a row in the heap's member function `method` (a regex
     after HEAP), named BasicRangeAllocator<RT,TT>::`name` (`method` if
@@ -230,8 +237,7 @@ SITES = [
     Site("runtime/realm/mem_impl.cc", "observe-memory", "after",
          "realm_shadow::site::ObserveManagedMemory(me, {_lowlevel_kind}, "
          "{_size}, current_allocator, future_allocator);",
-         function=r"LocalManagedMemory::LocalManagedMemory",
-         function_name="LocalManagedMemory::LocalManagedMemory",
+         **_function("LocalManagedMemory::LocalManagedMemory"),
          statement=r"current_allocator\s*\.\s*add_range\s*\(\s*0\s*,\s*"
                    r"{_size}\s*\)\s*;",
          statement_name="current_allocator.add_range(0, {_size});",
@@ -255,8 +261,7 @@ SITES = [
     # layout's size, cancellations.
     Site("runtime/realm/inst_impl.cc", "allocation-outcome", "first",
          "realm_shadow::site::AllocationOutcome(*this, int({result}));",
-         function=r"RegionInstanceImpl::notify_allocation",
-         function_name="RegionInstanceImpl::notify_allocation",
+         **_function("RegionInstanceImpl::notify_allocation"),
          params={"result": r"AllocationResult"}),
 
     # ---- Realm's CUDA module (cuda/cuda_internal.h, cuda/cuda_module.cc) -------
@@ -279,14 +284,12 @@ SITES = [
     Site("runtime/realm/cuda/cuda_module.cc", "dynamic-fb-observe", "last",
          "realm_shadow::site::ObserveDynamicFramebuffer(shadow_memory, me, "
          "{_max_size});",
-         function=r"GPUDynamicFBMemory::GPUDynamicFBMemory",
-         function_name="GPUDynamicFBMemory::GPUDynamicFBMemory",
+         **_function("GPUDynamicFBMemory::GPUDynamicFBMemory"),
          params={"_max_size": SIZE}, **CUDA),
     Site("runtime/realm/cuda/cuda_module.cc", "dynamic-fb-allocated", "after",
          "realm_shadow::site::DynamicFramebufferAllocated(shadow_memory, "
          "{inst}, base, bytes);",
-         function=r"GPUDynamicFBMemory::allocate_storage_immediate",
-         function_name="GPUDynamicFBMemory::allocate_storage_immediate",
+         **_function("GPUDynamicFBMemory::allocate_storage_immediate"),
          statement=r"alloc_bases\s*\[\s*{inst}\s*->\s*me\s*\]\s*=\s*"
                    r"std::make_pair\s*\(\s*base\s*,\s*bytes\s*\)\s*;",
          statement_name="alloc_bases[{inst}->me] = std::make_pair(base, bytes);",
@@ -296,8 +299,7 @@ SITES = [
     Site("runtime/realm/cuda/cuda_module.cc", "dynamic-fb-released", "after",
          "realm_shadow::site::DynamicFramebufferReleased(shadow_memory, "
          "{inst});",
-         function=r"GPUDynamicFBMemory::release_storage_immediate",
-         function_name="GPUDynamicFBMemory::release_storage_immediate",
+         **_function("GPUDynamicFBMemory::release_storage_immediate"),
          statement=r"alloc_bases\s*\.\s*erase\s*\(\s*it\s*\)\s*;",
          statement_name="alloc_bases.erase(it);",
          params={"inst": INST}, **CUDA,
@@ -310,8 +312,7 @@ SITES = [
          "realm_shadow::legion::site::RegionInstanceCreated("
          "memory_manager->memory, instance, regions, constraints, "
          "field_space_node, creator_id, implicit_mapper_call);",
-         function=r"InstanceBuilder::create_physical_instance",
-         function_name="InstanceBuilder::create_physical_instance",
+         **_function("InstanceBuilder::create_physical_instance"),
          statement=r"return\s+result\s*;", statement_name="return result;",
          part="Legion"),
     # Every change of a PhysicalManager between valid and collectable.  The
@@ -331,23 +332,20 @@ SITES = [
     Site("runtime/legion/runtime.cc", "task-local-instance", "before-last",
          "realm_shadow::legion::site::TaskLocalInstanceCreated(memory, "
          "instance, {creator_uid}, implicit_context);",
-         function=r"MemoryManager::create_task_local_instance",
-         function_name="MemoryManager::create_task_local_instance",
+         **_function("MemoryManager::create_task_local_instance"),
          statement=r"return\s+instance\s*;", statement_name="return instance;",
          params={"creator_uid": UID}, part="Legion"),
     Site("runtime/legion/runtime.cc", "future-instance", "before",
          "realm_shadow::legion::site::FutureInstanceCreated(memory, instance, "
          "{creator_uid}, implicit_context);",
-         function=r"MemoryManager::create_future_instance",
-         function_name="MemoryManager::create_future_instance",
+         **_function("MemoryManager::create_future_instance"),
          statement=r"return\s+new\s+FutureInstance\s*\(\s*NULL\b.*",
          statement_name="return new FutureInstance(NULL...",
          params={"creator_uid": UID}, part="Legion"),
     Site("runtime/legion/runtime.cc", "pool-created", "before",
          "realm_shadow::legion::site::PoolCreated(memory, instance, "
          "{bounds}.size, {creator_uid}, implicit_context);",
-         function=r"MemoryManager::create_memory_pool",
-         function_name="MemoryManager::create_memory_pool",
+         **_function("MemoryManager::create_memory_pool"),
          statement=r"return\s+new\s+ConcretePool\s*\(\s*instance\s*,"
                    r"\s*{bounds}\s*\.\s*size\b.*",
          statement_name="return new ConcretePool(instance, {bounds}.size, ...",
@@ -356,21 +354,18 @@ SITES = [
          "realm_shadow::legion::site::PoolSubAllocated(range.instance, "
          "instance, offset, layout->bytes_used, {creator_uid}, "
          "implicit_context);",
-         function=r"ConcretePool::allocate_instance",
-         function_name="ConcretePool::allocate_instance",
+         **_function("ConcretePool::allocate_instance"),
          statement=r"allocated\s*\[\s*instance\s*\]\s*=\s*range_index\s*;",
          statement_name="allocated[instance] = range_index;",
          params={"creator_uid": UID}, body_needs=("range", "offset", "layout"),
          part="Legion"),
     Site("runtime/legion/runtime.cc", "pool-freed", "first",
          "realm_shadow::legion::site::PoolSubAllocationFreed({instance});",
-         function=r"ConcretePool::free_instance",
-         function_name="ConcretePool::free_instance",
+         **_function("ConcretePool::free_instance"),
          params={"instance": r"PhysicalInstance"}, part="Legion"),
     Site("runtime/legion/runtime.cc", "pool-released", "first",
          "realm_shadow::legion::site::PoolReleased(backing_instances);",
-         function=r"ConcretePool::release_pool",
-         function_name="ConcretePool::release_pool",
+         **_function("ConcretePool::release_pool"),
          file_needs=(("backing_instances", "ConcretePool::backing_instances"),),
          part="Legion"),
 

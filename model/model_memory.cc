@@ -12,6 +12,7 @@
 #include "model/model_record.h"
 
 #include <algorithm>
+#include <iterator>
 #include <utility>
 
 namespace realm_shadow {
@@ -19,30 +20,23 @@ namespace model {
 
 // ---- names ------------------------------------------------------------------
 
+// A table in each enum's order, as core's EnumName reads them (the model
+// sees only the hooks, not core).
 const char* AllocationResultName(AllocationResult r) {
-  switch (r) {
-    case AllocationResult::kInstantSuccess: return "INSTANT_SUCCESS";
-    case AllocationResult::kInstantFailure: return "INSTANT_FAILURE";
-    case AllocationResult::kDeferred: return "DEFERRED";
-    case AllocationResult::kEventualSuccess: return "EVENTUAL_SUCCESS";
-    case AllocationResult::kEventualFailure: return "EVENTUAL_FAILURE";
-    case AllocationResult::kCancelled: return "CANCELLED";
-  }
-  return "?";
+  static constexpr const char* kNames[] = {"INSTANT_SUCCESS", "INSTANT_FAILURE",
+      "DEFERRED", "EVENTUAL_SUCCESS", "EVENTUAL_FAILURE", "CANCELLED"};
+  static_assert(std::size(kNames) == size_t(AllocationResult::kCancelled) + 1,
+                "a name for each AllocationResult");
+  return size_t(r) < std::size(kNames) ? kNames[size_t(r)] : "?";
 }
 
 const char* InstanceStateName(InstanceState s) {
-  switch (s) {
-    case InstanceState::kUnknown: return "unknown";
-    case InstanceState::kAwaitingCreate: return "awaiting_create";
-    case InstanceState::kPending: return "pending_alloc";
-    case InstanceState::kPendingPiece: return "pending_piece";
-    case InstanceState::kLive: return "live";
-    case InstanceState::kReleasePending: return "release_pending";
-    case InstanceState::kReleaseReady: return "release_ready";
-    case InstanceState::kFailed: return "failed";
-  }
-  return "?";
+  static constexpr const char* kNames[] = {"unknown", "awaiting_create",
+      "pending_alloc", "pending_piece", "live", "release_pending",
+      "release_ready", "failed"};
+  static_assert(std::size(kNames) == size_t(InstanceState::kFailed) + 1,
+                "a name for each InstanceState");
+  return size_t(s) < std::size(kNames) ? kNames[size_t(s)] : "?";
 }
 
 // ---- construction -----------------------------------------------------------

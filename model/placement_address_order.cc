@@ -35,14 +35,21 @@ class AddressOrdered : public Placement {
   FreeRangeIndex free_;
 };
 
+// Each placement's policy and copy, written once for the three.
+template <typename Self, PlacementPolicy kPolicy>
+class AddressOrderedAs : public AddressOrdered {
+ public:
+  PlacementPolicy policy() const override { return kPolicy; }
+  std::unique_ptr<Placement> Clone() const override {
+    return std::make_unique<Self>(static_cast<const Self&>(*this));
+  }
+};
+
 // Realm's BasicRangeAllocator: the lowest-address free range whose aligned
 // start leaves room.
-class RealmPlacement final : public AddressOrdered {
+class RealmPlacement final
+    : public AddressOrderedAs<RealmPlacement, PlacementPolicy::kRealm> {
  public:
-  PlacementPolicy policy() const override { return PlacementPolicy::kRealm; }
-  std::unique_ptr<Placement> Clone() const override {
-    return std::make_unique<RealmPlacement>(*this);
-  }
   bool Take(uint64_t size, uint64_t alignment, uint64_t* offset) override {
     FreeRangeIndex::Position p;
     if (!free_.FirstFit(size, alignment, 0, &p, offset)) return false;
@@ -52,12 +59,9 @@ class RealmPlacement final : public AddressOrdered {
 };
 
 // First fit from where the last placement ended, wrapping around.
-class NextFitPlacement final : public AddressOrdered {
+class NextFitPlacement final
+    : public AddressOrderedAs<NextFitPlacement, PlacementPolicy::kNextFit> {
  public:
-  PlacementPolicy policy() const override { return PlacementPolicy::kNextFit; }
-  std::unique_ptr<Placement> Clone() const override {
-    return std::make_unique<NextFitPlacement>(*this);
-  }
   bool Take(uint64_t size, uint64_t alignment, uint64_t* offset) override {
     FreeRangeIndex::Position p;
     if (!Find(size, alignment, &p, offset)) return false;
@@ -88,12 +92,10 @@ class NextFitPlacement final : public AddressOrdered {
 
 // Ideal: alignment ignored, and the heap compacts when no free range is
 // long enough (RangeAllocator::Allocate), so only the free bytes count.
-class CompactingPlacement final : public AddressOrdered {
+class CompactingPlacement final
+    : public AddressOrderedAs<CompactingPlacement,
+                              PlacementPolicy::kCompacting> {
  public:
-  PlacementPolicy policy() const override { return PlacementPolicy::kCompacting; }
-  std::unique_ptr<Placement> Clone() const override {
-    return std::make_unique<CompactingPlacement>(*this);
-  }
   bool MovesLiveData() const override { return true; }
   bool Take(uint64_t size, uint64_t, uint64_t* offset) override {
     FreeRangeIndex::Position p;

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "absl/strings/numbers.h"
 #include "realm_shadow/core/memory_kind.h"
 
 namespace realm_shadow {
@@ -19,17 +20,13 @@ std::string Hex(uint64_t v) {
   return buf;
 }
 
+// A script's number: 1 to 20 decimal digits, no sign or space (which
+// SimpleAtoi alone would take), at most 2^64 - 1.
 bool ParseU64(const std::string& s, uint64_t* out) {
-  if (s.empty() || s.size() > 20) return false;
-  uint64_t v = 0;
-  for (char c : s) {
-    if (c < '0' || c > '9') return false;
-    const uint64_t d = static_cast<uint64_t>(c - '0');
-    if (v > (UINT64_MAX - d) / 10) return false;
-    v = v * 10 + d;
-  }
-  *out = v;
-  return true;
+  return !s.empty() && s.size() <= 20 &&
+         std::all_of(s.begin(), s.end(),
+                     [](char c) { return c >= '0' && c <= '9'; }) &&
+         absl::SimpleAtoi(s, out);
 }
 
 std::vector<std::string> SplitWords(const std::string& line) {

@@ -77,8 +77,11 @@ struct CommandForm {
 class CommandArgs;
 struct Command;
 
-// Runs a command on its parsed arguments; returns the exit status.
-using CommandHandler = int (*)(const Command& command, const CommandArgs& args);
+// Runs a command on its parsed arguments; returns the exit status.  Every
+// handler is declared with this type (handlers.h), so that they all keep
+// the one signature the table calls.
+using CommandFunction = int(const Command& command, const CommandArgs& args);
+using CommandHandler = CommandFunction*;
 
 struct Command {
   absl::string_view name;
@@ -90,6 +93,9 @@ struct Command {
   // Where --help's option texts start, counted after the two spaces of
   // indent (each command's own, as it has always been printed).
   size_t help_column = 0;
+  // The operands are dump files, one at least: the dispatch answers
+  // "no dump file given" before the handler runs.
+  bool takes_dumps = false;
   CommandHandler run = nullptr;
 
   const CommandOption* FindOption(absl::string_view spelling) const;

@@ -49,6 +49,7 @@ const std::vector<Command>& Table() {
                     "leave the remedies that need a replay (capacity,\n"
                     "allocator) out"}},
        .help_column = 13,
+       .takes_dumps = true,
        .run = RunReport},
       {.name = "explain",
        .forms = {{"FILE... [--memory] [--by] [--failures] [--no-replay] [--json]",
@@ -82,6 +83,7 @@ const std::vector<Command>& Table() {
                     "replay search)"},
                    {"--json", "", "one JSON array, an object per memory"}},
        .help_column = 17,
+       .takes_dumps = true,
        .run = RunExplain},
       {.name = "holes",
        .forms = {{"FILE... [--memory] [--top]", "the largest holes, largest first"}},
@@ -90,6 +92,7 @@ const std::vector<Command>& Table() {
        .options = {{"--memory", "ID", "hex memory id, with or without 0x"},
                    {"--top", "N", "how many (default 10)"}},
        .help_column = 13,
+       .takes_dumps = true,
        .run = RunHoles},
       {.name = "blockers",
        .forms = {{"FILE... --size [--align] [--memory] [--objective]",
@@ -106,6 +109,7 @@ const std::vector<Command>& Table() {
                     .choices = {{"bytes", "fewest bytes released (default)"},
                                 {"count", "fewest allocations released"}}}},
        .help_column = 20,
+       .takes_dumps = true,
        .run = RunBlockers},
       {.name = "json",
        .forms = {{"FILE...", "JSON on stdout"}},
@@ -113,6 +117,7 @@ const std::vector<Command>& Table() {
            "The dump as JSON on stdout (docs/json-schema.md).  One FILE: one JSON\n"
            "object.  Several: a JSON array with one object per file, in argument\n"
            "order (each keeps its node, source and notes).\n",
+       .takes_dumps = true,
        .run = RunJson},
       {.name = "diff",
        .forms = {{"A B", "offset-level changes from A to B"}},
@@ -188,6 +193,7 @@ const std::vector<Command>& Table() {
                     "(they cost a replay search per policy and memory)"},
                    {"--diff", "", "the page comparing B with A (two dumps)"}},
        .help_column = 18,
+       .takes_dumps = true,
        .run = RunHtml},
       {.name = "timeline",
        .forms = {{"FILE... [--memory] [--top] [--lead]",
@@ -205,6 +211,7 @@ const std::vector<Command>& Table() {
                    {"--top", "N", "hole drops and lives listed (default 5)"},
                    {"--lead", "N", "events shown before each failure (default 10)"}},
        .help_column = 13,
+       .takes_dumps = true,
        .run = RunTimeline},
       {.name = "at",
        .forms = {{"FILE (--event | --time) [--memory] [--with-history] -o",
@@ -244,6 +251,7 @@ const std::vector<Command>& Table() {
        .options = {{.spelling = "-o", .metavar = "TRACE.json",
                     .help = "the file to write", .alias = "--output"}},
        .help_column = 15,
+       .takes_dumps = true,
        .run = RunTrace},
       {.name = "replay",
        .forms = {{"FILE... [--memory] [--policy]... [--capacity] [--min-capacity] [--json]",
@@ -267,6 +275,7 @@ const std::vector<Command>& Table() {
                     "(to one alignment unit) per policy"},
                    {"--json", "", "one JSON array, an object per memory"}},
        .help_column = 17,
+       .takes_dumps = true,
        .run = RunReplay},
   };
   return commands;
@@ -305,6 +314,8 @@ int RunRealmShadow(int argc, char** argv) {
     std::cout << CommandHelp(*command);
     return 0;
   }
+  if (command->takes_dumps && args->operands().empty())
+    return Usage(*command, "no dump file given");
   return command->run(*command, *args);
 }
 

@@ -43,10 +43,10 @@ int SelectNode(const Command& c, const CommandArgs& args,
 }  // namespace
 
 int RunReport(const Command& c, const CommandArgs& args) {
-  if (args.operands().empty()) return Usage(c, "no dump file given");
   ReportOptions options;
-  if (absl::Status top = CountOption(args, "--top", &options.top_holes); !top.ok())
-    return Usage(c, top);
+  if (absl::Status counts = CountOptions(args, {{"--top", &options.top_holes}});
+      !counts.ok())
+    return Usage(c, counts);
   if (const std::string* by = args.value("--by")) {
     if (by->empty()) return Usage(c, "--by needs an attribute");
     options.group_by = *by;
@@ -71,10 +71,9 @@ int RunReport(const Command& c, const CommandArgs& args) {
 }
 
 int RunHoles(const Command& c, const CommandArgs& args) {
-  if (args.operands().empty()) return Usage(c, "no dump file given");
   size_t top = 10;
-  if (absl::Status given = CountOption(args, "--top", &top); !given.ok())
-    return Usage(c, given);
+  if (absl::Status counts = CountOptions(args, {{"--top", &top}}); !counts.ok())
+    return Usage(c, counts);
   const absl::StatusOr<std::vector<DumpFile>> dumps = LoadDumps(args.operands());
   if (!dumps.ok()) return BadInput(dumps.status());
   const auto memories = SelectMemories(*dumps, args);
@@ -85,7 +84,6 @@ int RunHoles(const Command& c, const CommandArgs& args) {
 }
 
 int RunBlockers(const Command& c, const CommandArgs& args) {
-  if (args.operands().empty()) return Usage(c, "no dump file given");
   const std::string* size_given = args.value("--size");
   if (size_given == nullptr) return Usage(c, "--size is required");
   const absl::StatusOr<uint64_t> size = ParseHumanSize(*size_given);
@@ -111,8 +109,7 @@ int RunBlockers(const Command& c, const CommandArgs& args) {
   return 0;
 }
 
-int RunJson(const Command& c, const CommandArgs& args) {
-  if (args.operands().empty()) return Usage(c, "no dump file given");
+int RunJson(const Command&, const CommandArgs& args) {
   const absl::StatusOr<std::vector<DumpFile>> dumps = LoadDumps(args.operands());
   if (!dumps.ok()) return BadInput(dumps.status());
   if (dumps->size() == 1) {

@@ -34,11 +34,12 @@ std::string RemediesSection(const std::vector<DumpFile>& dumps,
 }
 
 int RunExplain(const Command& c, const CommandArgs& args) {
-  if (args.operands().empty()) return Usage(c, "no dump file given");
   whatif::ExplainOptions options;
   options.replay = !args.flag("--no-replay");
-  if (absl::Status n = CountOption(args, "--failures", &options.failures_shown); !n.ok())
-    return Usage(c, n);
+  if (absl::Status counts =
+          CountOptions(args, {{"--failures", &options.failures_shown}});
+      !counts.ok())
+    return Usage(c, counts);
   if (const std::string* by = args.value("--by")) {
     if (by->empty()) return Usage(c, "--by needs an attribute");
     options.group_by = GroupAttribute(*by);

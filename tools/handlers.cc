@@ -78,15 +78,18 @@ absl::StatusOr<size_t> ParseCount(const std::string& text) {
   return static_cast<size_t>(v);
 }
 
-absl::Status CountOption(const CommandArgs& args, absl::string_view spelling,
-                         size_t* value) {
-  const std::string* given = args.value(spelling);
-  if (given == nullptr) return absl::OkStatus();
-  absl::StatusOr<size_t> count = ParseCount(*given);
-  if (!count.ok())
-    return absl::InvalidArgumentError(
-        absl::StrCat(spelling, " ", count.status().message()));
-  *value = *count;
+absl::Status CountOptions(
+    const CommandArgs& args,
+    std::initializer_list<std::pair<absl::string_view, size_t*>> counts) {
+  for (const auto& [spelling, value] : counts) {
+    const std::string* given = args.value(spelling);
+    if (given == nullptr) continue;
+    absl::StatusOr<size_t> count = ParseCount(*given);
+    if (!count.ok())
+      return absl::InvalidArgumentError(
+          absl::StrCat(spelling, " ", count.status().message()));
+    *value = *count;
+  }
   return absl::OkStatus();
 }
 

@@ -11,7 +11,9 @@
 #ifndef TOOLS_HANDLERS_H_
 #define TOOLS_HANDLERS_H_
 
+#include <initializer_list>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -59,29 +61,22 @@ absl::StatusOr<std::vector<LoadedMemory>> SelectMemories(
 // A count given on the command line ("--top 20"): a plain decimal number up
 // to 10^9, no unit (a count is not a size).
 absl::StatusOr<size_t> ParseCount(const std::string& text);
-// Option `spelling` read as a count into *value when it is given.
-absl::Status CountOption(const CommandArgs& args, absl::string_view spelling,
-                         size_t* value);
+// Each option (spelling, where its count goes) read as a count when it is
+// given, in the order listed; the first that is no count is the error.
+absl::Status CountOptions(
+    const CommandArgs& args,
+    std::initializer_list<std::pair<absl::string_view, size_t*>> counts);
 
+// The handlers, by the file that holds them (CommandFunction: command_line.h).
 // dump_commands.cc
-int RunReport(const Command& command, const CommandArgs& args);
-int RunHoles(const Command& command, const CommandArgs& args);
-int RunBlockers(const Command& command, const CommandArgs& args);
-int RunJson(const Command& command, const CommandArgs& args);
-int RunDiff(const Command& command, const CommandArgs& args);
+CommandFunction RunReport, RunHoles, RunBlockers, RunJson, RunDiff;
 // log_commands.cc
-int RunIngest(const Command& command, const CommandArgs& args);
-int RunCompare(const Command& command, const CommandArgs& args);
+CommandFunction RunIngest, RunCompare;
 // history_commands.cc
-int RunTimeline(const Command& command, const CommandArgs& args);
-int RunAt(const Command& command, const CommandArgs& args);
-int RunTrace(const Command& command, const CommandArgs& args);
-// page_command.cc
-int RunHtml(const Command& command, const CommandArgs& args);
-// replay_command.cc
-int RunReplay(const Command& command, const CommandArgs& args);
-// explain_command.cc
-int RunExplain(const Command& command, const CommandArgs& args);
+CommandFunction RunTimeline, RunAt, RunTrace;
+// page_command.cc, replay_command.cc, explain_command.cc
+CommandFunction RunHtml, RunReplay, RunExplain;
+
 // The section `report` ends with: the memories with a failure in their
 // picture (only node *node's when node is not null), each as explain
 // prints it; "" when none has one.

@@ -42,12 +42,11 @@ int ReadMoment(const Command& c, const CommandArgs& args, MomentChoice* moment) 
 }  // namespace
 
 int RunTimeline(const Command& c, const CommandArgs& args) {
-  if (args.operands().empty()) return Usage(c, "no dump file given");
   TimelineOptions options;
-  if (absl::Status top = CountOption(args, "--top", &options.top); !top.ok())
-    return Usage(c, top);
-  if (absl::Status lead = CountOption(args, "--lead", &options.lead); !lead.ok())
-    return Usage(c, lead);
+  if (absl::Status counts = CountOptions(
+          args, {{"--top", &options.top}, {"--lead", &options.lead}});
+      !counts.ok())
+    return Usage(c, counts);
   const absl::StatusOr<std::vector<DumpFile>> dumps = LoadDumps(args.operands());
   if (!dumps.ok()) return BadInput(dumps.status());
   const auto memories = SelectMemories(*dumps, args);
@@ -93,7 +92,6 @@ int RunAt(const Command& c, const CommandArgs& args) {
 }
 
 int RunTrace(const Command& c, const CommandArgs& args) {
-  if (args.operands().empty()) return Usage(c, "no dump file given");
   const std::string* out = args.value("-o");
   if (out == nullptr) return Usage(c, "-o TRACE.json is required");
   const absl::StatusOr<std::vector<DumpFile>> dumps = LoadDumps(args.operands());

@@ -69,11 +69,10 @@ int RunCompare(const Command& c, const CommandArgs& args) {
   std::vector<DumpFile> dumps;
   if (int status = LoadTwoDumps(c, args, "SHADOW LOG", &dumps); status != 0)
     return status;
-  const std::vector<std::string>& files = args.operands();
   const std::string* run = args.value("--run");
   const std::string* label = args.value("--dump");
   const std::string run_name = run == nullptr ? "-" : *run;
-  const std::string dump_name = label == nullptr ? files[0] : *label;
+  const std::string dump_name = label == nullptr ? args.operands()[0] : *label;
   const std::vector<MemoryComparison> rows = CompareDumps(dumps[0], dumps[1]);
   std::cout << (args.flag("--tsv") ? FormatComparisonTsv(rows, run_name, dump_name)
                                    : FormatComparisonTable(rows, run_name, dump_name));

@@ -63,7 +63,6 @@ int RunHtml(const Command& c, const CommandArgs& args) {
   const std::vector<std::string>& files = args.operands();
   const std::string* out = args.value("-o");
   const bool diff = args.flag("--diff");
-  if (files.empty()) return Usage(c, "no dump file given");
   if (out == nullptr) return Usage(c, "-o PAGE.html is required");
   if (diff && files.size() != 2) return Usage(c, "--diff needs exactly two dumps (A B)");
   absl::StatusOr<std::vector<DumpFile>> loaded = LoadDumps(files);

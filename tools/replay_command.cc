@@ -80,7 +80,6 @@ absl::StatusOr<std::vector<whatif::MemoryAnswer>> ReplayMemories(
 }  // namespace
 
 int RunReplay(const Command& c, const CommandArgs& args) {
-  if (args.operands().empty()) return Usage(c, "no dump file given");
   whatif::ReplayQuestion question;
   if (int status = ReadQuestion(c, args, &question); status != 0) return status;
   const absl::StatusOr<std::vector<DumpFile>> dumps = LoadDumps(args.operands());

@@ -12,6 +12,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "realm_shadow/core/text.h"
+
 namespace realm_shadow {
 namespace {
 
@@ -437,15 +439,10 @@ FailureCause ClassifyRequest(const Snapshot& snapshot, uint64_t size,
 }
 
 const char* FailureCauseName(FailureCause cause) {
-  switch (cause) {
-    case FailureCause::kFits:
-      return "fits";
-    case FailureCause::kFragmentation:
-      return "fragmentation";
-    case FailureCause::kExhaustion:
-      return "exhaustion";
-  }
-  return "unknown";
+  static constexpr const char* kNames[] = {"fits", "fragmentation",
+                                           "exhaustion"};
+  return EnumName<size_t(FailureCause::kExhaustion) + 1>(kNames, cause,
+                                                         "unknown");
 }
 
 }  // namespace realm_shadow

@@ -378,36 +378,22 @@ void AdoptIdentities(const Snapshot& picture, Snapshot* judged) {
 }  // namespace
 
 const char* RemedyKindName(RemedyKind kind) {
-  switch (kind) {
-    case RemedyKind::kRelease: return "release";
-    case RemedyKind::kWait: return "wait";
-    case RemedyKind::kCapacity: return "capacity";
-    case RemedyKind::kReleasePinned: return "release-pinned";
-    case RemedyKind::kWaste: return "waste";
-    case RemedyKind::kAllocator: return "allocator";
-  }
-  return "?";
+  static constexpr const char* kNames[] = {"release", "wait", "capacity",
+      "release-pinned", "waste", "allocator"};
+  return EnumName<kRemedyKindCount>(kNames, kind);
 }
 
 const char* RemedyVerdictName(RemedyVerdict verdict) {
-  switch (verdict) {
-    case RemedyVerdict::kFits: return "fits";
-    case RemedyVerdict::kDoesNotFit: return "does not fit";
-    case RemedyVerdict::kNotApplicable: return "does not apply";
-    case RemedyVerdict::kUnknown: return "unknown";
-    case RemedyVerdict::kNotComputed: return "not computed";
-  }
-  return "?";
+  static constexpr const char* kNames[] = {"fits", "does not fit",
+      "does not apply", "unknown", "not computed"};
+  return EnumName<size_t(RemedyVerdict::kNotComputed) + 1>(kNames, verdict);
 }
 
 const char* ReleaseFateName(ReleaseFate fate) {
-  switch (fate) {
-    case ReleaseFate::kStillPending: return "still pending";
-    case ReleaseFate::kReady: return "ready, not yet given back";
-    case ReleaseFate::kCompleted: return "completed";
-    case ReleaseFate::kCancelled: return "cancelled (its precondition was poisoned)";
-  }
-  return "?";
+  static constexpr const char* kNames[] = {"still pending",
+      "ready, not yet given back", "completed",
+      "cancelled (its precondition was poisoned)"};
+  return EnumName<size_t(ReleaseFate::kCancelled) + 1>(kNames, fate);
 }
 
 const RemedyStatus& FailureRemedies::Status(RemedyKind kind) const {

@@ -504,15 +504,10 @@ struct ShadowMap::State {
         if (!Release(e.instance))
           Note(AnomalyKind::kUnknownInstance, e.instance);
         break;
-      case EventType::kReserved: {
-        Reservation r;
-        r.id = e.instance;
-        r.offset = e.offset;
-        r.size = e.size;
-        r.sequence = sequence;
-        reservations[e.instance] = r;
+      case EventType::kReserved:
+        reservations[e.instance] =
+            Reservation{e.instance, e.offset, e.size, sequence};
         break;
-      }
       case EventType::kReservationEnded:
         if (!reservations.erase(e.instance))
           Note(AnomalyKind::kUnknownReservation, e.instance);

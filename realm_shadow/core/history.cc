@@ -61,11 +61,11 @@ const ClockOrigin& Origin() {
 }  // namespace
 
 const char* HistoryClockName(HistoryClock clock) {
-  switch (clock) {
-    case HistoryClock::kDrainTime: return "drain time";
-    case HistoryClock::kLogTime: return "log time";
-  }
-  return "unknown clock";
+  // The clocks count from 1; 0 and past the last are no clock of ours.
+  static constexpr const char* kNames[] = {"unknown clock", "drain time",
+                                           "log time"};
+  return EnumName<size_t(HistoryClock::kLogTime) + 1>(kNames, clock,
+                                                      kNames[0]);
 }
 
 uint64_t HistoryClockOrigin() { return Origin().unix_ns; }

@@ -6,17 +6,10 @@
 namespace realm_shadow {
 
 const char* AllocationKindName(AllocationKind kind) {
-  switch (kind) {
-    case AllocationKind::kUnknown: return "unknown";
-    case AllocationKind::kRegionInstance: return "region_instance";
-    case AllocationKind::kDeferredBuffer: return "deferred_buffer";
-    case AllocationKind::kDeferredValue: return "deferred_value";
-    case AllocationKind::kFuture: return "future";
-    case AllocationKind::kPoolBacking: return "pool_backing";
-    case AllocationKind::kPoolSubAllocation: return "pool_suballocation";
-    case AllocationKind::kExternal: return "external";
-  }
-  return "unknown";
+  static constexpr const char* kNames[] = {"unknown", "region_instance",
+      "deferred_buffer", "deferred_value", "future", "pool_backing",
+      "pool_suballocation", "external"};
+  return EnumName<kAllocationKindCount>(kNames, kind, "unknown");
 }
 
 std::string IdentityText(const Identity& identity, bool with_kind) {

@@ -6,29 +6,22 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "realm_shadow/core/text.h"
+
 namespace realm_shadow {
 
 const char* AllocationStateName(AllocationState state) {
-  switch (state) {
-    case AllocationState::kLive: return "live";
-    case AllocationState::kReleasePending: return "release_pending";
-    case AllocationState::kReleaseReady: return "release_ready";
-  }
-  return "live";
+  static constexpr const char* kNames[] = {"live", "release_pending",
+                                           "release_ready"};
+  return EnumName<size_t(AllocationState::kReleaseReady) + 1>(kNames, state,
+                                                              "live");
 }
 
 const char* AnomalyKindName(AnomalyKind kind) {
-  switch (kind) {
-    case AnomalyKind::kOverlap: return "overlap";
-    case AnomalyKind::kBeyondCapacity: return "beyond_capacity";
-    case AnomalyKind::kDuplicateInstance: return "duplicate_instance";
-    case AnomalyKind::kUnknownInstance: return "unknown_instance";
-    case AnomalyKind::kDoubleRelease: return "double_release";
-    case AnomalyKind::kUnknownReservation: return "unknown_reservation";
-    case AnomalyKind::kMalformedEvent: return "malformed_event";
-    case AnomalyKind::kTrackingPaused: return "tracking_paused";
-  }
-  return "unknown";
+  static constexpr const char* kNames[] = {"overlap", "beyond_capacity",
+      "duplicate_instance", "unknown_instance", "double_release",
+      "unknown_reservation", "malformed_event", "tracking_paused"};
+  return EnumName<kAnomalyKindCount>(kNames, kind, "unknown");
 }
 
 uint8_t AlignmentLog2(uint64_t alignment) {

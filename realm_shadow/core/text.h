@@ -23,9 +23,11 @@
 #ifndef REALM_SHADOW_CORE_TEXT_H_
 #define REALM_SHADOW_CORE_TEXT_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -59,6 +61,19 @@ std::string FormatHumanSize(uint64_t bytes);
 // the plain "512 B" below 1 KiB, which is exact already.
 std::string FormatSizeExact(uint64_t bytes);
 
+
+// The name of `value` in `names`, an enum's names in the order of its values
+// (0, 1, 2, ...); `beyond` for a value past the table (a byte read from a
+// file, a cast).  kCount is the enum's count of values: a table of any other
+// length does not compile, which is what a switch's -Wswitch gave.  Every
+// `...Name(enum)` of the library is one table and this lookup.
+template <size_t kCount, typename Enum, size_t N>
+constexpr const char* EnumName(const char* const (&names)[N], Enum value,
+                               const char* beyond = "?") {
+  static_assert(N == kCount, "EnumName: one name for each value of the enum");
+  const size_t i = static_cast<std::underlying_type_t<Enum>>(value);
+  return i < N ? names[i] : beyond;
+}
 
 // The bytes `text` names, or an error that quotes it and says why
 // ("'0.3KiB': not a whole number of bytes; ...").

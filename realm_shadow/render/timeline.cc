@@ -160,24 +160,22 @@ std::string FiguresText(const MemoryFigures& f) {
          FormatHumanSize(f.largest_hole);
 }
 
-// The part of a history up to moment `sequence` (inside its window).
+// The part of a history up to moment `sequence` (inside its window): the
+// whole, less the checkpoints, events and marks after that moment (each a
+// prefix, as they ascend).  A copy of the whole, then cut, so that every
+// field of the description comes along, those added later too.
 MemoryHistory HistoryUpTo(const MemoryHistory& h, uint64_t sequence) {
-  MemoryHistory cut;
-  cut.memory_id = h.memory_id;
-  cut.node = h.node;
-  cut.clock = h.clock;
-  cut.clock_origin_unix_ns = h.clock_origin_unix_ns;
-  cut.window_events = h.window_events;
-  cut.identities = h.identities;
-  for (const HistoryCheckpoint& c : h.checkpoints)
-    if (cut.checkpoints.empty() || c.state.sequence <= sequence)
-      cut.checkpoints.push_back(c);
-  cut.events.assign(h.events.begin(),
-                    h.events.begin() + (sequence - h.first_sequence()));
-  for (size_t i = 0; i < h.marks.size() && h.marks[i].sequence < sequence; ++i) {
-    cut.marks.push_back(h.marks[i]);
-    if (!h.lines.empty()) cut.lines.push_back(h.lines[i]);
-  }
+  MemoryHistory cut = h;
+  size_t checkpoints = std::min<size_t>(1, h.checkpoints.size());  // the base
+  while (checkpoints < h.checkpoints.size() &&
+         h.checkpoints[checkpoints].state.sequence <= sequence)
+    ++checkpoints;
+  cut.checkpoints.resize(checkpoints);
+  cut.events.resize(sequence - h.first_sequence());
+  size_t marks = 0;
+  while (marks < h.marks.size() && h.marks[marks].sequence < sequence) ++marks;
+  cut.marks.resize(marks);
+  if (!cut.lines.empty()) cut.lines.resize(marks);
   return cut;
 }
 

@@ -95,6 +95,20 @@ void CheckMoments(const RecordedRun& run, size_t k) {
   EXPECT_TRUE(absl::IsOutOfRange(StateAt(h, h.end_sequence() + 1).status()));
 }
 
+// Applies `e`, then the records of its group, to the reference, with the
+// picture after each: the moments the history must give back.  Returns the
+// events applied.
+size_t ApplyWithMoments(const Event& e, const std::vector<Event>& records,
+                        ReferenceMemory* reference, std::vector<Snapshot>* at) {
+  reference->Apply(e);
+  at->push_back(reference->ToSnapshot());
+  for (const Event& r : records) {
+    reference->Apply(r);
+    at->push_back(reference->ToSnapshot());
+  }
+  return 1 + records.size();
+}
+
 size_t FeedPlain(testing::EventGenerator& generator, realm_shadow_memory* m,
                  ReferenceMemory* reference, std::vector<Snapshot>* at) {
   Event e = generator.Next();
@@ -103,13 +117,7 @@ size_t FeedPlain(testing::EventGenerator& generator, realm_shadow_memory* m,
   if (e.type == EventType::kRedistrict)
     for (uint32_t i = 0; i < e.aux; ++i) pieces.push_back(generator.Next());
   testing::Report(m, e, pieces);
-  reference->Apply(e);
-  at->push_back(reference->ToSnapshot());
-  for (const Event& p : pieces) {
-    reference->Apply(p);
-    at->push_back(reference->ToSnapshot());
-  }
-  return 1 + pieces.size();
+  return ApplyWithMoments(e, pieces, reference, at);
 }
 
 void RunPlain(uint64_t seed, size_t events, size_t window, size_t journal,
@@ -172,13 +180,7 @@ TEST(History, HeapObservedMemoriesEveryKthMoment) {
               e.aux = static_cast<uint32_t>(e.offset);
             const std::vector<Event> records = generator.Records();
             testing::ReportHeap(m, e, records);
-            r->Apply(e);
-            at->push_back(r->ToSnapshot());
-            for (const Event& x : records) {
-              r->Apply(x);
-              at->push_back(r->ToSnapshot());
-            }
-            return 1 + records.size();
+            return ApplyWithMoments(e, records, r, at);
           },
           4000, window, 64, REALM_SHADOW_CONCURRENT | REALM_SHADOW_HEAP_OBSERVED,
           true, seed);

@@ -59,10 +59,7 @@ void ForEachSeed(int rounds, Round round) {
 
 inline Allocation Alloc(uint64_t offset, uint64_t size, uint64_t instance,
                         bool pinned = false) {
-  Allocation a;
-  a.offset = offset;
-  a.size = size;
-  a.instance = instance;
+  Allocation a{offset, size, instance};
   if (pinned) a.flags |= kPinned;
   return a;
 }

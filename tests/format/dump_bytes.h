@@ -35,6 +35,25 @@ inline bool Parse(const std::string& bytes, DumpFile* out, std::string* error) {
   return testing::ParseDumpTo(bytes, out, error);
 }
 
+inline ::testing::AssertionResult OneLine(const std::string& error) {
+  if (error.empty()) return ::testing::AssertionFailure() << "empty error";
+  if (error.find('\n') != std::string::npos) {
+    return ::testing::AssertionFailure() << "multi-line: " << error;
+  }
+  return ::testing::AssertionSuccess();
+}
+
+// Whether the reader refuses `bytes` with a one-line error, which it leaves
+// in *error for the caller's closer look: the check of every truncated or
+// flipped file.
+inline ::testing::AssertionResult RefusedInOneLine(const std::string& bytes,
+                                                   std::string* error) {
+  DumpFile out;
+  if (Parse(bytes, &out, error))
+    return ::testing::AssertionFailure() << "read, not refused";
+  return OneLine(*error);
+}
+
 // Whether the reader refuses `bytes` with a one-line error naming `part`:
 // the check of every hostile-file case, whose failure prints the error.
 inline ::testing::AssertionResult RefusedNaming(const std::string& bytes,
@@ -69,6 +88,23 @@ inline void Reseal(std::string* bytes) {
   Store<uint32_t>(bytes, bytes->size() - 8, crc);
 }
 
+// A hostile edit: the low `width` bytes of `value` (little-endian, as the
+// format is) written at byte `at`, the checksum made right again; the
+// reader must refuse the file with a one-line error naming `part`.
+struct HostileEdit {
+  size_t at;
+  size_t width;
+  uint64_t value;
+  const char* part;
+};
+inline ::testing::AssertionResult RefusedAfter(const std::string& bytes,
+                                               const HostileEdit& edit) {
+  std::string bad = bytes;
+  std::memcpy(&bad[edit.at], &edit.value, edit.width);
+  Reseal(&bad);
+  return RefusedNaming(bad, edit.part) << " (edit at byte " << edit.at << ")";
+}
+
 // Byte offset of the payload of section `index` (0: header, 1: strings,
 // 2...: memories), walking the section lengths.
 inline size_t SectionPayload(const std::string& bytes, int index) {
@@ -89,14 +125,6 @@ inline std::string WithSection(std::string bytes, const char (&tag)[5],
   Store<uint64_t>(&bytes, bytes.size() - 16, bytes.size() - 16);
   Reseal(&bytes);
   return bytes;
-}
-
-inline ::testing::AssertionResult OneLine(const std::string& error) {
-  if (error.empty()) return ::testing::AssertionFailure() << "empty error";
-  if (error.find('\n') != std::string::npos) {
-    return ::testing::AssertionFailure() << "multi-line: " << error;
-  }
-  return ::testing::AssertionSuccess();
 }
 
 }  // namespace testing_dump

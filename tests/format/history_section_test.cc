@@ -16,22 +16,18 @@
 #include "tests/format/dump_bytes.h"
 #include "tests/format/sample_dump.h"
 
+// Beside the dump test helpers (dump_bytes.h, dump_io.h, sample_dump.h),
+// which it uses throughout.
 namespace realm_shadow {
+namespace testing_dump {
 namespace {
 
 using testing::CompareDumps;
 using testing::ContainsText;
 using testing::TempDir;
-using testing_dump::Load;
-using testing_dump::OneLine;
-using testing_dump::Parse;
-using testing_dump::RefusedNaming;
-using testing_dump::Reseal;
-using testing_dump::SectionPayload;
-using testing_dump::Store;
 
 TEST(DumpHistory, RoundTripKeepsEveryFieldAndEveryMoment) {
-  const DumpFile dump = testing_dump::SampleHistoryDump();
+  const DumpFile dump = SampleHistoryDump();
   const MemoryHistory& h = dump.histories[0];
   // The sample reaches what it is for: a moved base, checkpoints inside a
   // group, the hidden sets, times that go back.
@@ -66,7 +62,7 @@ TEST(DumpHistory, RoundTripKeepsEveryFieldAndEveryMoment) {
 // (history.h); the file lists them ascending, so that it does not depend on
 // that order, and the state at every moment is the same.
 TEST(DumpHistory, ReleasedIdsAreWrittenAscending) {
-  DumpFile dump = testing_dump::SampleHistoryDump();
+  DumpFile dump = SampleHistoryDump();
   MemoryHistory& h = dump.histories[0];
   h.checkpoints[0].released = {0x4000000000000f09ull, 0x4000000000000f02ull,
                                0x4000000000000f05ull};
@@ -86,19 +82,16 @@ TEST(DumpHistory, ReleasedIdsAreWrittenAscending) {
 }
 
 TEST(DumpHistory, TruncatedAndFlippedAreCaught) {
-  const std::string bytes = SerializeDump(testing_dump::SampleHistoryDump());
+  const std::string bytes = SerializeDump(SampleHistoryDump());
   for (size_t k = 1; k < bytes.size(); ++k) {
-    DumpFile out;
     std::string error;
-    ASSERT_FALSE(Parse(bytes.substr(0, k), &out, &error)) << "length " << k;
-    ASSERT_TRUE(OneLine(error)) << "length " << k;
+    ASSERT_TRUE(RefusedInOneLine(bytes.substr(0, k), &error)) << "length " << k;
   }
   for (size_t i = 16; i + 16 < bytes.size(); i += 7) {
     std::string bad = bytes;
     bad[i] ^= 0x10;
-    DumpFile out;
     std::string error;
-    ASSERT_FALSE(Parse(bad, &out, &error)) << "byte " << i;
+    ASSERT_TRUE(RefusedInOneLine(bad, &error)) << "byte " << i;
     EXPECT_EQ(error, "checksum mismatch");
   }
 }
@@ -107,7 +100,7 @@ TEST(DumpHistory, TruncatedAndFlippedAreCaught) {
 // again: a clean refusal or a dump that still passes CheckHistory, never a
 // crash (ASan builds of this test catch reads out of bounds).
 TEST(DumpHistory, EveryEditedByteOfTheSectionWithAValidChecksum) {
-  const std::string bytes = SerializeDump(testing_dump::SampleHistoryDump());
+  const std::string bytes = SerializeDump(SampleHistoryDump());
   const size_t hist = SectionPayload(bytes, 3) - 16;  // header, strings, 1 memory
   ASSERT_EQ(bytes.substr(hist, 4), "hist");
   for (size_t i = hist; i + 16 < bytes.size(); ++i) {
@@ -133,7 +126,7 @@ TEST(DumpHistory, EveryEditedByteOfTheSectionWithAValidChecksum) {
 // gives has the state, the time and the line that the whole history gives,
 // and holds no more than the checkpoints and events the moment needs.
 TEST(DumpHistory, OneMomentReadGivesWhatTheWholeReadGives) {
-  const DumpFile dump = testing_dump::SampleHistoryDump();
+  const DumpFile dump = SampleHistoryDump();
   const MemoryHistory& h = dump.histories[0];
   ASSERT_GT(h.checkpoints.size(), 2u);
   const std::string bytes = SerializeDump(dump);
@@ -176,7 +169,7 @@ TEST(DumpHistory, OneMomentReadGivesWhatTheWholeReadGives) {
 // Every byte of the hist section changed, checksum made right: DumpMoments
 // accepts whatever the whole reader accepts, and never crashes on the rest.
 TEST(DumpHistory, OneMomentReadOfEveryEditedByte) {
-  const std::string bytes = SerializeDump(testing_dump::SampleHistoryDump());
+  const std::string bytes = SerializeDump(SampleHistoryDump());
   const size_t hist = SectionPayload(bytes, 3) - 16;
   for (size_t i = hist; i + 16 < bytes.size(); ++i) {
     std::string bad = bytes;
@@ -209,26 +202,16 @@ TEST(DumpHistory, OneMomentReadOfEveryEditedByte) {
 }
 
 TEST(DumpHistory, HostileCountsGetCleanErrors) {
-  const std::string bytes = SerializeDump(testing_dump::SampleHistoryDump());
+  const std::string bytes = SerializeDump(SampleHistoryDump());
   const size_t payload = SectionPayload(bytes, 3);
-  struct Case {
-    size_t at;
-    uint64_t value;
-    const char* expect;
-  } cases[] = {
-      {payload + 0, 7, "is of memory 7, but the dump holds 1"},
-      {payload + 24, uint64_t{1} << 60, "checkpoints cannot fit"},
-      {payload + 32, uint64_t{1} << 60, "events, "},
-      {payload + 40, uint64_t{1} << 61, "marks and"},
-      {payload + 56, uint64_t{1} << 59, "identities cannot fit"},
+  const HostileEdit edits[] = {
+      {payload + 0, 4, 7, "is of memory 7, but the dump holds 1"},
+      {payload + 24, 8, uint64_t{1} << 60, "checkpoints cannot fit"},
+      {payload + 32, 8, uint64_t{1} << 60, "events, "},
+      {payload + 40, 8, uint64_t{1} << 61, "marks and"},
+      {payload + 56, 8, uint64_t{1} << 59, "identities cannot fit"},
   };
-  for (const Case& c : cases) {
-    std::string bad = bytes;
-    if (c.at == payload) Store<uint32_t>(&bad, c.at, static_cast<uint32_t>(c.value));
-    else Store<uint64_t>(&bad, c.at, c.value);
-    Reseal(&bad);
-    EXPECT_TRUE(RefusedNaming(bad, c.expect));
-  }
+  for (const HostileEdit& edit : edits) EXPECT_TRUE(RefusedAfter(bytes, edit));
   // Marks out of order: CheckHistory's refusal, named.
   std::string bad = bytes;
   const uint64_t events = Load<uint64_t>(bytes, payload + 32);
@@ -245,7 +228,7 @@ TEST(DumpHistory, HostileCountsGetCleanErrors) {
 // A section this reader does not know, after the memories (a later
 // version's optional data), is skipped; a dump without any reads as before.
 TEST(DumpHistory, UnknownOptionalSectionsAreSkipped) {
-  const DumpFile dump = testing_dump::SampleHistoryDump();
+  const DumpFile dump = SampleHistoryDump();
   std::string bytes = SerializeDump(dump);
   std::string extra = "zzzz";
   extra.append(4, '\0');
@@ -266,17 +249,18 @@ TEST(DumpHistory, UnknownOptionalSectionsAreSkipped) {
 }
 
 TEST(DumpHistory, WriterRefusesAHistoryOfNoMemory) {
-  DumpFile dump = testing_dump::SampleHistoryDump();
+  DumpFile dump = SampleHistoryDump();
   dump.histories[0].memory_id = 0x1e000000000000ffull;
   TempDir dir;
   std::string error;
   EXPECT_FALSE(testing::WriteDumpTo(dir / "x.rsd", dump, &error));
   EXPECT_TRUE(ContainsText(error, "which the dump does not hold"));
-  dump.histories[0].memory_id = testing_dump::kFbId;
+  dump.histories[0].memory_id = kFbId;
   dump.histories.push_back(dump.histories[0]);
   EXPECT_FALSE(testing::WriteDumpTo(dir / "x.rsd", dump, &error));
   EXPECT_TRUE(ContainsText(error, "two histories"));
 }
 
 }  // namespace
+}  // namespace testing_dump
 }  // namespace realm_shadow

@@ -30,7 +30,10 @@ using testing::TempDir;
 using testing_dump::Load;
 using testing_dump::OneLine;
 using testing_dump::Parse;
+using testing_dump::HostileEdit;
 using testing_dump::ReadBytes;
+using testing_dump::RefusedAfter;
+using testing_dump::RefusedInOneLine;
 using testing_dump::RefusedNaming;
 using testing_dump::Reseal;
 using testing_dump::SampleDump;
@@ -80,10 +83,8 @@ TEST(DumpFormat, RoundTripEmptyAndLarge) {
 TEST(DumpFormat, TruncatedAtEveryOffset) {
   const std::string bytes = SerializeDump(SampleDump());
   for (size_t k = 0; k < bytes.size(); ++k) {
-    DumpFile out;
     std::string error;
-    ASSERT_FALSE(Parse(bytes.substr(0, k), &out, &error)) << "length " << k;
-    ASSERT_TRUE(OneLine(error)) << "length " << k;
+    ASSERT_TRUE(RefusedInOneLine(bytes.substr(0, k), &error)) << "length " << k;
     if (k == 0) {
       EXPECT_EQ(error, "empty file");
     } else {
@@ -104,10 +105,8 @@ TEST(DumpFormat, EveryFlippedByteIsCaught) {
   for (size_t i = 0; i < bytes.size(); ++i) {
     std::string bad = bytes;
     bad[i] ^= 0x10;
-    DumpFile out;
     std::string error;
-    ASSERT_FALSE(Parse(bad, &out, &error)) << "byte " << i;
-    ASSERT_TRUE(OneLine(error));
+    ASSERT_TRUE(RefusedInOneLine(bad, &error)) << "byte " << i;
     const bool body = i >= 16 && i < bytes.size() - 16;
     const bool crc = i >= bytes.size() - 8 && i < bytes.size() - 4;
     if (body || crc) EXPECT_EQ(error, "checksum mismatch") << "byte " << i;
@@ -245,23 +244,15 @@ TEST(DumpFormat, BadEnumValuesAndRanges) {
   const size_t memory0 = SectionPayload(good, 2);
   const size_t records =
       memory0 + 40 + 48 + 8 + 8 * (kEventTypeCount + kAnomalyKindCount) + 32;
-  struct Edit {
-    size_t at;
-    uint8_t value;
-    const char* message;
-  } edits[] = {
-      {memory0 + 32, 200, "unknown memory kind 200"},
-      {memory0 + 33, 2, "neither 0 nor 1"},
-      {records + 28, 64, "allocation 0 has alignment 2^64"},
-      {records + 29, 3, "allocation 0 has unknown state 3"},
-      {records + 31, 8, "allocation 0 has unknown kind 8"},
+  // One byte each.
+  const HostileEdit edits[] = {
+      {memory0 + 32, 1, 200, "unknown memory kind 200"},
+      {memory0 + 33, 1, 2, "neither 0 nor 1"},
+      {records + 28, 1, 64, "allocation 0 has alignment 2^64"},
+      {records + 29, 1, 3, "allocation 0 has unknown state 3"},
+      {records + 31, 1, 8, "allocation 0 has unknown kind 8"},
   };
-  for (const Edit& e : edits) {
-    std::string bad = good;
-    bad[e.at] = static_cast<char>(e.value);
-    Reseal(&bad);
-    EXPECT_TRUE(RefusedNaming(bad, e.message));
-  }
+  for (const HostileEdit& edit : edits) EXPECT_TRUE(RefusedAfter(good, edit));
   std::string bad = good;
   Store<uint64_t>(&bad, records, UINT64_MAX - 10);  // offset + size wraps
   Reseal(&bad);

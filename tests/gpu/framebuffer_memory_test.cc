@@ -91,6 +91,26 @@ uint64_t Churn(BlockMemory& memory, int operations, uint64_t seed) {
   return failures;
 }
 
+// A churned memory's shadow snapshot and its own list of live allocations.
+struct Churned {
+  Snapshot snapshot;
+  std::vector<GpuAllocation> live;
+};
+
+// Churn, then the shadow against the memory: some allocations live, the
+// memory's kind, the failures Churn saw, every allocation where the memory
+// has it.
+void ChurnAndMatch(BlockMemory& memory, int operations, uint64_t seed,
+                   MemoryKind kind, Churned* out) {
+  const uint64_t failures = Churn(memory, operations, seed);
+  out->snapshot = TakeSnapshot(memory.shadow());
+  out->live = memory.LiveAllocations();
+  ASSERT_FALSE(out->live.empty());
+  EXPECT_EQ(out->snapshot.kind, kind);
+  EXPECT_EQ(out->snapshot.counters.failures, failures);
+  ExpectSnapshotMatches(out->snapshot, out->live);
+}
+
 TEST_F(FramebufferTest, ShadowMatchesDevicePointers) {
   REALM_SHADOW_REQUIRE_GPU();
   std::string error;
@@ -100,16 +120,12 @@ TEST_F(FramebufferTest, ShadowMatchesDevicePointers) {
   ASSERT_NE(fb->shadow(), nullptr);
   // 64 MiB and ~10% requests of 1-4 MiB: the memory fills, fragments and
   // refuses some requests along the way.
-  const uint64_t failures = Churn(*fb, 1500, 7);
-
-  const Snapshot snapshot = TakeSnapshot(fb->shadow());
-  const std::vector<GpuAllocation> live = fb->LiveAllocations();
-  ASSERT_FALSE(live.empty());
-  EXPECT_EQ(snapshot.kind, MemoryKind::kFramebuffer);
+  Churned churned;
+  ASSERT_NO_FATAL_FAILURE(
+      ChurnAndMatch(*fb, 1500, 7, MemoryKind::kFramebuffer, &churned));
+  const Snapshot& snapshot = churned.snapshot;
   EXPECT_EQ(snapshot.capacity, 64 * kMiB);
   EXPECT_FALSE(snapshot.addressed);
-  EXPECT_EQ(snapshot.counters.failures, failures);
-  ExpectSnapshotMatches(snapshot, live);
   const char* base = static_cast<const char*>(fb->device_base());
   for (const Allocation& a : snapshot.allocations) {
     GpuAllocation truth;
@@ -121,7 +137,7 @@ TEST_F(FramebufferTest, ShadowMatchesDevicePointers) {
   }
   EXPECT_EQ(snapshot.used_bytes(), fb->used_bytes());
   EXPECT_EQ(Summarize(snapshot).largest_hole, fb->largest_hole());
-  FillAndVerify(live);
+  FillAndVerify(churned.live);
 }
 
 TEST_F(FramebufferTest, FailureIsRecordedAgainstTheHoles) {
@@ -241,14 +257,11 @@ TEST_F(FramebufferTest, ZeroCopyHostAndDeviceViewsAgreeWithTheShadow) {
                                    true, &error);
   ASSERT_NE(zc, nullptr) << error;
   ASSERT_NE(zc->host_base(), nullptr);
-  const uint64_t failures = Churn(*zc, 600, 13);
-
-  const Snapshot snapshot = TakeSnapshot(zc->shadow());
-  const std::vector<GpuAllocation> live = zc->LiveAllocations();
-  ASSERT_FALSE(live.empty());
-  EXPECT_EQ(snapshot.kind, MemoryKind::kZeroCopy);
-  EXPECT_EQ(snapshot.counters.failures, failures);
-  ExpectSnapshotMatches(snapshot, live);
+  Churned churned;
+  ASSERT_NO_FATAL_FAILURE(
+      ChurnAndMatch(*zc, 600, 13, MemoryKind::kZeroCopy, &churned));
+  const Snapshot& snapshot = churned.snapshot;
+  const std::vector<GpuAllocation>& live = churned.live;
   const char* device_base = static_cast<const char*>(zc->device_base());
   const char* host_base = static_cast<const char*>(zc->host_base());
   for (size_t i = 0; i < live.size(); ++i) {

@@ -14,11 +14,9 @@ namespace realm_shadow {
 namespace legion {
 namespace {
 
-constexpr uint64_t kSys = 0x1e00000000000000ull;
-
 class IdentityTest : public testing::GlueTest {
  protected:
-  IdentityTest() : GlueTest(kSys, MemoryKind::kSystem, 1024, "sysmem") {}
+  IdentityTest() : GlueTest(1024, "sysmem") {}
 };
 
 LegionInstanceDescription Velocity() {

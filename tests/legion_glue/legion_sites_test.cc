@@ -19,7 +19,6 @@ namespace realm_shadow {
 namespace legion {
 namespace {
 
-constexpr uint64_t kSys = 0x1e00000000000000ull;
 constexpr uint64_t kA = 0x4000000000000001ull;
 constexpr uint64_t kB = 0x4000000000000002ull;
 
@@ -86,11 +85,11 @@ struct TaskContext {
 
 class LegionSitesTest : public testing::GlueTest {
  protected:
-  LegionSitesTest() : GlueTest(kSys, MemoryKind::kSystem, 4096, "SYSTEM_MEM") {}
+  LegionSitesTest()
+      : GlueTest(4096, "SYSTEM_MEM",
+                 {{kA, 0, 1024, 64}, {kB, 1024, 1024, 64}}) {}
   void SetUp() override {
     ASSERT_NO_FATAL_FAILURE(GlueTest::SetUp());
-    realm_shadow_allocated(m_, kA, 0, 1024, 64);
-    realm_shadow_allocated(m_, kB, 1024, 1024, 64);
     node_.names = {{101, "voltage"}};
     constraints_.field_constraint.set = {101, 102};
   }

@@ -25,7 +25,6 @@ namespace {
 
 using testing::ContainsText;
 
-constexpr uint64_t kSys = 0x1e00000000000000ull;
 constexpr uint64_t kRegdma = 0x1e00000000000002ull;
 constexpr uint64_t kA = 0x4000000000000001ull;
 constexpr uint64_t kB = 0x4000000000000002ull;
@@ -33,14 +32,13 @@ constexpr uint64_t kC = 0x4000000000000003ull;
 
 class MapperTest : public testing::GlueTest {
  protected:
-  MapperTest() : GlueTest(kSys, MemoryKind::kSystem, 1024, "sysmem") {}
+  // [0,256) A valid | [256,384) B collectable | [384,512) free |
+  // [512,768) C collectable | [768,1024) free: 384 B free, largest 256.
+  MapperTest()
+      : GlueTest(1024, "sysmem",
+                 {{kA, 0, 256, 32}, {kB, 256, 128, 32}, {kC, 512, 256, 32}}) {}
   void SetUp() override {
     ASSERT_NO_FATAL_FAILURE(GlueTest::SetUp());
-    // [0,256) A valid | [256,384) B collectable | [384,512) free |
-    // [512,768) C collectable | [768,1024) free: 384 B free, largest 256.
-    realm_shadow_allocated(m_, kA, 0, 256, 32);
-    realm_shadow_allocated(m_, kB, 256, 128, 32);
-    realm_shadow_allocated(m_, kC, 512, 256, 32);
     LegionInstanceDescription d;
     d.fields = "velocity";
     d.creator = "task stencil (UID 812)";

@@ -85,9 +85,7 @@ TEST(FormatFailure, UnknownSizeAndUnknownPlacements) {
   EXPECT_EQ(FormatFailure(s, MeasureSpace(s), unsized, FailureTextOptions{}),
             "    instance 0x43 (deferred, failed later): request size unknown "
             "(not in the source) task=stencil\n");
-  PendingRequest unplaced;
-  unplaced.instance = 0x44;
-  unplaced.size = 100;
+  PendingRequest unplaced{0x44, 100};
   unplaced.flags = kPlacementUnknown;
   s.pending = {unplaced};
   EXPECT_EQ(FormatFailure(s, MeasureSpace(s), s.failures[0],

@@ -13,6 +13,7 @@
 #include "realm_shadow/format/dump.h"
 #include "realm_shadow/hooks.h"
 #include "tests/common/dump_io.h"
+#include "tests/common/temp_dir.h"
 #include "tests/tools/run_cli.h"
 #include "realm_shadow/live/dump.h"
 
@@ -24,15 +25,14 @@ using testing::Result;
 using testing::RunCli;
 
 constexpr uint64_t kKiB = 1024;
-constexpr uint64_t kMemory = 0x1e00000000000010ull;
-constexpr uint64_t kWrapped = 0x1e00000000000011ull;
 
 class HistoryCli : public ::testing::Test {
  protected:
+  // The hand-counted memory, and the one whose window wrapped.
+  static constexpr uint64_t kMemory = 0x1e00000000000010ull;
+  static constexpr uint64_t kWrapped = 0x1e00000000000011ull;
+
   void SetUp() override {
-    dir_ = ::testing::TempDir() + "/realm_shadow_history_cli_" +
-           ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    ASSERT_EQ(std::system(("mkdir -p '" + dir_ + "'").c_str()), 0);
     ResetTrackerForTesting();
     realm_shadow_memory* m = RegisterMemory(kMemory, MemoryKind::kSystem,
                                             1024 * kKiB, "sys", REALM_SHADOW_SERIALIZED);
@@ -71,7 +71,9 @@ class HistoryCli : public ::testing::Test {
     }
     ASSERT_TRUE(testing::Succeeded(DumpAllMemories(all_ = dir_ + "/all.rsd"), &error)) << error;
   }
-  std::string dir_, dump_, all_;
+  testing::TempDir temp_{"realm_shadow_history_cli"};
+  const std::string dir_ = temp_.path();
+  std::string dump_, all_;
 };
 
 TEST_F(HistoryCli, TimelineOfAHandCountedRun) {
