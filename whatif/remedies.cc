@@ -182,21 +182,10 @@ absl::StatusOr<ReplayScript> CutAtFailure(const ReplayScript& script,
         failure.sequence < script.first_sequence
             ? " (it is before the history's window)"
             : " (a request of a size the history does not give is not replayed)"));
-  ReplayScript cut;
-  cut.memory_id = script.memory_id;
-  cut.node = script.node;
-  cut.kind = script.kind;
-  cut.memory_name = script.memory_name;
-  cut.capacity = script.capacity;
-  cut.capacity_known = script.capacity_known;
-  cut.first_sequence = script.first_sequence;
+  // The whole script up to the failure: its steps after it are dropped
+  // below, its later outcomes reset.
+  ReplayScript cut = script;
   cut.end_sequence = failure.sequence + 1;
-  cut.base_lives = script.base_lives;
-  cut.lives = script.lives;
-  cut.log_times = script.log_times;
-  cut.times = script.times;
-  cut.notes = script.notes;
-  cut.identities = script.identities;
   // Outcomes after the failure had not happened yet: those requests are
   // still pending at the cut.
   for (ReplayLife& l : cut.lives) {
@@ -208,10 +197,9 @@ absl::StatusOr<ReplayScript> CutAtFailure(const ReplayScript& script,
     l.recorded_sequence = kNone64;
     l.recorded_eventual = false;
   }
-  for (const ReplayStep& step : script.steps) {
-    if (step.sequence > failure.sequence) break;
-    cut.steps.push_back(step);
-  }
+  size_t kept = 0;  // the steps are in the run's order
+  while (kept < cut.steps.size() && cut.steps[kept].sequence <= failure.sequence) ++kept;
+  cut.steps.resize(kept);
   return cut;
 }
 
