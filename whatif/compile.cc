@@ -278,6 +278,9 @@ class Compiler {
       case EventType::kAllocationFailed:
         return Failed(e, error);
       case EventType::kRequestCancelled: {
+        // Realm destroys a cancelled instance too: its destroy, logged
+        // "deallocation completed" like any other, releases nothing.
+        not_replayed_.insert(e.instance);
         const uint32_t life = Waiting(e.instance);
         if (life == kNoLife) return true;  // a piece of a poisoned redistrict
         if (info_[life].phase == Phase::kWaiting) AddStep(StepKind::kRequestCancelled, life);
@@ -590,9 +593,13 @@ class Compiler {
     std::vector<const Event*> placed;
     for (const Event& r : group_) placed.push_back(&r);
     // A log's tighter bound: one piece, the same instance, the same start.
+    // Never looser than what the replay holds already: a zero-byte piece
+    // (one placed outside its old range) stays zero bytes whatever room
+    // the rebuild's bound gives it.
     if (from_log_ && group_type_ == EventType::kRedistrict && placed.size() == 1 &&
         placed[0]->instance == group_old_ && old != kNoLife) {
-      const uint32_t piece = NewLife(group_old_, placed[0]->size, placed[0]->aux, Phase::kPending);
+      const uint64_t size = std::min(placed[0]->size, s_.lives[old].size);
+      const uint32_t piece = NewLife(group_old_, size, placed[0]->aux, Phase::kPending);
       s_.lives[piece].size_known = false;
       s_.lives[piece].identity = s_.lives[old].identity;
       const uint32_t st = AddStep(StepKind::kRedistrict, old, true);

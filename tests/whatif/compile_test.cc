@@ -366,6 +366,24 @@ TEST(Compile, LogPieceOutsideTheOldRangeIsZeroBytes) {
   EXPECT_EQ(r.self_check.difference_count, 0u);
 }
 
+// The oracle's replay.failures, seed 141: i3 [388096, 4194304) is
+// redistricted into i9 of 0 bytes (Realm puts it at 0, outside the old
+// range), and the rebuild then bounds i9 by the next allocation at
+// 388096.  That tighter bound is looser than what the replay holds: the
+// piece stays zero bytes (split into 388096 bytes it failed).
+TEST(Compile, LogTighterBoundOfAZeroBytePieceStaysZero) {
+  const std::vector<Event> ev = {
+      E(EventType::kAllocated, 1, 0, 388096, 64), E(EventType::kAllocated, 3, 388096, 3806208, 256),
+      E(EventType::kRedistrict, 3, 0, 0, 1), E(EventType::kRedistrictPiece, 4, 0, 4194304, 1),
+      E(EventType::kRedistrict, 4, 0, 0, 1), E(EventType::kRedistrictPiece, 4, 0, 388096, 1),
+      E(EventType::kAllocated, 5, 388096, 396288, 32)};
+  const ReplayScript s = Compile(Base(4194304), ev, /*from_log=*/true);
+  const ReplayResult r = Replayed(s, PlacementPolicy::kRealm);
+  EXPECT_FALSE(r.failed());
+  EXPECT_EQ(r.self_check.difference_count, 0u);
+  EXPECT_EQ(r.self_check.as_recorded, 3u);
+}
+
 TEST(Compile, StartsFromTheBaseAndSaysSo) {
   Snapshot base = Base(1000);
   base.sequence = 500;
