@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cassert>
 #include <map>
+#include <set>
+#include <utility>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -63,7 +65,12 @@ class Compiler {
     for (size_t k = 0; k < events_.size(); ++k, ++seq_) {
       index_ = k;
       if (!Apply(events_[k], error)) return false;
+      if (!postponed_.empty() && group_left_ == 0 && !ApplyPostponed(error)) return false;
     }
+    // A blocker the look-ahead found released is gone by now; what is
+    // left (none in a rebuild's history) applies at the end.
+    for (auto& [e, blocker] : postponed_) info_[blocker].phase = Phase::kGone;
+    if (!ApplyPostponed(error)) return false;
     Finish();
     return true;
   }
@@ -106,6 +113,7 @@ class Compiler {
   }
 
   void Close(uint32_t life) {
+    if (!known_ranges_.empty()) known_ranges_.erase({s_.lives[life].recorded_offset, life});
     info_[life].phase = Phase::kGone;
     if (candidate_old_ == life) candidate_old_ = kNoLife;
     auto it = open_.find(s_.lives[life].instance);
@@ -131,6 +139,81 @@ class Compiler {
   }
   void Placement(uint32_t life, uint64_t offset) {
     Outcome(life, RecordedOutcome::kPlaced, Phase::kPlaced).recorded_offset = offset;
+    if (from_log_ && s_.lives[life].size > 0) known_ranges_.insert({offset, life});
+  }
+
+  // ---- a log's order of a release and the placements it made room for ----
+
+  // Realm serves the requests queued behind a release before it logs the
+  // release's "deallocation completed" (mem_impl.cc release_storage_
+  // immediate, reuse_storage_immediate: the successful allocations are
+  // notified first), and the rebuild applies a redistrict's old range
+  // only once its group is complete: a placement the log records inside
+  // a range of known size that a later event of the history releases or
+  // redistricts was made after that release.  It is applied there.
+  // Cost: an ordered-set lookup per placement of a log, and a look ahead
+  // of at most kBlockerLookAhead events when one overlaps.
+  static constexpr size_t kBlockerLookAhead = 256;
+
+  // The placed life of known size whose range [offset, offset + size)
+  // overlaps and whose release or redistrict a later event gives, or
+  // kNoLife.
+  uint32_t ReleasedLater(uint64_t offset, uint64_t size) const {
+    if (known_ranges_.empty() || size == 0) return kNoLife;
+    auto it = known_ranges_.lower_bound({offset + size, 0});
+    while (it != known_ranges_.begin()) {
+      --it;
+      const ReplayLife& l = s_.lives[it->second];
+      if (it->first + l.size <= offset) break;
+      if (!l.size_known || info_[it->second].phase != Phase::kPlaced) continue;
+      const size_t end = std::min(events_.size(), index_ + 1 + kBlockerLookAhead);
+      for (size_t k = index_ + 1; k < end; ++k) {
+        const Event& n = events_[k];
+        if (n.instance == l.instance &&
+            (n.type == EventType::kReleased || n.type == EventType::kRedistrict))
+          return it->second;
+      }
+    }
+    return kNoLife;
+  }
+
+  // The placement of `e` (of `size`) waits for the release of a range it
+  // lies in: true when postponed.
+  bool Postponed(const Event& e, uint64_t size, bool again = false) {
+    if (!from_log_ || applying_postponed_) return false;
+    const uint32_t blocker = ReleasedLater(e.offset, size);
+    if (blocker == kNoLife) return false;
+    postponed_.push_back({e, blocker});
+    if (!again) ++postponed_count_;
+    return true;
+  }
+
+  bool ApplyPostponed(std::string* error) {
+    std::vector<std::pair<Event, uint32_t>> now;
+    for (auto it = postponed_.begin(); it != postponed_.end();) {
+      if (info_[it->second].phase == Phase::kGone) {
+        now.push_back(*it);
+        it = postponed_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    for (const auto& [e, blocker] : now) {
+      (void)blocker;
+      // A second range it lies in, released later still, postpones it again.
+      if (Postponed(e, PlacementSize(e), /*again=*/true)) continue;
+      applying_postponed_ = true;
+      const bool ok = Apply(e, error);
+      applying_postponed_ = false;
+      if (!ok) return false;
+    }
+    return true;
+  }
+
+  // The size a placement event places: the waiting request's, or its own.
+  uint64_t PlacementSize(const Event& e) const {
+    const uint32_t waiting = Waiting(e.instance);
+    return waiting != kNoLife ? s_.lives[waiting].size : e.size;
   }
   void Failure(uint32_t life, bool eventual) {
     // Realm destroys a failed instance; its release changes nothing.
@@ -266,6 +349,7 @@ class Compiler {
       case EventType::kDeferredCompleted: {
         const uint32_t life = Waiting(e.instance);
         if (life == kNoLife) return Unknown(e, error);
+        if (Postponed(e, s_.lives[life].size)) return true;
         if (External(e.offset, s_.lives[life].size)) {
           SkipExternal(e.instance, life);
           return true;
@@ -378,6 +462,8 @@ class Compiler {
   bool Placed(const Event& e, std::string* error) {
     (void)error;
     const uint32_t waiting = Waiting(e.instance);
+    if (group_left_ == 0 && Postponed(e, waiting != kNoLife ? s_.lives[waiting].size : e.size))
+      return true;
     if (External(e.offset, waiting != kNoLife ? s_.lives[waiting].size : e.size)) {
       SkipExternal(e.instance, waiting != kNoLife && info_[waiting].piece_of == kNoLife ? waiting
                                                                                          : kNoLife);
@@ -706,6 +792,11 @@ class Compiler {
                          " external instance(s) (placed outside the memory's range: "
                          "an address, not an offset): they hold nothing of Realm's "
                          "allocator and are not replayed");
+    if (postponed_count_)
+      s_.notes.push_back(std::to_string(postponed_count_) +
+                         " placement(s) the log records before the release that made "
+                         "their room (Realm serves the requests queued behind a release "
+                         "before it logs the release): replayed after it");
     if (!bound_refinements_.empty())
       s_.notes.push_back(std::to_string(bound_refinements_.size()) +
                          " tighter bound(s) on a piece's size from later placements: "
@@ -741,6 +832,13 @@ class Compiler {
   std::vector<uint32_t> bound_refinements_;
   // A log's placed pieces of upper-bound size, by their start.
   std::map<uint64_t, uint32_t> bounded_;
+  // A log's placed lives of more than 0 bytes, by (offset, life).
+  std::set<std::pair<uint64_t, uint32_t>> known_ranges_;
+  // Placements that wait for the release of the range they lie in
+  // (ReleasedLater), with that range's life.
+  std::vector<std::pair<Event, uint32_t>> postponed_;
+  bool applying_postponed_ = false;
+  uint64_t postponed_count_ = 0;
 };
 
 }  // namespace

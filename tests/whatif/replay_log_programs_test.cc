@@ -140,5 +140,48 @@ TEST(ReplayLogPrograms, AnExternalInstancePlacedOnAPreconditionIsNoHole) {
     if (m.memory_id == kS) EXPECT_TRUE(m.anomalies.empty());
 }
 
+// replay.self-check (seeds 5, 14, 108 of /tmp/ox500): i5 does not fit
+// beside i1 and waits in Realm's allocator for i1's redistrict, which
+// waits on E7.  When E7 fires Realm splits i1, serves i5 in the room the
+// split leaves, and logs i5's "allocation completed" first, then i1's
+// "deallocation completed", then the pieces; the rebuild applies the
+// redistrict once its pieces are placed, after i5.  Replayed in the log's
+// order, i5 found i1 still whole and failed.
+// create S i1 70656 align=128 / event E7 /
+// redistrict i1 i2:5319:256 i3:8381:256 i4:24743:4096 after=E7 /
+// create S i5 4153088 align=256 / trigger E7 / checkpoint
+const char kPlacedBeforeTheRedistrictThatMadeItsRoom[] = R"(
+[0 - 1] 1.433056 {3}{random}: OP create S i1 70656 align=128
+[0 - 1] 1.433059 {2}{inst}: creating new local instance: 4000000000000001
+[0 - 1] 1.433061 {1}{inst}: instance layout: inst=4000000000000001 layout=Layout(bytes=70656, align=128, fields={0=0+0}, lists=[[<0>..<70655>->affine(<1>+0)]])
+[0 - 1] 1.433064 {1}{inst}: allocation completed: inst=4000000000000001 offset=0
+[0 - 1] 1.433066 {2}{inst}: instance created: inst=4000000000000001 bytes=70656 ready=0
+[0 - 1] 1.433083 {3}{random}: OP event E7
+[0 - 1] 1.433085 {2}{event}: user event created: event=8000001000300002
+[0 - 1] 1.433087 {3}{random}: OP redistrict i1 i2:5319:256 i3:8381:256 i4:24743:4096 after=E7
+[0 - 1] 1.433109 {2}{inst}: creating new local instance: 4000000000000002
+[0 - 1] 1.433112 {2}{inst}: creating new local instance: 4000000000000003
+[0 - 1] 1.433122 {2}{inst}: creating new local instance: 4000000000000004
+[0 - 1] 1.597107 {3}{random}: OP create S i5 4153088 align=256
+[0 - 1] 1.597113 {2}{inst}: creating new local instance: 4000000000000005
+[0 - 1] 1.597116 {1}{inst}: instance layout: inst=4000000000000005 layout=Layout(bytes=4153088, align=256, fields={0=0+0}, lists=[[<0>..<4153087>->affine(<1>+0)]])
+[0 - 1] 1.597133 {2}{inst}: instance created: inst=4000000000000005 bytes=4153088 ready=8000001000800001
+[0 - 1] 1.796786 {3}{random}: OP trigger E7
+[0 - 1] 1.796825 {2}{event}: user event trigger: event=8000001000300002 wait_on=0
+[0 - 1] 1.796848 {1}{inst}: allocation completed: inst=4000000000000005 offset=41216
+[0 - 1] 1.796854 {1}{inst}: deallocation completed: inst=4000000000000001
+[0 - 1] 1.796867 {2}{inst}: releasing local instance: 4000000000000001
+[0 - 1] 1.796870 {1}{inst}: allocation completed: inst=4000000000000002 offset=0
+[0 - 1] 1.796873 {1}{inst}: allocation completed: inst=4000000000000003 offset=5376
+[0 - 1] 1.796875 {1}{inst}: allocation completed: inst=4000000000000004 offset=16384
+[0 - 1] 1.921369 {3}{random}: CHECKPOINT 1
+)";
+
+TEST(ReplayLogPrograms, APlacementLoggedBeforeTheRedistrictThatMadeItsRoomFollowsIt) {
+  const Replayed r = ReplayLog(kPlacedBeforeTheRedistrictThatMadeItsRoom);
+  ExpectAsTheRun(r, 3, 0);
+  EXPECT_EQ(r.result.self_check.not_checkable, 3u);  // the pieces
+}
+
 }  // namespace
 }  // namespace realm_shadow::whatif
