@@ -236,9 +236,10 @@ class Compiler {
   // (Realm never overlaps two ranges; a piece whose release made the room
   // was released first, by the rebuild): replayed as the split of the
   // piece to that size, before the request, as the rebuild's own tighter
-  // bounds are.  A piece that starts there is a zero-byte one (Realm
-  // gives those offset 0).  Cost: one ordered-map lookup per placement of
-  // a log with bounded pieces, none otherwise.
+  // bounds are (but for a last piece whose release is queued: FlushSplit).
+  // A piece that starts there is a zero-byte one (Realm gives those
+  // offset 0).  Cost: one ordered-map lookup per placement of a log with
+  // bounded pieces, none otherwise.
   void NarrowBoundAt(uint64_t offset, uint64_t size) {
     if (bounded_.empty() || size == 0) return;
     auto it = bounded_.upper_bound(offset);
@@ -252,16 +253,25 @@ class Compiler {
       return;
     }
     if (start + old.size <= offset || info_[piece].release != Release::kNone) return;
-    const uint32_t narrowed = NewLife(old.instance, offset - start, old.alignment, Phase::kPending);
+    ++bound_refinements_;
+    it->second = SplitToBound(piece, offset - start);
+  }
+
+  // The split of a bounded piece to a tighter `size` at its start, now:
+  // the new life that holds it.
+  uint32_t SplitToBound(uint32_t piece, uint64_t size) {
+    const ReplayLife old = s_.lives[piece];
+    const uint32_t narrowed = NewLife(old.instance, size, old.alignment, Phase::kPending);
     s_.lives[narrowed].size_known = false;
     s_.lives[narrowed].identity = old.identity;
     const uint32_t st = AddStep(StepKind::kRedistrict, piece, true);
     s_.steps[st].first_piece = narrowed;
     s_.steps[st].piece_count = 1;
-    Placement(narrowed, start);
-    it->second = narrowed;
-    bound_refinements_.push_back(narrowed);
+    Placement(narrowed, old.recorded_offset);
+    s_.lives[narrowed].recorded = RecordedOutcome::kLiveAtBase;  // a split, not a placement
+    if (last_pieces_.count(piece)) last_pieces_.insert(narrowed);
     Close(piece);
+    return narrowed;
   }
 
   // ... and was placed there.  A split requested while it waited is queued
@@ -684,17 +694,20 @@ class Compiler {
     // the rebuild's bound gives it.
     if (from_log_ && group_type_ == EventType::kRedistrict && placed.size() == 1 &&
         placed[0]->instance == group_old_ && old != kNoLife) {
-      const uint64_t size = std::min(placed[0]->size, s_.lives[old].size);
-      const uint32_t piece = NewLife(group_old_, size, placed[0]->aux, Phase::kPending);
-      s_.lives[piece].size_known = false;
-      s_.lives[piece].identity = s_.lives[old].identity;
-      const uint32_t st = AddStep(StepKind::kRedistrict, old, true);
-      s_.steps[st].first_piece = piece;
-      s_.steps[st].piece_count = 1;
-      Placement(piece, placed[0]->offset);
-      bounded_[placed[0]->offset] = piece;
-      bound_refinements_.push_back(piece);
-      Close(old);
+      ReplayLife& piece = s_.lives[old];
+      if (placed[0]->size >= piece.size) return true;  // no tighter
+      ++bound_refinements_;
+      if (!piece.size_known && piece.recorded_offset == placed[0]->offset &&
+          last_pieces_.count(old) && info_[old].release != Release::kNone) {
+        // Its release is queued: Realm's queue owns the range, and a split
+        // now would leave the bound's room held.  A piece's size never
+        // changes, so the bound holds from its placement on; the last
+        // piece of a split has none after it for the model's split rule
+        // to move.
+        piece.size = placed[0]->size;
+        return true;
+      }
+      bounded_[placed[0]->offset] = SplitToBound(old, placed[0]->size);
       return true;
     }
     if (old == kNoLife) {
@@ -768,6 +781,7 @@ class Compiler {
         bounded_[placed[i]->offset] = pieces[i];
       }
     }
+    if (from_log_ && !pieces.empty()) last_pieces_.insert(pieces.back());
     Close(old);
     return true;
   }
@@ -778,7 +792,6 @@ class Compiler {
     for (size_t r = 0; r < s_.steps.size(); ++r)
       if (!dead_[r]) s_.steps[w++] = s_.steps[r];
     s_.steps.resize(w);
-    for (uint32_t life : bound_refinements_) s_.lives[life].recorded = RecordedOutcome::kLiveAtBase;
     if (reservations_)
       s_.notes.push_back(std::to_string(reservations_) +
                          " reservation event(s) (pools, upper bounds): not requests to "
@@ -797,10 +810,11 @@ class Compiler {
                          " placement(s) the log records before the release that made "
                          "their room (Realm serves the requests queued behind a release "
                          "before it logs the release): replayed after it");
-    if (!bound_refinements_.empty())
-      s_.notes.push_back(std::to_string(bound_refinements_.size()) +
+    if (bound_refinements_)
+      s_.notes.push_back(std::to_string(bound_refinements_) +
                          " tighter bound(s) on a piece's size from later placements: "
-                         "replayed as splits of the piece, not placements");
+                         "replayed as splits of the piece, or, for a last piece whose "
+                         "release is queued, at that size from its placement on");
   }
 
   const Snapshot& base_;
@@ -829,7 +843,10 @@ class Compiler {
   // Ids of those failed pieces and of external instances, until released
   // or reused.
   absl::flat_hash_set<uint64_t> not_replayed_;
-  std::vector<uint32_t> bound_refinements_;
+  uint64_t bound_refinements_ = 0;
+  // A log's pieces placed last in their split: bounded by the old range's
+  // end, no piece after them for the model's split rule to move.
+  absl::flat_hash_set<uint32_t> last_pieces_;
   // A log's placed pieces of upper-bound size, by their start.
   std::map<uint64_t, uint32_t> bounded_;
   // A log's placed lives of more than 0 bytes, by (offset, life).

@@ -384,6 +384,25 @@ TEST(Compile, LogTighterBoundOfAZeroBytePieceStaysZero) {
   EXPECT_EQ(r.self_check.as_recorded, 3u);
 }
 
+// The oracle's replay.self-check, seed 4: i2 [0, 1496064) is redistricted
+// into i3 of 0 bytes and i4, which fails; the rebuild bounds i3 by the old
+// range's end.  i3's destroy waits on E1; then i7 is placed at 0 and the
+// rebuild narrows i3 to 0 bytes.  A piece's size never changes: the last
+// piece of a split whose release is queued replays at the tighter size
+// from its placement on (a split of it left the bound's room held).
+TEST(Compile, LogLastPieceReplaysAtItsTighterBoundFromItsPlacement) {
+  const std::vector<Event> ev = {
+      E(EventType::kAllocated, 1, 0, 1496064, 16), E(EventType::kRedistrict, 1, 0, 0, 1),
+      E(EventType::kRedistrictPiece, 2, 0, 1496064, 1), ReleaseRequested(2, 0),
+      E(EventType::kRedistrict, 2, 0, 0, 1), E(EventType::kRedistrictPiece, 2, 0, 0, 1),
+      ReleaseRequested(2, 0), E(EventType::kAllocated, 7, 0, 1246859, 64)};
+  const ReplayScript s = Compile(Base(4194304), ev, /*from_log=*/true);
+  const ReplayResult r = Replayed(s, PlacementPolicy::kRealm);
+  EXPECT_FALSE(r.failed());
+  EXPECT_EQ(r.self_check.checked, 2u);
+  EXPECT_EQ(r.self_check.difference_count, 0u);
+}
+
 TEST(Compile, StartsFromTheBaseAndSaysSo) {
   Snapshot base = Base(1000);
   base.sequence = 500;
