@@ -289,6 +289,19 @@ class Compiler {
     li.delayed_split = false;
   }
 
+  // The life whose split `life` is provisionally a piece of, while that
+  // life still holds its range: a guess its plain release disproved (a
+  // request deferred with no plan right after a release request, as a
+  // split's pieces are, that was a request all the same) is dropped.
+  // (Not for the old life of a delayed split, whose pieces, placed with
+  // it, the split's own rules read.)
+  uint32_t PieceOf(uint32_t life) {
+    uint32_t& old = info_[life].piece_of;
+    if (old != kNoLife && info_[old].phase == Phase::kGone && !info_[life].delayed_split)
+      old = kNoLife;
+    return old;
+  }
+
   bool Unknown(const Event& e, std::string* error) {
     *error = "event " + std::to_string(EventNumber(seq_)) + " (" + EventTypeName(e.type) + " of " +
              Hex(e.instance) +
@@ -475,11 +488,11 @@ class Compiler {
     if (group_left_ == 0 && Postponed(e, waiting != kNoLife ? s_.lives[waiting].size : e.size))
       return true;
     if (External(e.offset, waiting != kNoLife ? s_.lives[waiting].size : e.size)) {
-      SkipExternal(e.instance, waiting != kNoLife && info_[waiting].piece_of == kNoLife ? waiting
+      SkipExternal(e.instance, waiting != kNoLife && PieceOf(waiting) == kNoLife ? waiting
                                                                                          : kNoLife);
       return true;
     }
-    if (waiting != kNoLife && info_[waiting].piece_of == kNoLife) {
+    if (waiting != kNoLife && PieceOf(waiting) == kNoLife) {
       EntersPlaced(waiting, e.offset);
       return true;
     }
@@ -495,7 +508,7 @@ class Compiler {
     if (waiting != kNoLife) {
       // A plan for a request the heap already knows: it enters if it was
       // waiting (not if it is a piece of a queued split).
-      if (e.offset != kNoOffset && info_[waiting].piece_of == kNoLife) Enters(waiting);
+      if (e.offset != kNoOffset && PieceOf(waiting) == kNoLife) Enters(waiting);
       return true;
     }
     // future_placed of a placed id with no release: the future heap's copy.

@@ -219,6 +219,25 @@ TEST(Compile, HeapObservedDelayedRedistrict) {
 // A Realm log: a split's pieces have upper-bound sizes (not checkable),
 // a later allocation tightens one (replayed, not counted), and a failed
 // piece of unknown size is left out.
+// The oracle's replay-tracked.self-check, seed 9 of a Legion 25.06 run
+// (heap observation): i4 waits on its precondition, deferred with no plan
+// right after the release of i3 was requested, as a split's pieces are;
+// i3 is then released whole, so i4 was a request all the same.  Its
+// placement, a record of a swapped heap (no alignment), replayed as a new
+// request of alignment 0 and went to 1001, not 1024.
+TEST(Compile, HeapObservedRequestAfterAReleaseRequestIsNoPieceOnceItIsReleased) {
+  const std::vector<Event> ev = {
+      E(EventType::kHeapPlaced, 2, 0, 1001, 32), E(EventType::kHeapPlaced, 3, 1024, 1000, 32),
+      ReleaseRequested(3, 0), E(EventType::kFuturePlaced, 4, kNoOffset, 500, 64),
+      ReleaseRequested(3, 1), E(EventType::kHeapRemoved, 3),
+      E(EventType::kHeapSwapped, 0, 0, 0, 1), E(EventType::kHeapPlaced, 4, 1024, 500, 0)};
+  const ReplayScript s = Compile(Base(4096), ev);
+  const ReplayResult r = Replayed(s, PlacementPolicy::kRealm);
+  EXPECT_FALSE(r.failed());
+  EXPECT_EQ(r.self_check.checked, 3u);
+  EXPECT_EQ(r.self_check.difference_count, 0u);
+}
+
 TEST(Compile, LogPiecesOfUnknownSizeAreCountedApart) {
   Identity bound;
   bound.id = 7;
