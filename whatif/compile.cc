@@ -767,10 +767,16 @@ class Compiler {
     // the next piece's start, is room of the old range's pieces.
     const uint64_t old_start = s_.lives[old].recorded_offset;
     const uint64_t old_end = old_start + s_.lives[old].size;
+    // Two pieces at one start (the old range starts at 0): one of them is
+    // a zero-byte piece, which the log cannot tell apart; the later one
+    // replays as it (both are upper bounds, not checked; the room is the
+    // same either way, only which destroy frees it differs).
     std::vector<uint32_t> pieces;
-    for (const Event* r : placed) {
-      const bool outside = from_log_ && (r->offset < old_start || r->offset >= old_end);
-      pieces.push_back(NewLife(r->instance, outside ? 0 : r->size, r->aux, Phase::kPending));
+    for (size_t i = 0; i < placed.size(); ++i) {
+      const Event* r = placed[i];
+      bool zero = from_log_ && (r->offset < old_start || r->offset >= old_end);
+      for (size_t j = 0; from_log_ && !zero && j < i; ++j) zero = placed[j]->offset == r->offset;
+      pieces.push_back(NewLife(r->instance, zero ? 0 : r->size, r->aux, Phase::kPending));
     }
     const bool queued = info_[old].release_step != kNoStep && info_[old].release == Release::kPending;
     if (queued && pieces.empty()) {

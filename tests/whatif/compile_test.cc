@@ -422,6 +422,24 @@ TEST(Compile, LogLastPieceReplaysAtItsTighterBoundFromItsPlacement) {
   EXPECT_EQ(r.self_check.difference_count, 0u);
 }
 
+// The oracle's replay.failures, seed 20 (R, 2 MiB): i3 [0, 2097152) is
+// redistricted into i4 of 234138 bytes, i5 of 0 bytes and i6; Realm logs
+// i4 and i5 both at 0 (a zero-byte piece goes to 0), and the rebuild
+// bounds both by i6's start.  Replayed both at that bound, i6 no longer
+// fit the split and failed.  The later of two pieces at one start is the
+// zero-byte one.
+TEST(Compile, LogTwoPiecesAtOneStartOneIsZeroBytes) {
+  const std::vector<Event> ev = {
+      E(EventType::kAllocated, 1, 0, 2097152, 32), E(EventType::kRedistrict, 1, 0, 0, 3),
+      E(EventType::kRedistrictPiece, 2, 0, 234144, 1), E(EventType::kRedistrictPiece, 3, 0, 234144, 1),
+      E(EventType::kRedistrictPiece, 4, 234144, 1863008, 1)};
+  const ReplayScript s = Compile(Base(2097152), ev, /*from_log=*/true);
+  const ReplayResult r = Replayed(s, PlacementPolicy::kRealm);
+  EXPECT_FALSE(r.failed());
+  EXPECT_EQ(r.self_check.difference_count, 0u);
+  EXPECT_EQ(r.self_check.not_checkable, 3u);
+}
+
 TEST(Compile, StartsFromTheBaseAndSaysSo) {
   Snapshot base = Base(1000);
   base.sequence = 500;
