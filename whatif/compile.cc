@@ -811,29 +811,28 @@ class Compiler {
     for (size_t r = 0; r < s_.steps.size(); ++r)
       if (!dead_[r]) s_.steps[w++] = s_.steps[r];
     s_.steps.resize(w);
-    if (reservations_)
-      s_.notes.push_back(std::to_string(reservations_) +
-                         " reservation event(s) (pools, upper bounds): not requests to "
-                         "Realm's allocator; the instances that hold them replay as "
-                         "the allocations they are");
-    if (unknown_size_failures_)
-      s_.notes.push_back(std::to_string(unknown_size_failures_) +
-                         " failed redistrict piece(s) of unknown size: not replayed");
-    if (externals_)
-      s_.notes.push_back(std::to_string(externals_) +
-                         " external instance(s) (placed outside the memory's range: "
-                         "an address, not an offset): they hold nothing of Realm's "
-                         "allocator and are not replayed");
-    if (postponed_count_)
-      s_.notes.push_back(std::to_string(postponed_count_) +
-                         " placement(s) the log records before the release that made "
-                         "their room (Realm serves the requests queued behind a release "
-                         "before it logs the release): replayed after it");
-    if (bound_refinements_)
-      s_.notes.push_back(std::to_string(bound_refinements_) +
-                         " tighter bound(s) on a piece's size from later placements: "
-                         "replayed as splits of the piece, or, for a last piece whose "
-                         "release is queued, at that size from its placement on");
+    // One note per kind of event the replay reads otherwise than as a
+    // request, with how many.
+    auto note = [&](uint64_t count, const char* what) {
+      if (count) s_.notes.push_back(std::to_string(count) + what);
+    };
+    note(reservations_,
+         " reservation event(s) (pools, upper bounds): not requests to "
+         "Realm's allocator; the instances that hold them replay as "
+         "the allocations they are");
+    note(unknown_size_failures_, " failed redistrict piece(s) of unknown size: not replayed");
+    note(externals_,
+         " external instance(s) (placed outside the memory's range: "
+         "an address, not an offset): they hold nothing of Realm's "
+         "allocator and are not replayed");
+    note(postponed_count_,
+         " placement(s) the log records before the release that made "
+         "their room (Realm serves the requests queued behind a release "
+         "before it logs the release): replayed after it");
+    note(bound_refinements_,
+         " tighter bound(s) on a piece's size from later placements: "
+         "replayed as splits of the piece, or, for a last piece whose "
+         "release is queued, at that size from its placement on");
   }
 
   const Snapshot& base_;

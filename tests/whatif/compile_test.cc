@@ -47,6 +47,16 @@ ReplayResult Replayed(const ReplayScript& s, PlacementPolicy p) {
   return r.ok() ? *std::move(r) : ReplayResult{};
 }
 
+// A log's events replayed under realm: no failure, every checkable
+// placement as recorded.
+ReplayResult ExpectLogReplaysAsRecorded(const std::vector<Event>& ev, uint64_t capacity) {
+  const ReplayScript s = Compile(Base(capacity), ev, /*from_log=*/true);
+  const ReplayResult r = Replayed(s, PlacementPolicy::kRealm);
+  EXPECT_FALSE(r.failed());
+  EXPECT_EQ(r.self_check.difference_count, 0u);
+  return r;
+}
+
 TEST(Compile, DecisionHooksInstantPlacementsReleasesAndAFailure) {
   const std::vector<Event> ev = {
       Allocated(1, 0, 100),   Allocated(2, 100, 250), Allocated(3, 350, 150),
@@ -379,10 +389,7 @@ TEST(Compile, LogPieceOutsideTheOldRangeIsZeroBytes) {
       E(EventType::kRedistrictPiece, 2, 0, 3712, 1), E(EventType::kRedistrictPiece, 3, 3712, 6528, 1),
       E(EventType::kRedistrict, 3, 0, 0, 2), E(EventType::kRedistrictPiece, 1, 0, 3712, 1),
       E(EventType::kRedistrictPiece, 4, 3712, 6528, 1)};
-  const ReplayScript s = Compile(Base(2097152), ev, /*from_log=*/true);
-  const ReplayResult r = Replayed(s, PlacementPolicy::kRealm);
-  EXPECT_FALSE(r.failed());
-  EXPECT_EQ(r.self_check.difference_count, 0u);
+  ExpectLogReplaysAsRecorded(ev, 2097152);
 }
 
 // The oracle's replay.failures, seed 141: i3 [388096, 4194304) is
@@ -396,11 +403,7 @@ TEST(Compile, LogTighterBoundOfAZeroBytePieceStaysZero) {
       E(EventType::kRedistrict, 3, 0, 0, 1), E(EventType::kRedistrictPiece, 4, 0, 4194304, 1),
       E(EventType::kRedistrict, 4, 0, 0, 1), E(EventType::kRedistrictPiece, 4, 0, 388096, 1),
       E(EventType::kAllocated, 5, 388096, 396288, 32)};
-  const ReplayScript s = Compile(Base(4194304), ev, /*from_log=*/true);
-  const ReplayResult r = Replayed(s, PlacementPolicy::kRealm);
-  EXPECT_FALSE(r.failed());
-  EXPECT_EQ(r.self_check.difference_count, 0u);
-  EXPECT_EQ(r.self_check.as_recorded, 3u);
+  EXPECT_EQ(ExpectLogReplaysAsRecorded(ev, 4194304).self_check.as_recorded, 3u);
 }
 
 // The oracle's replay.self-check, seed 4: i2 [0, 1496064) is redistricted
@@ -415,11 +418,7 @@ TEST(Compile, LogLastPieceReplaysAtItsTighterBoundFromItsPlacement) {
       E(EventType::kRedistrictPiece, 2, 0, 1496064, 1), ReleaseRequested(2, 0),
       E(EventType::kRedistrict, 2, 0, 0, 1), E(EventType::kRedistrictPiece, 2, 0, 0, 1),
       ReleaseRequested(2, 0), E(EventType::kAllocated, 7, 0, 1246859, 64)};
-  const ReplayScript s = Compile(Base(4194304), ev, /*from_log=*/true);
-  const ReplayResult r = Replayed(s, PlacementPolicy::kRealm);
-  EXPECT_FALSE(r.failed());
-  EXPECT_EQ(r.self_check.checked, 2u);
-  EXPECT_EQ(r.self_check.difference_count, 0u);
+  EXPECT_EQ(ExpectLogReplaysAsRecorded(ev, 4194304).self_check.checked, 2u);
 }
 
 // The oracle's replay.failures, seed 20 (R, 2 MiB): i3 [0, 2097152) is
@@ -433,11 +432,7 @@ TEST(Compile, LogTwoPiecesAtOneStartOneIsZeroBytes) {
       E(EventType::kAllocated, 1, 0, 2097152, 32), E(EventType::kRedistrict, 1, 0, 0, 3),
       E(EventType::kRedistrictPiece, 2, 0, 234144, 1), E(EventType::kRedistrictPiece, 3, 0, 234144, 1),
       E(EventType::kRedistrictPiece, 4, 234144, 1863008, 1)};
-  const ReplayScript s = Compile(Base(2097152), ev, /*from_log=*/true);
-  const ReplayResult r = Replayed(s, PlacementPolicy::kRealm);
-  EXPECT_FALSE(r.failed());
-  EXPECT_EQ(r.self_check.difference_count, 0u);
-  EXPECT_EQ(r.self_check.not_checkable, 3u);
+  EXPECT_EQ(ExpectLogReplaysAsRecorded(ev, 2097152).self_check.not_checkable, 3u);
 }
 
 TEST(Compile, StartsFromTheBaseAndSaysSo) {
