@@ -165,7 +165,9 @@ class Compiler {
       --it;
       const ReplayLife& l = s_.lives[it->second];
       if (it->first + l.size <= offset) break;
-      if (!l.size_known || info_[it->second].phase != Phase::kPlaced) continue;
+      if ((!l.size_known && !release_first_.count(it->second)) ||
+          info_[it->second].phase != Phase::kPlaced)
+        continue;
       const size_t end = std::min(events_.size(), index_ + 1 + kBlockerLookAhead);
       for (size_t k = index_ + 1; k < end; ++k) {
         const Event& n = events_[k];
@@ -175,6 +177,34 @@ class Compiler {
       }
     }
     return kNoLife;
+  }
+
+  // Whether the next events after this one, past a repeated request of
+  // its release and the placements a release serves, release `life`: the
+  // rebuild's reading, as a tighter bound, of placements Realm made in
+  // the piece's room once its queued release was applied.
+  bool ReleasedNext(uint32_t life) const {
+    const uint64_t instance = s_.lives[life].instance;
+    const size_t end = std::min(events_.size(), index_ + 1 + kBlockerLookAhead);
+    for (size_t k = index_ + 1; k < end; ++k) {
+      const Event& n = events_[k];
+      switch (n.type) {
+        case EventType::kReleased:
+        case EventType::kHeapRemoved:
+          if (n.instance == instance) return true;
+          return false;
+        case EventType::kReleaseRequested:
+          if (n.instance != instance) return false;
+          break;
+        case EventType::kDeferredCompleted:
+        case EventType::kDeferredFailed:
+        case EventType::kAttachIdentity:
+          break;
+        default:
+          return false;
+      }
+    }
+    return false;
   }
 
   // The placement of `e` (of `size`) waits for the release of a range it
@@ -710,6 +740,13 @@ class Compiler {
       ReplayLife& piece = s_.lives[old];
       if (placed[0]->size >= piece.size) return true;  // no tighter
       ++bound_refinements_;
+      if (!piece.size_known && info_[old].release != Release::kNone && ReleasedNext(old)) {
+        // Not a bound: the placements that follow were served by the
+        // piece's release, which the log gives after them (ReleasedLater).
+        --bound_refinements_;
+        release_first_.insert(old);
+        return true;
+      }
       if (!piece.size_known && piece.recorded_offset == placed[0]->offset &&
           last_pieces_.count(old) && info_[old].release != Release::kNone) {
         // Its release is queued: Realm's queue owns the range, and a split
@@ -865,6 +902,9 @@ class Compiler {
   // A log's pieces placed last in their split: bounded by the old range's
   // end, no piece after them for the model's split rule to move.
   absl::flat_hash_set<uint32_t> last_pieces_;
+  // A log's pieces whose tighter bound was the order of their release
+  // (ReleasedNext): the placements in their room wait for that release.
+  absl::flat_hash_set<uint32_t> release_first_;
   // A log's placed pieces of upper-bound size, by their start.
   std::map<uint64_t, uint32_t> bounded_;
   // A log's placed lives of more than 0 bytes, by (offset, life).

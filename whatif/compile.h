@@ -33,7 +33,9 @@
 //    A one-piece redistrict of an instance into itself is a log's tighter
 //    bound on a piece's size, replayed as that split and left out of the
 //    self-check (the last piece of a split whose release is queued takes
-//    the tighter size from its placement on instead).  Of two pieces a
+//    the tighter size from its placement on instead; one that only the
+//    placements its queued release served and that release follow is
+//    that release's order, no bound).  Of two pieces a
 //    log places at one start, the later is the zero-byte one.
 //  - a placement outside the memory's range (its capacity known, 0
 //    included): an external instance, whose "offset" Realm makes its

@@ -435,6 +435,26 @@ TEST(Compile, LogTwoPiecesAtOneStartOneIsZeroBytes) {
   EXPECT_EQ(ExpectLogReplaysAsRecorded(ev, 2097152).self_check.not_checkable, 3u);
 }
 
+// The oracle's replay.failures, seed 409: i1 [0, 4 MiB) is redistricted
+// into i5 (bounded to 459088 by the next placement), whose destroy waits
+// on E3.  i10 waits in Realm's allocator for that release; when E3 fires
+// Realm places i10 at 0 and then logs i5's "deallocation completed".  The
+// rebuild reads the placement first, as a tighter bound: i5 of 0 bytes.
+// That is the release's order, not a bound (the release follows the
+// placements it served): i10 replays after it, and i5 keeps its bound
+// (narrowed to 0 from its placement on, i5's room was free and i2 went
+// to 0).
+TEST(Compile, LogBoundThatIsTheOrderOfAQueuedReleaseIsNone) {
+  const std::vector<Event> ev = {
+      E(EventType::kAllocated, 1, 0, 4194304, 32), E(EventType::kRedistrict, 1, 0, 0, 1),
+      E(EventType::kRedistrictPiece, 5, 0, 4194304, 1), E(EventType::kRedistrict, 5, 0, 0, 1),
+      E(EventType::kRedistrictPiece, 5, 0, 459088, 1), E(EventType::kAllocated, 2, 459088, 187392, 16),
+      ReleaseRequested(5, 0), E(EventType::kDeferred, 10, kNoOffset, 459053, 65536),
+      E(EventType::kRedistrict, 5, 0, 0, 1), E(EventType::kRedistrictPiece, 5, 0, 0, 1),
+      ReleaseRequested(5, 0), E(EventType::kDeferredCompleted, 10, 0), Released(5)};
+  EXPECT_EQ(ExpectLogReplaysAsRecorded(ev, 4194304).self_check.checked, 3u);
+}
+
 TEST(Compile, StartsFromTheBaseAndSaysSo) {
   Snapshot base = Base(1000);
   base.sequence = 500;
