@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cassert>
 #include <map>
+#include <set>
+#include <utility>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -63,7 +65,12 @@ class Compiler {
     for (size_t k = 0; k < events_.size(); ++k, ++seq_) {
       index_ = k;
       if (!Apply(events_[k], error)) return false;
+      if (!postponed_.empty() && group_left_ == 0 && !ApplyPostponed(error)) return false;
     }
+    // A blocker the look-ahead found released is gone by now; what is
+    // left (none in a rebuild's history) applies at the end.
+    for (auto& [e, blocker] : postponed_) info_[blocker].phase = Phase::kGone;
+    if (!ApplyPostponed(error)) return false;
     Finish();
     return true;
   }
@@ -106,6 +113,7 @@ class Compiler {
   }
 
   void Close(uint32_t life) {
+    if (!known_ranges_.empty()) known_ranges_.erase({s_.lives[life].recorded_offset, life});
     info_[life].phase = Phase::kGone;
     if (candidate_old_ == life) candidate_old_ = kNoLife;
     auto it = open_.find(s_.lives[life].instance);
@@ -131,6 +139,111 @@ class Compiler {
   }
   void Placement(uint32_t life, uint64_t offset) {
     Outcome(life, RecordedOutcome::kPlaced, Phase::kPlaced).recorded_offset = offset;
+    if (from_log_ && s_.lives[life].size > 0) known_ranges_.insert({offset, life});
+  }
+
+  // ---- a log's order of a release and the placements it made room for ----
+
+  // Realm serves the requests queued behind a release before it logs the
+  // release's "deallocation completed" (mem_impl.cc release_storage_
+  // immediate, reuse_storage_immediate: the successful allocations are
+  // notified first), and the rebuild applies a redistrict's old range
+  // only once its group is complete: a placement the log records inside
+  // a range of known size that a later event of the history releases or
+  // redistricts was made after that release.  It is applied there.
+  // Cost: an ordered-set lookup per placement of a log, and a look ahead
+  // of at most kBlockerLookAhead events when one overlaps.
+  static constexpr size_t kBlockerLookAhead = 256;
+
+  // The placed life of known size whose range [offset, offset + size)
+  // overlaps and whose release or redistrict a later event gives, or
+  // kNoLife.
+  uint32_t ReleasedLater(uint64_t offset, uint64_t size) const {
+    if (known_ranges_.empty() || size == 0) return kNoLife;
+    auto it = known_ranges_.lower_bound({offset + size, 0});
+    while (it != known_ranges_.begin()) {
+      --it;
+      const ReplayLife& l = s_.lives[it->second];
+      if (it->first + l.size <= offset) break;
+      if ((!l.size_known && !release_first_.count(it->second)) ||
+          info_[it->second].phase != Phase::kPlaced)
+        continue;
+      const size_t end = std::min(events_.size(), index_ + 1 + kBlockerLookAhead);
+      for (size_t k = index_ + 1; k < end; ++k) {
+        const Event& n = events_[k];
+        if (n.instance == l.instance &&
+            (n.type == EventType::kReleased || n.type == EventType::kRedistrict))
+          return it->second;
+      }
+    }
+    return kNoLife;
+  }
+
+  // Whether the next events after this one, past a repeated request of
+  // its release and the placements a release serves, release `life`: the
+  // rebuild's reading, as a tighter bound, of placements Realm made in
+  // the piece's room once its queued release was applied.
+  bool ReleasedNext(uint32_t life) const {
+    const uint64_t instance = s_.lives[life].instance;
+    const size_t end = std::min(events_.size(), index_ + 1 + kBlockerLookAhead);
+    for (size_t k = index_ + 1; k < end; ++k) {
+      const Event& n = events_[k];
+      switch (n.type) {
+        case EventType::kReleased:
+        case EventType::kHeapRemoved:
+          if (n.instance == instance) return true;
+          return false;
+        case EventType::kReleaseRequested:
+          if (n.instance != instance) return false;
+          break;
+        case EventType::kDeferredCompleted:
+        case EventType::kDeferredFailed:
+        case EventType::kAttachIdentity:
+          break;
+        default:
+          return false;
+      }
+    }
+    return false;
+  }
+
+  // The placement of `e` (of `size`) waits for the release of a range it
+  // lies in: true when postponed.
+  bool Postponed(const Event& e, uint64_t size, bool again = false) {
+    if (!from_log_ || applying_postponed_) return false;
+    const uint32_t blocker = ReleasedLater(e.offset, size);
+    if (blocker == kNoLife) return false;
+    postponed_.push_back({e, blocker});
+    if (!again) ++postponed_count_;
+    return true;
+  }
+
+  bool ApplyPostponed(std::string* error) {
+    std::vector<std::pair<Event, uint32_t>> now;
+    for (auto it = postponed_.begin(); it != postponed_.end();) {
+      if (info_[it->second].phase == Phase::kGone) {
+        now.push_back(*it);
+        it = postponed_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    for (const auto& [e, blocker] : now) {
+      (void)blocker;
+      // A second range it lies in, released later still, postpones it again.
+      if (Postponed(e, PlacementSize(e), /*again=*/true)) continue;
+      applying_postponed_ = true;
+      const bool ok = Apply(e, error);
+      applying_postponed_ = false;
+      if (!ok) return false;
+    }
+    return true;
+  }
+
+  // The size a placement event places: the waiting request's, or its own.
+  uint64_t PlacementSize(const Event& e) const {
+    const uint32_t waiting = Waiting(e.instance);
+    return waiting != kNoLife ? s_.lives[waiting].size : e.size;
   }
   void Failure(uint32_t life, bool eventual) {
     // Realm destroys a failed instance; its release changes nothing.
@@ -153,9 +266,10 @@ class Compiler {
   // (Realm never overlaps two ranges; a piece whose release made the room
   // was released first, by the rebuild): replayed as the split of the
   // piece to that size, before the request, as the rebuild's own tighter
-  // bounds are.  A piece that starts there is a zero-byte one (Realm
-  // gives those offset 0).  Cost: one ordered-map lookup per placement of
-  // a log with bounded pieces, none otherwise.
+  // bounds are (but for a last piece whose release is queued: FlushSplit).
+  // A piece that starts there is a zero-byte one (Realm gives those
+  // offset 0).  Cost: one ordered-map lookup per placement of a log with
+  // bounded pieces, none otherwise.
   void NarrowBoundAt(uint64_t offset, uint64_t size) {
     if (bounded_.empty() || size == 0) return;
     auto it = bounded_.upper_bound(offset);
@@ -169,16 +283,25 @@ class Compiler {
       return;
     }
     if (start + old.size <= offset || info_[piece].release != Release::kNone) return;
-    const uint32_t narrowed = NewLife(old.instance, offset - start, old.alignment, Phase::kPending);
+    ++bound_refinements_;
+    it->second = SplitToBound(piece, offset - start);
+  }
+
+  // The split of a bounded piece to a tighter `size` at its start, now:
+  // the new life that holds it.
+  uint32_t SplitToBound(uint32_t piece, uint64_t size) {
+    const ReplayLife old = s_.lives[piece];
+    const uint32_t narrowed = NewLife(old.instance, size, old.alignment, Phase::kPending);
     s_.lives[narrowed].size_known = false;
     s_.lives[narrowed].identity = old.identity;
     const uint32_t st = AddStep(StepKind::kRedistrict, piece, true);
     s_.steps[st].first_piece = narrowed;
     s_.steps[st].piece_count = 1;
-    Placement(narrowed, start);
-    it->second = narrowed;
-    bound_refinements_.push_back(narrowed);
+    Placement(narrowed, old.recorded_offset);
+    s_.lives[narrowed].recorded = RecordedOutcome::kLiveAtBase;  // a split, not a placement
+    if (last_pieces_.count(piece)) last_pieces_.insert(narrowed);
     Close(piece);
+    return narrowed;
   }
 
   // ... and was placed there.  A split requested while it waited is queued
@@ -194,6 +317,19 @@ class Compiler {
       li.release_step = AddStep(StepKind::kRelease, life, false);
     }
     li.delayed_split = false;
+  }
+
+  // The life whose split `life` is provisionally a piece of, while that
+  // life still holds its range: a guess its plain release disproved (a
+  // request deferred with no plan right after a release request, as a
+  // split's pieces are, that was a request all the same) is dropped.
+  // (Not for the old life of a delayed split, whose pieces, placed with
+  // it, the split's own rules read.)
+  uint32_t PieceOf(uint32_t life) {
+    uint32_t& old = info_[life].piece_of;
+    if (old != kNoLife && info_[old].phase == Phase::kGone && !info_[life].delayed_split)
+      old = kNoLife;
+    return old;
   }
 
   bool Unknown(const Event& e, std::string* error) {
@@ -266,6 +402,7 @@ class Compiler {
       case EventType::kDeferredCompleted: {
         const uint32_t life = Waiting(e.instance);
         if (life == kNoLife) return Unknown(e, error);
+        if (Postponed(e, s_.lives[life].size)) return true;
         if (External(e.offset, s_.lives[life].size)) {
           SkipExternal(e.instance, life);
           return true;
@@ -278,6 +415,9 @@ class Compiler {
       case EventType::kAllocationFailed:
         return Failed(e, error);
       case EventType::kRequestCancelled: {
+        // Realm destroys a cancelled instance too: its destroy, logged
+        // "deallocation completed" like any other, releases nothing.
+        not_replayed_.insert(e.instance);
         const uint32_t life = Waiting(e.instance);
         if (life == kNoLife) return true;  // a piece of a poisoned redistrict
         if (info_[life].phase == Phase::kWaiting) AddStep(StepKind::kRequestCancelled, life);
@@ -375,12 +515,14 @@ class Compiler {
   bool Placed(const Event& e, std::string* error) {
     (void)error;
     const uint32_t waiting = Waiting(e.instance);
+    if (group_left_ == 0 && Postponed(e, waiting != kNoLife ? s_.lives[waiting].size : e.size))
+      return true;
     if (External(e.offset, waiting != kNoLife ? s_.lives[waiting].size : e.size)) {
-      SkipExternal(e.instance, waiting != kNoLife && info_[waiting].piece_of == kNoLife ? waiting
+      SkipExternal(e.instance, waiting != kNoLife && PieceOf(waiting) == kNoLife ? waiting
                                                                                          : kNoLife);
       return true;
     }
-    if (waiting != kNoLife && info_[waiting].piece_of == kNoLife) {
+    if (waiting != kNoLife && PieceOf(waiting) == kNoLife) {
       EntersPlaced(waiting, e.offset);
       return true;
     }
@@ -396,7 +538,7 @@ class Compiler {
     if (waiting != kNoLife) {
       // A plan for a request the heap already knows: it enters if it was
       // waiting (not if it is a piece of a queued split).
-      if (e.offset != kNoOffset && info_[waiting].piece_of == kNoLife) Enters(waiting);
+      if (e.offset != kNoOffset && PieceOf(waiting) == kNoLife) Enters(waiting);
       return true;
     }
     // future_placed of a placed id with no release: the future heap's copy.
@@ -590,18 +732,32 @@ class Compiler {
     std::vector<const Event*> placed;
     for (const Event& r : group_) placed.push_back(&r);
     // A log's tighter bound: one piece, the same instance, the same start.
+    // Never looser than what the replay holds already: a zero-byte piece
+    // (one placed outside its old range) stays zero bytes whatever room
+    // the rebuild's bound gives it.
     if (from_log_ && group_type_ == EventType::kRedistrict && placed.size() == 1 &&
         placed[0]->instance == group_old_ && old != kNoLife) {
-      const uint32_t piece = NewLife(group_old_, placed[0]->size, placed[0]->aux, Phase::kPending);
-      s_.lives[piece].size_known = false;
-      s_.lives[piece].identity = s_.lives[old].identity;
-      const uint32_t st = AddStep(StepKind::kRedistrict, old, true);
-      s_.steps[st].first_piece = piece;
-      s_.steps[st].piece_count = 1;
-      Placement(piece, placed[0]->offset);
-      bounded_[placed[0]->offset] = piece;
-      bound_refinements_.push_back(piece);
-      Close(old);
+      ReplayLife& piece = s_.lives[old];
+      if (placed[0]->size >= piece.size) return true;  // no tighter
+      ++bound_refinements_;
+      if (!piece.size_known && info_[old].release != Release::kNone && ReleasedNext(old)) {
+        // Not a bound: the placements that follow were served by the
+        // piece's release, which the log gives after them (ReleasedLater).
+        --bound_refinements_;
+        release_first_.insert(old);
+        return true;
+      }
+      if (!piece.size_known && piece.recorded_offset == placed[0]->offset &&
+          last_pieces_.count(old) && info_[old].release != Release::kNone) {
+        // Its release is queued: Realm's queue owns the range, and a split
+        // now would leave the bound's room held.  A piece's size never
+        // changes, so the bound holds from its placement on; the last
+        // piece of a split has none after it for the model's split rule
+        // to move.
+        piece.size = placed[0]->size;
+        return true;
+      }
+      bounded_[placed[0]->offset] = SplitToBound(old, placed[0]->size);
       return true;
     }
     if (old == kNoLife) {
@@ -648,10 +804,16 @@ class Compiler {
     // the next piece's start, is room of the old range's pieces.
     const uint64_t old_start = s_.lives[old].recorded_offset;
     const uint64_t old_end = old_start + s_.lives[old].size;
+    // Two pieces at one start (the old range starts at 0): one of them is
+    // a zero-byte piece, which the log cannot tell apart; the later one
+    // replays as it (both are upper bounds, not checked; the room is the
+    // same either way, only which destroy frees it differs).
     std::vector<uint32_t> pieces;
-    for (const Event* r : placed) {
-      const bool outside = from_log_ && (r->offset < old_start || r->offset >= old_end);
-      pieces.push_back(NewLife(r->instance, outside ? 0 : r->size, r->aux, Phase::kPending));
+    for (size_t i = 0; i < placed.size(); ++i) {
+      const Event* r = placed[i];
+      bool zero = from_log_ && (r->offset < old_start || r->offset >= old_end);
+      for (size_t j = 0; from_log_ && !zero && j < i; ++j) zero = placed[j]->offset == r->offset;
+      pieces.push_back(NewLife(r->instance, zero ? 0 : r->size, r->aux, Phase::kPending));
     }
     const bool queued = info_[old].release_step != kNoStep && info_[old].release == Release::kPending;
     if (queued && pieces.empty()) {
@@ -675,6 +837,7 @@ class Compiler {
         bounded_[placed[i]->offset] = pieces[i];
       }
     }
+    if (from_log_ && !pieces.empty()) last_pieces_.insert(pieces.back());
     Close(old);
     return true;
   }
@@ -685,24 +848,28 @@ class Compiler {
     for (size_t r = 0; r < s_.steps.size(); ++r)
       if (!dead_[r]) s_.steps[w++] = s_.steps[r];
     s_.steps.resize(w);
-    for (uint32_t life : bound_refinements_) s_.lives[life].recorded = RecordedOutcome::kLiveAtBase;
-    if (reservations_)
-      s_.notes.push_back(std::to_string(reservations_) +
-                         " reservation event(s) (pools, upper bounds): not requests to "
-                         "Realm's allocator; the instances that hold them replay as "
-                         "the allocations they are");
-    if (unknown_size_failures_)
-      s_.notes.push_back(std::to_string(unknown_size_failures_) +
-                         " failed redistrict piece(s) of unknown size: not replayed");
-    if (externals_)
-      s_.notes.push_back(std::to_string(externals_) +
-                         " external instance(s) (placed outside the memory's range: "
-                         "an address, not an offset): they hold nothing of Realm's "
-                         "allocator and are not replayed");
-    if (!bound_refinements_.empty())
-      s_.notes.push_back(std::to_string(bound_refinements_.size()) +
-                         " tighter bound(s) on a piece's size from later placements: "
-                         "replayed as splits of the piece, not placements");
+    // One note per kind of event the replay reads otherwise than as a
+    // request, with how many.
+    auto note = [&](uint64_t count, const char* what) {
+      if (count) s_.notes.push_back(std::to_string(count) + what);
+    };
+    note(reservations_,
+         " reservation event(s) (pools, upper bounds): not requests to "
+         "Realm's allocator; the instances that hold them replay as "
+         "the allocations they are");
+    note(unknown_size_failures_, " failed redistrict piece(s) of unknown size: not replayed");
+    note(externals_,
+         " external instance(s) (placed outside the memory's range: "
+         "an address, not an offset): they hold nothing of Realm's "
+         "allocator and are not replayed");
+    note(postponed_count_,
+         " placement(s) the log records before the release that made "
+         "their room (Realm serves the requests queued behind a release "
+         "before it logs the release): replayed after it");
+    note(bound_refinements_,
+         " tighter bound(s) on a piece's size from later placements: "
+         "replayed as splits of the piece, or, for a last piece whose "
+         "release is queued, at that size from its placement on");
   }
 
   const Snapshot& base_;
@@ -731,9 +898,22 @@ class Compiler {
   // Ids of those failed pieces and of external instances, until released
   // or reused.
   absl::flat_hash_set<uint64_t> not_replayed_;
-  std::vector<uint32_t> bound_refinements_;
+  uint64_t bound_refinements_ = 0;
+  // A log's pieces placed last in their split: bounded by the old range's
+  // end, no piece after them for the model's split rule to move.
+  absl::flat_hash_set<uint32_t> last_pieces_;
+  // A log's pieces whose tighter bound was the order of their release
+  // (ReleasedNext): the placements in their room wait for that release.
+  absl::flat_hash_set<uint32_t> release_first_;
   // A log's placed pieces of upper-bound size, by their start.
   std::map<uint64_t, uint32_t> bounded_;
+  // A log's placed lives of more than 0 bytes, by (offset, life).
+  std::set<std::pair<uint64_t, uint32_t>> known_ranges_;
+  // Placements that wait for the release of the range they lie in
+  // (ReleasedLater), with that range's life.
+  std::vector<std::pair<Event, uint32_t>> postponed_;
+  bool applying_postponed_ = false;
+  uint64_t postponed_count_ = 0;
 };
 
 }  // namespace

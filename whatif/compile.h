@@ -18,6 +18,9 @@
 //    (docs/replay.md, what it cannot know).
 //  - deferred_completed, heap_placed of a waiting id: its placement.
 //    deferred_failed, request_failed, allocation_failed: its failure.
+//    From a log, a placement inside a range of known size that a later
+//    event releases or redistricts is applied after that release: Realm
+//    logs the requests a release serves before the release itself.
 //  - release_requested 0 / 1 / 2: a release requested (not ready / ready),
 //    ready, or cancelled; released and heap_removed: ready (if not yet).
 //  - redistrict (and heap_split) groups: a split of the old life's range.
@@ -25,13 +28,20 @@
 //    release requested, the pieces deferred with no plan, later the old
 //    released and the pieces completed) are recognised by that pattern;
 //    as heap observation reports them (the pieces waiting, the old release
-//    requested, later the split) by the split.  A one-piece redistrict of
-//    an instance into itself is a log's tighter bound on a piece's size,
-//    replayed as that split and left out of the self-check.
+//    requested, later the split) by the split; a request guessed a piece
+//    that way is a request again once the old range is released whole.
+//    A one-piece redistrict of an instance into itself is a log's tighter
+//    bound on a piece's size, replayed as that split and left out of the
+//    self-check (the last piece of a split whose release is queued takes
+//    the tighter size from its placement on instead; one that only the
+//    placements its queued release served and that release follow is
+//    that release's order, no bound).  Of two pieces a
+//    log places at one start, the later is the zero-byte one.
 //  - a placement outside the memory's range (its capacity known, 0
 //    included): an external instance, whose "offset" Realm makes its
 //    address minus the memory's base; it holds nothing of the allocator
-//    and is not replayed (counted in a note).
+//    and is not replayed (counted in a note).  Realm destroys failed and
+//    cancelled instances too: their release changes nothing.
 //  - reserved / reservation_ended: not requests to Realm's allocator (a
 //    pool's backing instance is one, and replays as one); counted.
 //  - attach_identity: the identity of the life, and whether its size is
@@ -42,7 +52,9 @@
 // releases are requested (ScriptNotes says so).
 //
 // Cost: O(events) with a hash lookup each, plus a look ahead of at most a
-// redistrict's pieces at a release.
+// redistrict's pieces at a release; from a log, an ordered-set lookup per
+// placement and, when it lies in a range of known size, a look ahead of
+// at most 256 events.
 #ifndef WHATIF_COMPILE_H_
 #define WHATIF_COMPILE_H_
 

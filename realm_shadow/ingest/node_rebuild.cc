@@ -540,6 +540,10 @@ void NodeRebuild::OnPlaced(uint64_t inst, uint64_t offset) {
   InstanceLife& life = state_.instances[inst];
   life.memory = MemoryOfInstance(inst);
   MemoryState& m = Memory(life.memory);
+  // An external instance created on a precondition logs its address once
+  // that fires, after its "instance created ... external=" line: it holds
+  // nothing of the allocator still (its destroy releases nothing).
+  if (life.phase == Phase::kExternal) return;
   if (life.phase == Phase::kAnnounced) Withdraw(m, inst, life);
   if (life.phase == Phase::kDeferred) {
     m.maybe_queued.erase(inst);

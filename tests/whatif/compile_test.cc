@@ -47,6 +47,16 @@ ReplayResult Replayed(const ReplayScript& s, PlacementPolicy p) {
   return r.ok() ? *std::move(r) : ReplayResult{};
 }
 
+// A log's events replayed under realm: no failure, every checkable
+// placement as recorded.
+ReplayResult ExpectLogReplaysAsRecorded(const std::vector<Event>& ev, uint64_t capacity) {
+  const ReplayScript s = Compile(Base(capacity), ev, /*from_log=*/true);
+  const ReplayResult r = Replayed(s, PlacementPolicy::kRealm);
+  EXPECT_FALSE(r.failed());
+  EXPECT_EQ(r.self_check.difference_count, 0u);
+  return r;
+}
+
 TEST(Compile, DecisionHooksInstantPlacementsReleasesAndAFailure) {
   const std::vector<Event> ev = {
       Allocated(1, 0, 100),   Allocated(2, 100, 250), Allocated(3, 350, 150),
@@ -219,6 +229,25 @@ TEST(Compile, HeapObservedDelayedRedistrict) {
 // A Realm log: a split's pieces have upper-bound sizes (not checkable),
 // a later allocation tightens one (replayed, not counted), and a failed
 // piece of unknown size is left out.
+// The oracle's replay-tracked.self-check, seed 9 of a Legion 25.06 run
+// (heap observation): i4 waits on its precondition, deferred with no plan
+// right after the release of i3 was requested, as a split's pieces are;
+// i3 is then released whole, so i4 was a request all the same.  Its
+// placement, a record of a swapped heap (no alignment), replayed as a new
+// request of alignment 0 and went to 1001, not 1024.
+TEST(Compile, HeapObservedRequestAfterAReleaseRequestIsNoPieceOnceItIsReleased) {
+  const std::vector<Event> ev = {
+      E(EventType::kHeapPlaced, 2, 0, 1001, 32), E(EventType::kHeapPlaced, 3, 1024, 1000, 32),
+      ReleaseRequested(3, 0), E(EventType::kFuturePlaced, 4, kNoOffset, 500, 64),
+      ReleaseRequested(3, 1), E(EventType::kHeapRemoved, 3),
+      E(EventType::kHeapSwapped, 0, 0, 0, 1), E(EventType::kHeapPlaced, 4, 1024, 500, 0)};
+  const ReplayScript s = Compile(Base(4096), ev);
+  const ReplayResult r = Replayed(s, PlacementPolicy::kRealm);
+  EXPECT_FALSE(r.failed());
+  EXPECT_EQ(r.self_check.checked, 3u);
+  EXPECT_EQ(r.self_check.difference_count, 0u);
+}
+
 TEST(Compile, LogPiecesOfUnknownSizeAreCountedApart) {
   Identity bound;
   bound.id = 7;
@@ -360,10 +389,70 @@ TEST(Compile, LogPieceOutsideTheOldRangeIsZeroBytes) {
       E(EventType::kRedistrictPiece, 2, 0, 3712, 1), E(EventType::kRedistrictPiece, 3, 3712, 6528, 1),
       E(EventType::kRedistrict, 3, 0, 0, 2), E(EventType::kRedistrictPiece, 1, 0, 3712, 1),
       E(EventType::kRedistrictPiece, 4, 3712, 6528, 1)};
-  const ReplayScript s = Compile(Base(2097152), ev, /*from_log=*/true);
-  const ReplayResult r = Replayed(s, PlacementPolicy::kRealm);
-  EXPECT_FALSE(r.failed());
-  EXPECT_EQ(r.self_check.difference_count, 0u);
+  ExpectLogReplaysAsRecorded(ev, 2097152);
+}
+
+// The oracle's replay.failures, seed 141: i3 [388096, 4194304) is
+// redistricted into i9 of 0 bytes (Realm puts it at 0, outside the old
+// range), and the rebuild then bounds i9 by the next allocation at
+// 388096.  That tighter bound is looser than what the replay holds: the
+// piece stays zero bytes (split into 388096 bytes it failed).
+TEST(Compile, LogTighterBoundOfAZeroBytePieceStaysZero) {
+  const std::vector<Event> ev = {
+      E(EventType::kAllocated, 1, 0, 388096, 64), E(EventType::kAllocated, 3, 388096, 3806208, 256),
+      E(EventType::kRedistrict, 3, 0, 0, 1), E(EventType::kRedistrictPiece, 4, 0, 4194304, 1),
+      E(EventType::kRedistrict, 4, 0, 0, 1), E(EventType::kRedistrictPiece, 4, 0, 388096, 1),
+      E(EventType::kAllocated, 5, 388096, 396288, 32)};
+  EXPECT_EQ(ExpectLogReplaysAsRecorded(ev, 4194304).self_check.as_recorded, 3u);
+}
+
+// The oracle's replay.self-check, seed 4: i2 [0, 1496064) is redistricted
+// into i3 of 0 bytes and i4, which fails; the rebuild bounds i3 by the old
+// range's end.  i3's destroy waits on E1; then i7 is placed at 0 and the
+// rebuild narrows i3 to 0 bytes.  A piece's size never changes: the last
+// piece of a split whose release is queued replays at the tighter size
+// from its placement on (a split of it left the bound's room held).
+TEST(Compile, LogLastPieceReplaysAtItsTighterBoundFromItsPlacement) {
+  const std::vector<Event> ev = {
+      E(EventType::kAllocated, 1, 0, 1496064, 16), E(EventType::kRedistrict, 1, 0, 0, 1),
+      E(EventType::kRedistrictPiece, 2, 0, 1496064, 1), ReleaseRequested(2, 0),
+      E(EventType::kRedistrict, 2, 0, 0, 1), E(EventType::kRedistrictPiece, 2, 0, 0, 1),
+      ReleaseRequested(2, 0), E(EventType::kAllocated, 7, 0, 1246859, 64)};
+  EXPECT_EQ(ExpectLogReplaysAsRecorded(ev, 4194304).self_check.checked, 2u);
+}
+
+// The oracle's replay.failures, seed 20 (R, 2 MiB): i3 [0, 2097152) is
+// redistricted into i4 of 234138 bytes, i5 of 0 bytes and i6; Realm logs
+// i4 and i5 both at 0 (a zero-byte piece goes to 0), and the rebuild
+// bounds both by i6's start.  Replayed both at that bound, i6 no longer
+// fit the split and failed.  The later of two pieces at one start is the
+// zero-byte one.
+TEST(Compile, LogTwoPiecesAtOneStartOneIsZeroBytes) {
+  const std::vector<Event> ev = {
+      E(EventType::kAllocated, 1, 0, 2097152, 32), E(EventType::kRedistrict, 1, 0, 0, 3),
+      E(EventType::kRedistrictPiece, 2, 0, 234144, 1), E(EventType::kRedistrictPiece, 3, 0, 234144, 1),
+      E(EventType::kRedistrictPiece, 4, 234144, 1863008, 1)};
+  EXPECT_EQ(ExpectLogReplaysAsRecorded(ev, 2097152).self_check.not_checkable, 3u);
+}
+
+// The oracle's replay.failures, seed 409: i1 [0, 4 MiB) is redistricted
+// into i5 (bounded to 459088 by the next placement), whose destroy waits
+// on E3.  i10 waits in Realm's allocator for that release; when E3 fires
+// Realm places i10 at 0 and then logs i5's "deallocation completed".  The
+// rebuild reads the placement first, as a tighter bound: i5 of 0 bytes.
+// That is the release's order, not a bound (the release follows the
+// placements it served): i10 replays after it, and i5 keeps its bound
+// (narrowed to 0 from its placement on, i5's room was free and i2 went
+// to 0).
+TEST(Compile, LogBoundThatIsTheOrderOfAQueuedReleaseIsNone) {
+  const std::vector<Event> ev = {
+      E(EventType::kAllocated, 1, 0, 4194304, 32), E(EventType::kRedistrict, 1, 0, 0, 1),
+      E(EventType::kRedistrictPiece, 5, 0, 4194304, 1), E(EventType::kRedistrict, 5, 0, 0, 1),
+      E(EventType::kRedistrictPiece, 5, 0, 459088, 1), E(EventType::kAllocated, 2, 459088, 187392, 16),
+      ReleaseRequested(5, 0), E(EventType::kDeferred, 10, kNoOffset, 459053, 65536),
+      E(EventType::kRedistrict, 5, 0, 0, 1), E(EventType::kRedistrictPiece, 5, 0, 0, 1),
+      ReleaseRequested(5, 0), E(EventType::kDeferredCompleted, 10, 0), Released(5)};
+  EXPECT_EQ(ExpectLogReplaysAsRecorded(ev, 4194304).self_check.checked, 3u);
 }
 
 TEST(Compile, StartsFromTheBaseAndSaysSo) {
