@@ -17,6 +17,7 @@
 #include "realm_shadow/format/dump.h"
 #include "realm_shadow/hooks.h"
 #include "realm_shadow/recorder/recorder.h"
+#include "tests/common/contains_text.h"
 #include "tests/common/dump_io.h"
 #include "tests/common/temp_dir.h"
 #include "tests/tools/run_cli.h"
@@ -27,11 +28,9 @@
 namespace realm_shadow {
 namespace {
 
-using realm_shadow::testing::FragmentedRun;
-
-using testing::Contains;
-using testing::Result;
-using testing::RunCli;
+// realm_shadow::testing: RunCli and its Result, Contains, ContainsText,
+// FragmentedRun.
+using namespace testing;
 
 constexpr uint64_t kMiB = uint64_t{1} << 20;
 constexpr uint64_t kMemory = 0x1e00000000000030ull;
@@ -102,22 +101,18 @@ TEST_F(RemediesOfARun, OnlyCapacityFixesIt) {
 
   const Result out = RunCli("explain '" + path_ + "'");
   ASSERT_EQ(out.status, 0) << out.output;
-  EXPECT_TRUE(Contains(out.output, "1. capacity        -ll:csize 8 (MiB; Legate: --sysmem 8), "
-                                   "from the smallest capacity found past this failure, 8 MiB"))
-      << out.output;
-  EXPECT_TRUE(Contains(out.output, "checked: a replay at exactly 8 MiB passes, at one MiB less "
-                                   "fails"))
-      << out.output;
-  EXPECT_TRUE(Contains(out.output, "what gets past this failure, not what the whole run needs"))
-      << out.output;
+  EXPECT_TRUE(ContainsText(out.output, "1. capacity        -ll:csize 8 (MiB; Legate: --sysmem 8), "
+                                       "from the smallest capacity found past this failure, 8 MiB"));
+  EXPECT_TRUE(ContainsText(out.output, "checked: a replay at exactly 8 MiB passes, at one MiB less "
+                                       "fails"));
+  EXPECT_TRUE(ContainsText(out.output, "what gets past this failure, not what the whole run needs"));
   // report ends with the same section.
   const Result report = RunCli("report '" + path_ + "'");
   ASSERT_EQ(report.status, 0) << report.output;
-  EXPECT_TRUE(Contains(report.output, "\nremedies: what would make each failure fit"))
-      << report.output;
-  EXPECT_TRUE(Contains(report.output, "1. capacity        -ll:csize 8")) << report.output;
+  EXPECT_TRUE(ContainsText(report.output, "\nremedies: what would make each failure fit"));
+  EXPECT_TRUE(ContainsText(report.output, "1. capacity        -ll:csize 8"));
   const Result quick = RunCli("report '" + path_ + "' --no-replay");
-  EXPECT_FALSE(Contains(quick.output, "-ll:csize 8")) << quick.output;
+  EXPECT_FALSE(ContainsText(quick.output, "-ll:csize 8"));
   // The page: the remedies beside the failure, in its data block.
   const std::string page = dir_ + "/map.html";
   ASSERT_EQ(RunCli("html '" + path_ + "' -o '" + page + "'").status, 0);
@@ -148,7 +143,7 @@ TEST_F(RemediesOfARun, SizeClassesAvoidsWhatFirstFitDoesNot) {
   EXPECT_TRUE(all[0].capacity.reproduced);  // first fit (realm) fails as the run did
   EXPECT_GT(a.realm_min_capacity, 1000u);
   const Result out = RunCli("explain '" + path_ + "'");
-  EXPECT_TRUE(Contains(out.output, "size-classes avoids it at the run's capacity")) << out.output;
+  EXPECT_TRUE(ContainsText(out.output, "size-classes avoids it at the run's capacity"));
 }
 
 // A deferred request counted on B's release, whose precondition was then
@@ -173,12 +168,10 @@ TEST_F(RemediesOfARun, WaitingForTheReleasesItCountedOnWouldHavePlacedIt) {
   EXPECT_EQ(w.counted_on[0].allocation.instance, kId + 2);
   EXPECT_EQ(w.counted_on[0].fate, ReleaseFate::kCancelled);
   const Result out = RunCli("explain '" + path_ + "'");
-  EXPECT_TRUE(Contains(out.output, "wait            it counted on 1 release(s), 400 B, under "
-                                   "its plan at 600"))
-      << out.output;
-  EXPECT_TRUE(Contains(out.output, "cancelled (its precondition was poisoned): "
-                                   "0x4000000000000002"))
-      << out.output;
+  EXPECT_TRUE(ContainsText(out.output, "wait            it counted on 1 release(s), 400 B, under "
+                                       "its plan at 600"));
+  EXPECT_TRUE(ContainsText(out.output, "cancelled (its precondition was poisoned): "
+                                       "0x4000000000000002"));
 }
 
 // Bad input: the same dump without its history.  Release still answers;
@@ -224,21 +217,17 @@ TEST(RemediesOfALog, AStockLogsRebuildSaysGcIsUnknownAndCountsItsWaste) {
   ASSERT_EQ(ingest.status, 0) << ingest.output;
   const Result out = RunCli("explain '" + dump + "'");
   ASSERT_EQ(out.status, 0) << out.output;
-  EXPECT_TRUE(Contains(out.output, "judged on the state just before it")) << out.output;
-  EXPECT_TRUE(Contains(out.output, "if Legion may collect them (GC state unknown: a stock log "
-                                   "cannot tell which are collectable)"))
-      << out.output;
-  EXPECT_TRUE(Contains(out.output, "release-pinned  unknown: needs which instances Legion "
-                                   "keeps valid"))
-      << out.output;
-  EXPECT_TRUE(Contains(out.output, "0 B held unasked in live instances (padding 0 B, inflation "
-                                   "unknown, unrequested fields unknown; 48 of 48 instance(s) "
-                                   "with figures)"))
-      << out.output;
-  EXPECT_TRUE(Contains(out.output, "capacity        -ll:csize 9 (MiB; Legate: --sysmem 9)"))
-      << out.output;
+  EXPECT_TRUE(ContainsText(out.output, "judged on the state just before it"));
+  EXPECT_TRUE(ContainsText(out.output, "if Legion may collect them (GC state unknown: a stock log "
+                                       "cannot tell which are collectable)"));
+  EXPECT_TRUE(ContainsText(out.output, "release-pinned  unknown: needs which instances Legion "
+                                       "keeps valid"));
+  EXPECT_TRUE(ContainsText(out.output, "0 B held unasked in live instances (padding 0 B, inflation "
+                                       "unknown, unrequested fields unknown; 48 of 48 instance(s) "
+                                       "with figures)"));
+  EXPECT_TRUE(ContainsText(out.output, "capacity        -ll:csize 9 (MiB; Legate: --sysmem 9)"));
   const Result blockers = RunCli("blockers '" + dump + "' --size 735140 --align 32");
-  EXPECT_TRUE(Contains(blockers.output, "GC state unknown")) << blockers.output;
+  EXPECT_TRUE(ContainsText(blockers.output, "GC state unknown"));
 }
 
 // The flag of each kind of memory, in MiB; none for a dynamic framebuffer.
