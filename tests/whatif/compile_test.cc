@@ -47,14 +47,20 @@ ReplayResult Replayed(const ReplayScript& s, PlacementPolicy p) {
   return r.ok() ? *std::move(r) : ReplayResult{};
 }
 
-// A log's events replayed under realm: no failure, every checkable
-// placement as recorded.
-ReplayResult ExpectLogReplaysAsRecorded(const std::vector<Event>& ev, uint64_t capacity) {
-  const ReplayScript s = Compile(Base(capacity), ev, /*from_log=*/true);
+// `s` replayed under realm: no failure, every checkable placement as
+// recorded, and (unless kAnyCount) `checked` of them checked.
+constexpr uint64_t kAnyCount = ~uint64_t{0};
+ReplayResult ExpectReplaysAsRecorded(const ReplayScript& s, uint64_t checked = kAnyCount) {
   const ReplayResult r = Replayed(s, PlacementPolicy::kRealm);
   EXPECT_FALSE(r.failed());
   EXPECT_EQ(r.self_check.difference_count, 0u);
+  if (checked != kAnyCount) EXPECT_EQ(r.self_check.checked, checked);
   return r;
+}
+
+// A log's events, the same.
+ReplayResult ExpectLogReplaysAsRecorded(const std::vector<Event>& ev, uint64_t capacity) {
+  return ExpectReplaysAsRecorded(Compile(Base(capacity), ev, /*from_log=*/true));
 }
 
 TEST(Compile, DecisionHooksInstantPlacementsReleasesAndAFailure) {
@@ -220,10 +226,7 @@ TEST(Compile, HeapObservedDelayedRedistrict) {
       ReleaseRequested(3, 1), E(EventType::kHeapRemoved, 3),
       E(EventType::kHeapPlaced, 3, 500, 200, 2)};
   const ReplayScript s = Compile(Base(1000), ev);
-  const ReplayResult r = Replayed(s, PlacementPolicy::kRealm);
-  EXPECT_EQ(r.self_check.checked, 6u);
-  EXPECT_EQ(r.self_check.difference_count, 0u);
-  EXPECT_FALSE(r.failed());
+  ExpectReplaysAsRecorded(s, 6u);
 }
 
 // A Realm log: a split's pieces have upper-bound sizes (not checkable),
@@ -242,10 +245,7 @@ TEST(Compile, HeapObservedRequestAfterAReleaseRequestIsNoPieceOnceItIsReleased) 
       ReleaseRequested(3, 1), E(EventType::kHeapRemoved, 3),
       E(EventType::kHeapSwapped, 0, 0, 0, 1), E(EventType::kHeapPlaced, 4, 1024, 500, 0)};
   const ReplayScript s = Compile(Base(4096), ev);
-  const ReplayResult r = Replayed(s, PlacementPolicy::kRealm);
-  EXPECT_FALSE(r.failed());
-  EXPECT_EQ(r.self_check.checked, 3u);
-  EXPECT_EQ(r.self_check.difference_count, 0u);
+  ExpectReplaysAsRecorded(s, 3u);
 }
 
 TEST(Compile, LogPiecesOfUnknownSizeAreCountedApart) {
@@ -290,10 +290,7 @@ TEST(Compile, LogRedistrictWithNoPieceIsTheRelease) {
   const ReplayScript s = Compile(Base(4194304), ev, /*from_log=*/true);
   ASSERT_FALSE(s.steps.empty());
   EXPECT_EQ(s.steps.back().kind, StepKind::kReleaseReady);
-  const ReplayResult r = Replayed(s, PlacementPolicy::kRealm);
-  EXPECT_EQ(r.self_check.as_recorded, 2u);
-  EXPECT_EQ(r.self_check.difference_count, 0u);
-  EXPECT_FALSE(r.failed());
+  EXPECT_EQ(ExpectReplaysAsRecorded(s).self_check.as_recorded, 2u);
 }
 
 // A Realm log (the oracle's minimal program of replay.history-hole, seed 1):
@@ -373,10 +370,7 @@ TEST(Compile, LogPlacementInsideAPieceBoundNarrowsIt) {
       E(EventType::kDeferred, 4, kNoOffset, 100, 1), E(EventType::kDeferredCompleted, 4, 0),
       Allocated(5, 600, 450)};
   const ReplayScript s = Compile(Base(4096), ev, /*from_log=*/true);
-  const ReplayResult r = Replayed(s, PlacementPolicy::kRealm);
-  EXPECT_EQ(r.self_check.checked, 3u);  // 1, 4, 5
-  EXPECT_EQ(r.self_check.difference_count, 0u);
-  EXPECT_FALSE(r.failed());
+  ExpectReplaysAsRecorded(s, 3u);  // 1, 4, 5
 }
 
 // A Realm log (oracle seed 3): a redistrict of a redistricted piece
