@@ -473,6 +473,7 @@ class DumpAssembler {
           c.fatal_without_request,
           " fatal out-of-memory line(s) found no request without an outcome "
           "in their memory"));
+    NotePoison(c, pre);
     if (c.remote_proxies > 0 || c.foreign_instance_lines > 0)
       dump_.notes.push_back(pre + absl::StrCat(
           c.remote_proxies,
@@ -492,6 +493,27 @@ class DumpAssembler {
             "part of the log?)"));
       }
     }
+  }
+
+  // Requests Realm cancelled and destroys it skipped (their preconditions
+  // poisoned), and the failures the log cannot tell from cancellations.
+  void NotePoison(const RebuildCounts& c, const std::string& pre) {
+    if (c.cancelled_requests > 0)
+      dump_.notes.push_back(pre + absl::StrCat(
+          c.cancelled_requests, " request(s) cancelled by a poisoned "
+          "precondition (Realm logs \"allocation failed\"; no failure)"));
+    if (c.cancelled_releases > 0)
+      dump_.notes.push_back(pre + absl::StrCat(
+          c.cancelled_releases, " destroy(s) skipped, their precondition "
+          "poisoned: Realm keeps the range for good (its words: possible "
+          "leak); the instances are live"));
+    if (c.maybe_cancelled_failures > 0)
+      dump_.notes.push_back(pre + absl::StrCat(
+          c.maybe_cancelled_failures, " failure(s) ", kMaybeCancelledText,
+          c.poison_lines > 0 ? " (instant failures: Realm cancels a request "
+                               "whose precondition was poisoned before it "
+                               "with no poison line)"
+                             : " (-level poison=2 tells a deferred request's)"));
   }
 
   // How much of the node's instances Legion Spy named, and the ones it
