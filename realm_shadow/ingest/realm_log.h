@@ -139,8 +139,12 @@
 //    dump (flag bit), its JSON, the report, the timeline, the page and the
 //    replay, which leaves it out of the run's failures; counted in a note.
 //  - A destroy whose precondition was poisoned by nothing the log names
-//    (without -level event=2 and poison=2): shown release pending, as the
-//    log leaves it; Realm keeps the range for good.
+//    (without -level event=2 and poison=2, or on an event the log never
+//    logs, such as a redistrict's new instances' ready events; a destroy on
+//    an event already poisoned is skipped without a line): shown release
+//    pending, as the log leaves it, while Realm keeps the range for good; a
+//    note counts the releases pending on an event and says each may be
+//    such a one.
 //  - Releases logged after the allocation they made room for (another
 //    thread wrote them later): when an allocation lands on an instance whose
 //    destroy was requested and not yet completed, that release must already
