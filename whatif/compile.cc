@@ -579,6 +579,7 @@ class Compiler {
                              (e.type == EventType::kRequestFailed && e.offset == 1));
       Enters(life);
       Failure(life, eventual);
+      MarkMaybeCancelled(life, e);
       info_[life].piece_of = kNoLife;
       return true;
     }
@@ -593,7 +594,17 @@ class Compiler {
     life = NewLife(e.instance, e.size, e.aux, Phase::kPending);
     AddStep(StepKind::kRequest, life);
     Failure(life, false);
+    MarkMaybeCancelled(life, e);
     return true;
+  }
+
+  // A log's failure it cannot tell from a cancellation (event.h
+  // kFailureMaybeCancelled): the replay still asks for it (Realm may have),
+  // but the run's failures do not count it (replay.h).
+  void MarkMaybeCancelled(uint32_t life, const Event& e) {
+    s_.lives[life].recorded_maybe_cancelled =
+        (e.type == EventType::kAllocationFailed || e.type == EventType::kDeferredFailed) &&
+        (e.offset & kFailureMaybeCancelled) != 0;
   }
 
   bool ReleaseRequested(const Event& e) {

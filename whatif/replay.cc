@@ -56,7 +56,8 @@ class Runner {
         });
     for (const ReplayLife& l : script.lives) {
       if (l.recorded != RecordedOutcome::kFailed) continue;
-      ++out_->recorded_failures;
+      ++(l.recorded_maybe_cancelled ? out_->recorded_maybe_cancelled
+                                    : out_->recorded_failures);
       if (l.recorded_sequence < first_failure_sequence_)
         first_failure_sequence_ = l.recorded_sequence;
     }
@@ -185,7 +186,8 @@ class Runner {
           (lives_[life].state == LifeState::kPending || lives_[life].state == LifeState::kWaiting))
         Fail(life, FailureKind::kNotPlaced);
       if (l.recorded == RecordedOutcome::kFailed && out_->placed_at[life] != kNone64)
-        ++out_->recorded_failures_avoided;
+        ++(l.recorded_maybe_cancelled ? out_->maybe_cancelled_placed
+                                      : out_->recorded_failures_avoided);
       if (l.recorded != RecordedOutcome::kPlaced) continue;
       if (!l.size_known) {
         ++c.not_checkable;
@@ -218,6 +220,7 @@ class Runner {
 
   void Fail(uint32_t life, FailureKind kind) {
     out_->failures.push_back({life, kind, sequence_});
+    if (script_.lives[life].recorded_maybe_cancelled) ++out_->failures_of_maybe_cancelled;
     stop_ = true;
   }
 

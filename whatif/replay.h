@@ -87,6 +87,12 @@ struct ReplayLife {
   uint64_t recorded_offset = kNone64;  // kPlaced, kLiveAtBase
   uint64_t recorded_sequence = kNone64;  // moment before the outcome's event
   bool recorded_eventual = false;        // kFailed: an eventual failure
+  // kFailed in a log that cannot tell it from a cancellation
+  // (Failure::maybe_cancelled): Realm's allocator refused it, or Realm
+  // cancelled it (its precondition poisoned) and never asked the allocator.
+  // Not one of the run's failures (recorded_failures): a replay that places
+  // it avoided nothing the log states.
+  bool recorded_maybe_cancelled = false;
 };
 
 enum class StepKind : uint8_t {
@@ -216,6 +222,12 @@ struct ReplayResult {
   // replay placed.
   uint64_t recorded_failures = 0;
   uint64_t recorded_failures_avoided = 0;
+  // The run's failures marked maybe cancelled (ReplayLife::
+  // recorded_maybe_cancelled), how many of them the replay placed, and how
+  // many of `failures` are theirs.
+  uint64_t recorded_maybe_cancelled = 0;
+  uint64_t maybe_cancelled_placed = 0;
+  uint64_t failures_of_maybe_cancelled = 0;
   uint64_t peak_used = 0;  // bytes in the current heap, high-water mark
   // The highest end any placement reached, in any of the model's heaps
   // (ModelMemory::highest_end()): under realm, every capacity from it up to

@@ -62,6 +62,30 @@ std::string MinCapacityText(const PolicyAnswer& p) {
   return FormatSizeExact(p.min.capacity);
 }
 
+// The run's failures a log cannot tell from cancellations: which they are,
+// that "run's failures avoided" leaves them out, and what each policy did
+// with them.  Empty when there are none.
+std::string MaybeCancelledNote(const ReplayScript& s, const MemoryAnswer& a) {
+  std::vector<uint64_t> ids;
+  for (const ReplayLife& l : s.lives)
+    if (l.recorded == RecordedOutcome::kFailed && l.recorded_maybe_cancelled)
+      ids.push_back(l.instance);
+  if (ids.empty()) return "";
+  std::string out = absl::StrCat(
+      "  note: ", ids.size(), " of the run's failures are ", kMaybeCancelledText,
+      "; they are not among the run's failures above (Realm may never have "
+      "asked for them), and are replayed as requests:");
+  const size_t shown = std::min<size_t>(ids.size(), 8);
+  for (size_t i = 0; i < shown; ++i) absl::StrAppend(&out, " ", HexId(ids[i]));
+  if (shown < ids.size()) absl::StrAppend(&out, " and ", ids.size() - shown, " more");
+  out += "\n";
+  for (const PolicyAnswer& p : a.policies)
+    absl::StrAppend(&out, "    ", Pad(PlacementPolicyName(p.result.policy), 14), "placed ",
+                    p.result.maybe_cancelled_placed, " of them, failed ",
+                    p.result.failures_of_maybe_cancelled, "\n");
+  return out;
+}
+
 }  // namespace
 
 absl::StatusOr<MemoryAnswer> ReplayMemory(ReplayScript script,
@@ -235,6 +259,7 @@ std::string FormatMemoryAnswer(const MemoryAnswer& a) {
     absl::StrAppend(&out, "  note: ", a.self_check.ready_releases_dropped,
                     " time(s) a poisoned release reset Realm's release heap while ready "
                     "releases were queued (Realm loses them; model_memory.h)\n");
+  out += MaybeCancelledNote(s, a);
   for (const std::string& n : s.notes) absl::StrAppend(&out, "  note: ", n, "\n");
   return out;
 }
@@ -298,6 +323,12 @@ std::string MemoryAnswerJson(const MemoryAnswer& a) {
     w.Bool("fails", r.failed());
     w.Uint("run_failures", r.recorded_failures);
     w.Uint("run_failures_avoided", r.recorded_failures_avoided);
+    // Failures a log cannot tell from cancellations: outside run_failures
+    // and its avoided count; failures_of_maybe_cancelled counts the
+    // replay's failures of them (in `failures` too).
+    w.Uint("run_maybe_cancelled", r.recorded_maybe_cancelled);
+    w.Uint("run_maybe_cancelled_placed", r.maybe_cancelled_placed);
+    w.Uint("failures_of_maybe_cancelled", r.failures_of_maybe_cancelled);
     w.Key("first_failure");
     if (r.failures.empty()) {
       w.Null();

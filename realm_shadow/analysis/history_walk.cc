@@ -143,6 +143,14 @@ std::string EventPlace(const MemoryHistory& h, uint64_t event_number) {
   return text + ")";
 }
 
+namespace {
+std::string MaybeCancelled(const Event& e) {
+  return (e.offset & kFailureMaybeCancelled) != 0
+             ? std::string(" (") + kMaybeCancelledText + ")"
+             : std::string();
+}
+}  // namespace
+
 std::string DescribeEvent(const Event& e) {
   const std::string i = Hex(e.instance);
   switch (e.type) {
@@ -156,10 +164,10 @@ std::string DescribeEvent(const Event& e) {
     case EventType::kDeferredCompleted:
       return "deferred request placed " + i + " at " + std::to_string(e.offset);
     case EventType::kDeferredFailed:
-      return "deferred request failed " + i;
+      return "deferred request failed " + i + MaybeCancelled(e);
     case EventType::kAllocationFailed:
       return "allocation failed " + i + " " + FormatHumanSize(e.size) +
-             " align " + std::to_string(e.aux);
+             " align " + std::to_string(e.aux) + MaybeCancelled(e);
     case EventType::kReleaseRequested: {
       const ReleaseState release = EventReleaseState(e);
       return std::string(release == ReleaseState::kCancelled ? "release cancelled "

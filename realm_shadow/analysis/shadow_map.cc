@@ -438,6 +438,7 @@ struct ShadowMap::State {
         f.instance = e.instance;
         f.sequence = sequence;
         f.eventual = true;
+        f.maybe_cancelled = (e.offset & kFailureMaybeCancelled) != 0;
         auto it = pending.find(e.instance);
         if (it == pending.end()) {
           Note(AnomalyKind::kUnknownInstance, e.instance);
@@ -452,7 +453,9 @@ struct ShadowMap::State {
         break;
       }
       case EventType::kAllocationFailed: {
-        NoteFailure(FailureOf(e, /*eventual=*/false));
+        Failure f = FailureOf(e, /*eventual=*/false);
+        f.maybe_cancelled = (e.offset & kFailureMaybeCancelled) != 0;
+        NoteFailure(f);
         RememberFailed(e.instance);
         break;
       }

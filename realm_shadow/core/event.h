@@ -19,8 +19,8 @@ enum class EventType : uint8_t {
   kAllocated = 0,          // instance, offset, size, alignment
   kDeferred = 1,           // instance, offset = planned or kNoOffset, size, alignment
   kDeferredCompleted = 2,  // instance, offset
-  kDeferredFailed = 3,     // instance
-  kAllocationFailed = 4,   // instance, size, alignment
+  kDeferredFailed = 3,     // instance, offset = FailureBits
+  kAllocationFailed = 4,   // instance, offset = FailureBits, size, alignment
   kReleaseRequested = 5,   // instance, aux = ReleaseState
   kReleased = 6,           // instance
   kRedistrict = 7,         // instance = old, aux = piece count; the pieces follow
@@ -69,6 +69,20 @@ enum class ReleaseState : uint32_t {
 inline constexpr uint32_t ReleaseAux(ReleaseState state) {
   return static_cast<uint32_t>(state);
 }
+
+// A kAllocationFailed or kDeferredFailed record's offset: what its source
+// knows of the failure.  The hooks write 0: the allocator refused the
+// request, a fact.  The offset field carries it because it is the one field
+// both records leave unused (a kAllocationFailed record's aux is the
+// request's alignment, saturated at 2^31, so no bit of it is free); a
+// kRequestFailed record's offset is its own (1: eventual).
+enum FailureBits : uint64_t {
+  // Realm logs "allocation failed" both when its allocator refuses a
+  // request and when it cancels one whose precondition was poisoned
+  // (without asking the allocator); a log that does not say which sets
+  // this bit.  Never set by the hooks: they see the allocator's answer.
+  kFailureMaybeCancelled = 1,
+};
 
 const char* EventTypeName(EventType type);
 

@@ -14,7 +14,9 @@
 //  deferred(i,s,a,p)       i waits in `pending`; p is its planned offset.
 //  deferred_completed(i,o) the pending i becomes live at o (unknown i: anomaly).
 //  deferred_failed(i)      the pending i moves to `failures` (eventual).
-//  allocation_failed(i,s,a) a failure (instant).
+//  allocation_failed(i,s,a) a failure (instant).  Either, with offset bit
+//                          kFailureMaybeCancelled: the failure is marked
+//                          maybe_cancelled (a log that cannot tell).
 //  release_requested(i,r)  live i stays, state kReleasePending or
 //                          kReleaseReady; a pending i is left as it is.
 //  release_cancelled(i)    live i goes back to kLive (recorded as a
@@ -161,7 +163,17 @@ struct Failure {
   uint64_t sequence = 0;
   bool eventual = false;   // a deferred request that failed later
   uint32_t identity = 0;
+  // Refused by the allocator, or cancelled by a poisoned precondition: the
+  // source (a Realm log) cannot tell (kFailureMaybeCancelled).  False: a
+  // refusal, as a fact (every tracked failure).
+  bool maybe_cancelled = false;
 };
+
+// What a failure's reader is told when maybe_cancelled is set (one text for
+// the report, the failure report, the timeline, the page's JSON readers).
+inline constexpr const char* kMaybeCancelledText =
+    "refused by the allocator, or cancelled by a poisoned precondition: "
+    "the log cannot tell";
 
 struct Reservation {
   uint64_t id = 0;

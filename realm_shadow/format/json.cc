@@ -257,6 +257,7 @@ void WriteFailureFields(JsonWriter& w, const Failure& f) {
   w.Uint("size", f.size);
   w.Uint("alignment", f.alignment);
   w.Bool("eventual", f.eventual);
+  w.Bool("maybe_cancelled", f.maybe_cancelled);
   w.Uint("sequence", f.sequence);
 }
 

@@ -349,12 +349,13 @@ bool Parser::Memory(Cursor& c, const std::string& name, Snapshot* s) {
   s->failures.resize(counts[3]);
   for (Failure& f : s->failures) {
     c.GetEach(&f.instance, &f.size, &f.alignment, &f.sequence, &f.identity);
-    const uint8_t eventual = c.Get<uint8_t>();
-    if (eventual > 1 ||
+    const uint8_t flags = c.Get<uint8_t>();
+    if ((flags & ~kFailureFlagsKnown) != 0 ||
         (c.Get<uint8_t>() | c.Get<uint8_t>() | c.Get<uint8_t>())) {
       return Fail(where + ": a failure has a bad flag or nonzero padding");
     }
-    f.eventual = eventual;
+    f.eventual = (flags & kFailureEventualFlag) != 0;
+    f.maybe_cancelled = (flags & kFailureMaybeCancelledFlag) != 0;
   }
   s->anomalies.resize(counts[4]);
   for (Anomaly& a : s->anomalies) {

@@ -309,7 +309,7 @@ void WriteMemoryPayload(Sink& out, const Snapshot& s, uint32_t* next_string) {
   }
   for (const Failure& f : s.failures) {
     out.PutEach(f.instance, f.size, f.alignment, f.sequence, f.identity);
-    out.Put<uint8_t>(f.eventual ? 1 : 0);
+    out.Put<uint8_t>(FailureFlagsOf(f));
     out.Zeros(3);
   }
   for (const Anomaly& a : s.anomalies) {

@@ -24,7 +24,9 @@
 //  - pending requests: the same instances (the log never gives their
 //    planned offset; the shadow's is not compared).
 //  - failures: the same instances, and the same request size where the log
-//    has one (a failed redistricted piece's size is not in the log).
+//    has one (a failed redistricted piece's size is not in the log); a
+//    log's failure marked maybe cancelled that the shadow lacks is within
+//    the log (Realm cancelled that request).
 //  - in flight: Realm goes on allocating while a snapshot is taken.  An
 //    instance the log names between the dump's begin line and its marker
 //    (the cut lists them in a note) may be on either side of the snapshot:

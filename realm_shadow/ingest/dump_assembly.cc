@@ -473,6 +473,7 @@ class DumpAssembler {
           c.fatal_without_request,
           " fatal out-of-memory line(s) found no request without an outcome "
           "in their memory"));
+    NotePoison(log.rebuild->state(), pre);
     if (c.remote_proxies > 0 || c.foreign_instance_lines > 0)
       dump_.notes.push_back(pre + absl::StrCat(
           c.remote_proxies,
@@ -492,6 +493,45 @@ class DumpAssembler {
             "part of the log?)"));
       }
     }
+  }
+
+  // Requests Realm cancelled and destroys it skipped (their preconditions
+  // poisoned), and the failures the log cannot tell from cancellations.
+  void NotePoison(const RebuildState& st, const std::string& pre) {
+    const RebuildCounts& c = st.counts;
+    if (c.cancelled_requests > 0)
+      dump_.notes.push_back(pre + absl::StrCat(
+          c.cancelled_requests, " request(s) cancelled by a poisoned "
+          "precondition (Realm logs \"allocation failed\"; no failure)"));
+    if (c.cancelled_releases > 0)
+      dump_.notes.push_back(pre + absl::StrCat(
+          c.cancelled_releases, " destroy(s) skipped, their precondition "
+          "poisoned: Realm keeps the range for good (its words: possible "
+          "leak); the instances are live"));
+    if (c.maybe_cancelled_failures > 0)
+      dump_.notes.push_back(pre + absl::StrCat(
+          c.maybe_cancelled_failures, " failure(s) ", kMaybeCancelledText,
+          c.poison_lines > 0 ? " (instant failures: Realm cancels a request "
+                               "whose precondition was poisoned before it "
+                               "with no poison line)"
+                             : " (-level poison=2 tells a deferred request's)"));
+    // Releases still pending on an event: Realm may have found it
+    // poisoned without a line that names it (a destroy on an event already
+    // poisoned is skipped silently; a redistrict's new instances' ready
+    // events are never logged).
+    uint64_t waiting = 0;
+    for (const auto& [id, life] : st.instances)
+      if (life.phase == Phase::kLive && life.release_requested &&
+          life.release_wait_on != 0)
+        ++waiting;
+    if (waiting > 0)
+      dump_.notes.push_back(pre + absl::StrCat(
+          waiting, " release(s) shown pending wait on an event the log does "
+          "not show fired: Realm skips a destroy whose precondition is "
+          "poisoned and keeps the range for good (possible leak); the log "
+          "names that poisoning only with -level event=2,poison=2, and not "
+          "for every event (a redistrict's new instances' ready events are "
+          "never logged), so a release shown pending may be skipped"));
   }
 
   // How much of the node's instances Legion Spy named, and the ones it

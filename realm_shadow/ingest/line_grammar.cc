@@ -150,6 +150,8 @@ bool SplitRealmPrefix(std::string_view line, LogLine* out) {
   // The thread, in hex, up to ']'.
   const void* close = std::memchr(p, ']', static_cast<size_t>(end - p));
   if (close == nullptr) return false;
+  out->thread = std::string_view(
+      p, static_cast<size_t>(static_cast<const char*>(close) - p));
   p = static_cast<const char*>(close) + 1;
   // The seconds, read only when asked for (LineTimeMicros).
   const void* level_open = std::memchr(p, '{', static_cast<size_t>(end - p));
@@ -199,6 +201,7 @@ bool SplitPrefix(std::string_view line, LogLine* out) {
   if (logger_close == std::string_view::npos) return false;
   out->prefixed = true;
   out->node = static_cast<uint32_t>(node);
+  out->thread = TrimRight(TrimLeft(line.substr(dash + 3, close - dash - 3)));
   uint64_t level = 0;
   if (Tokens::Whole(line.substr(level_open + 1, level_close - level_open - 1),
                     &level, 10) &&
@@ -211,6 +214,42 @@ bool SplitPrefix(std::string_view line, LogLine* out) {
   if (!rest.empty() && rest[0] == ' ') rest.remove_prefix(1);
   out->message = TrimRight(rest);
   return true;
+}
+
+// ---- Realm: the "poison" logger -------------------------------------------
+
+// The instance lines name a RegionInstanceImpl's address ("inst=0x7f...");
+// the merger lines an event.
+void ParsePoison(std::string_view m, LogLine* out) {
+  out->kind = LineKind::kPoisonOther;
+  auto address = [&](LineKind kind) {
+    std::string_view token;
+    if (!FieldAfter(m, "inst=", &token)) {
+      out->kind = LineKind::kMalformed;
+      return;
+    }
+    if (StartsWith(token, "0x")) token.remove_prefix(2);
+    out->kind = Tokens::Whole(token, &out->ids[0], 16) ? kind
+                                                       : LineKind::kMalformed;
+  };
+  if (StartsWith(m, "poisoned deferred instance creation skipped")) {
+    address(LineKind::kCreationSkipped);
+  } else if (StartsWith(m, "poisoned deferred instance destruction skipped")) {
+    address(LineKind::kDestructionSkipped);
+  } else if (StartsWith(m, "poisoned deferred instance redistrict skipped")) {
+    address(LineKind::kRedistrictSkipped);
+  } else if (StartsWith(m, "event merger poisoned:") ||
+             StartsWith(m, "event merger early poison:")) {
+    out->kind = HexField(m, "after=", &out->event) && out->event != 0
+                    ? LineKind::kUserEventCancelled
+                    : LineKind::kMalformed;
+  } else if (StartsWith(m, "merging events - ") &&
+             m.size() > 16 && m.substr(m.size() - 16) == " already poisoned") {
+    const std::string_view e = m.substr(17, m.size() - 17 - 16);
+    out->kind = Tokens::Whole(e, &out->event, 16) && out->event != 0
+                    ? LineKind::kUserEventCancelled
+                    : LineKind::kMalformed;
+  }
 }
 
 // ---- Realm: the "inst" logger ---------------------------------------------
@@ -822,6 +861,8 @@ LogLine ParseLogLine(std::string_view line) {
     out.kind = HexField(m, "event=", &out.event) && out.event != 0
                    ? LineKind::kUserEventCancelled
                    : LineKind::kOtherLogger;
+  } else if (logger == "poison") {
+    ParsePoison(m, &out);
   } else if (logger == "event" && StartsWith(m, "event merging:")) {
     out.kind = HexField(m, "event=", &out.event) &&
                        HexField(m, "wait_on=", &out.ids[0]) && out.event != 0
@@ -901,6 +942,10 @@ const char* LineKindName(LineKind kind) {
     case LineKind::kInstOther: return "inst_other";
     case LineKind::kUserEventCancelled: return "user_event_cancelled";
     case LineKind::kEventMerged: return "event_merged";
+    case LineKind::kCreationSkipped: return "creation_skipped";
+    case LineKind::kDestructionSkipped: return "destruction_skipped";
+    case LineKind::kRedistrictSkipped: return "redistrict_skipped";
+    case LineKind::kPoisonOther: return "poison_other";
     case LineKind::kSpyInstance: return "spy_instance";
     case LineKind::kSpyInstanceField: return "spy_instance_field";
     case LineKind::kSpyInstanceCreator: return "spy_instance_creator";

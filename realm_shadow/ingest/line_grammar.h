@@ -84,12 +84,32 @@ enum class LineKind : uint8_t {
                        // in mem M": memory
   kInstOther,          // an inst line of a kind not listed here
 
-  // Realm's "event" logger (-level event=2).
-  kUserEventCancelled, // "user event cancelled: event=E", or "user event
-                       // trigger: event=E wait_on=W (poisoned)": event E
-                       // is poisoned
+  // Realm's "event" logger (-level event=2) and "poison" logger (-level
+  // poison=2).
+  kUserEventCancelled, // "user event cancelled: event=E", "user event
+                       // trigger: event=E wait_on=W (poisoned)", and on the
+                       // poison logger "event merger poisoned: after=E",
+                       // "event merger early poison: after=E", "merging
+                       // events - E already poisoned": event E is poisoned
   kEventMerged,        // "event merging: event=M wait_on=E" (one line per
                        // input E of M): event = M, ids[0] = E
+  // The poison logger's instance lines name a RegionInstanceImpl by its
+  // address (Realm prints the pointer, "inst=0x7f..."), not by id: ids[0] =
+  // that address.  Realm keeps one such object per id slot, and logs a
+  // skipped creation right before that instance's "allocation failed" on
+  // the same thread, which ties the address to an id.
+  kCreationSkipped,    // "poisoned deferred instance creation skipped -
+                       // inst=P": the next line of the thread is the
+                       // cancelled instance's "allocation failed"
+  kDestructionSkipped, // "poisoned deferred instance destruction skipped -
+                       // POSSIBLE LEAK - inst=P": a destroy whose
+                       // precondition was poisoned; the range stays held
+  kRedistrictSkipped,  // "poisoned deferred instance redistrict skipped -
+                       // POSSIBLE LEAK - inst=P" (P: the old instance):
+                       // the old instance keeps its range, and the new
+                       // instances' "allocation failed" lines follow on
+                       // the thread (cancellations)
+  kPoisonOther,        // any other line of the poison logger
 
   // Legion Spy ({legion_spy}).
   kSpyInstance,        // "Physical Instance": event, instance, memory;
@@ -182,6 +202,8 @@ struct LogLine {
   uint32_t node = 0;
   std::string_view time;     // seconds since that process started, as
                              // printed; LineTimeMicros reads them
+  std::string_view thread;   // the prefix's thread, in hex as printed: the
+                             // lines of one thread are in their true order
   std::string_view logger;
   std::string_view message;  // after "{LEVEL}{LOGGER}: "
   // Fields (see LineKind for which a kind sets).

@@ -20,6 +20,11 @@ RebuildCounts& RebuildCounts::operator+=(const RebuildCounts& o) {
         {&fatal_without_request, &o.fatal_without_request},
         {&cancelled_releases, &o.cancelled_releases},
         {&cancelled_requests, &o.cancelled_requests},
+        {&maybe_cancelled_failures, &o.maybe_cancelled_failures},
+        {&poison_lines, &o.poison_lines},
+        {&skipped_creations, &o.skipped_creations},
+        {&skipped_destroys, &o.skipped_destroys},
+        {&skipped_redistricts, &o.skipped_redistricts},
         {&external_instances, &o.external_instances},
         {&remote_proxies, &o.remote_proxies},
         {&foreign_instance_lines, &o.foreign_instance_lines},
@@ -203,9 +208,16 @@ void NodeRebuild::CancelRequest(MemoryState& m, uint64_t instance,
                                 InstanceLife& life) {
   Apply(m, Event{EventType::kRequestCancelled, instance});
   life.shown_waiting = false;
-  life.phase = Phase::kFailed;
   m.maybe_queued.erase(instance);
   ++state_.counts.cancelled_requests;
+  Failed(life);
+}
+
+// A request failed or was cancelled: Realm poisons its ready event
+// (inst_impl.cc notify_allocation), so destroys waiting on it are skipped.
+void NodeRebuild::Failed(InstanceLife& life) {
+  life.phase = Phase::kFailed;
+  if (life.ready_event != 0) PoisonEvent(life.ready_event);
 }
 
 // Whether `size` bytes at `alignment` fit a hole of the memory's current
@@ -313,11 +325,20 @@ void NodeRebuild::Settle() {
   }
   // Failures whose size the log never gave (no debug lines, and no
   // "instance created" after them).
-  for (auto& [id, life] : state_.instances) {
-    if (life.phase != Phase::kFailedUnsized) continue;
-    Apply(Memory(life.memory), Event{EventType::kAllocationFailed, id, 0, 0, 0});
-    life.phase = Phase::kFailed;
-  }
+  for (auto& [id, life] : state_.instances)
+    if (life.phase == Phase::kFailedUnsized) ApplyUnsizedFailure(id, life, 0);
+}
+
+// A failure logged before its size (no debug lines), applied once the size
+// comes (0: never).
+void NodeRebuild::ApplyUnsizedFailure(uint64_t inst, InstanceLife& life,
+                                      uint64_t bytes) {
+  const uint64_t maybe_cancelled =
+      life.failure_maybe_cancelled ? kFailureMaybeCancelled : 0;
+  Apply(Memory(life.memory), Event{EventType::kAllocationFailed, inst,
+                                   maybe_cancelled, bytes, bytes == 0 ? 0u : 1u});
+  if (maybe_cancelled != 0) ++state_.counts.maybe_cancelled_failures;
+  life.phase = Phase::kFailed;
 }
 
 // A piece's outcome line: true when it belonged to an open group.
@@ -388,10 +409,10 @@ void NodeRebuild::FailLatestRequest(uint64_t memory) {
     InstanceLife& life = state_.instances[instant];
     Apply(m, Event{EventType::kAllocationFailed, instant, 0, life.size,
                    NarrowAlignment(life.alignment)});
-    life.phase = Phase::kFailed;
+    Failed(life);
   } else if (deferred_order != 0) {
     Apply(m, Event{EventType::kDeferredFailed, deferred, 0, 0, 0});
-    state_.instances[deferred].phase = Phase::kFailed;
+    Failed(state_.instances[deferred]);
     m.maybe_queued.erase(deferred);
   } else {
     ++state_.counts.fatal_without_request;
@@ -411,6 +432,10 @@ void NodeRebuild::OnEventMerged(uint64_t merged, uint64_t input) {
 
 void NodeRebuild::OnUserEventCancelled(uint64_t event) {
   ++state_.counts.instance_lines;
+  PoisonEvent(event);
+}
+
+void NodeRebuild::PoisonEvent(uint64_t event) {
   std::vector<uint64_t> todo{event};
   absl::flat_hash_set<uint64_t> now;
   while (!todo.empty()) {
@@ -423,18 +448,59 @@ void NodeRebuild::OnUserEventCancelled(uint64_t event) {
   }
   std::vector<std::pair<uint64_t, uint64_t>> cancelled;  // (order, id)
   for (const auto& [id, life] : state_.instances)
-    if (life.release_requested && life.phase == Phase::kLive &&
+    if (life.release_requested &&
+        (life.phase == Phase::kLive || life.phase == Phase::kDeferred) &&
         now.count(life.release_wait_on))
       cancelled.emplace_back(life.announce_order, id);
   std::sort(cancelled.begin(), cancelled.end());
-  for (const auto& [order, id] : cancelled) {
-    InstanceLife& life = state_.instances[id];
-    Apply(Memory(life.memory), Event{EventType::kReleaseRequested, id, 0, 0,
-                                     ReleaseAux(ReleaseState::kCancelled)});
-    life.release_requested = false;
-    life.release_wait_on = 0;
-    ++state_.counts.cancelled_releases;
+  for (const auto& [order, id] : cancelled)
+    CancelRelease(id, state_.instances[id]);
+}
+
+// A live instance's requested release will not happen (its precondition
+// was poisoned): Realm keeps the range for good ("POSSIBLE LEAK").
+// A waiting request keeps no release in the map (snapshot.h): its
+// placement, later, comes with none.
+void NodeRebuild::CancelRelease(uint64_t instance, InstanceLife& life) {
+  if (life.phase == Phase::kLive)
+    Apply(Memory(life.memory), Event{EventType::kReleaseRequested, instance, 0,
+                                     0, ReleaseAux(ReleaseState::kCancelled)});
+  life.release_requested = false;
+  life.release_wait_on = 0;
+  ++state_.counts.cancelled_releases;
+}
+
+// -level poison=2: the poison logger's instance lines (line_grammar.h).  A
+// skipped creation or redistrict makes the thread's next "allocation
+// failed" lines certain cancellations (Feed); a skipped destroy or
+// redistrict of an instance whose address is known cancels its release.
+// A skipped destroy of an address never tied to an id is only counted: its
+// precondition's poisoning, which the event lines give, cancels it.
+void NodeRebuild::OnPoisonLine(const LogLine& line) {
+  const uint64_t address = line.ids[0];
+  switch (line.kind) {
+    case LineKind::kCreationSkipped:
+    case LineKind::kRedistrictSkipped: {
+      const bool redistrict = line.kind == LineKind::kRedistrictSkipped;
+      ++(redistrict ? state_.counts.skipped_redistricts
+                    : state_.counts.skipped_creations);
+      cancelling_threads_[std::string(line.thread)].push_back(
+          SkippedOnThread{redistrict, address});
+      if (!redistrict) return;
+      break;
+    }
+    case LineKind::kDestructionSkipped:
+      ++state_.counts.skipped_destroys;
+      break;
+    default:
+      return;
   }
+  auto known = instance_at_address_.find(address);
+  if (known == instance_at_address_.end()) return;
+  auto life = state_.instances.find(known->second);
+  if (life != state_.instances.end() && life->second.phase == Phase::kLive &&
+      life->second.release_requested)
+    CancelRelease(known->second, life->second);
 }
 
 // Lines that name no instance of this node are counted (a fatal line fails
@@ -478,7 +544,7 @@ void NodeRebuild::OnInstanceLine(const LogLine& line) {
       OnAllocationFailed(line.instance);
       return;
     case LineKind::kCreated:
-      OnCreated(line.instance, line.bytes, line.ids[0] == 1);
+      OnCreated(line.instance, line.bytes, line.ids[0] == 1, line.event);
       return;
     case LineKind::kDestroyed:
       OnDestroyed(line.instance, line.event);
@@ -590,24 +656,40 @@ void NodeRebuild::OnPlaced(uint64_t inst, uint64_t offset) {
 
 // "allocation failed": a redistrict's piece, a deferred request failing,
 // or an immediate failure (its size waits for "instance created" when the
-// log has no layout line).
+// log has no layout line).  Realm logs the same line for a request it
+// cancelled (its precondition poisoned): read as a cancellation where that
+// is certain, as a refusal where that is, and otherwise as a failure marked
+// maybe cancelled (kFailureMaybeCancelled; realm_log.h says when).
 void NodeRebuild::OnAllocationFailed(uint64_t inst) {
-  if (ResolvePiece(inst, true, 0)) return;
+  // A skipped creation or redistrict logged right before it on its thread.
+  const bool cancelled = certainly_cancelled_;
+  if (!cancelled && ResolvePiece(inst, true, 0)) return;
   InstanceLife& life = state_.instances[inst];
   life.memory = MemoryOfInstance(inst);
   MemoryState& m = Memory(life.memory);
+  if (cancelled) {
+    m.has_instances = true;
+    CancelRequest(m, inst, life);
+    return;
+  }
+  // Realm's poison logger (-level poison=2) logs every deferred creation it
+  // skips; in a log that shows it on, a deferred request failing without
+  // that line was refused by the allocator.
+  const uint64_t maybe_cancelled =
+      state_.counts.poison_lines > 0 && life.phase == Phase::kDeferred
+          ? 0
+          : kFailureMaybeCancelled;
   if (life.phase == Phase::kDeferred) {
     m.maybe_queued.erase(inst);
     // Fits the heap now with nothing queued in the allocator before it: the
     // allocator would have placed it, so it never asked: the precondition
-    // was poisoned.  Otherwise a failure (a poisoned precondition of a
-    // request that would not have fitted reads the same in the log).
+    // was poisoned.
     if (life.waits_on_precondition && m.maybe_queued.empty() &&
         FitsNow(m, life.size, life.alignment)) {
       CancelRequest(m, inst, life);
       return;
     }
-    Apply(m, Event{EventType::kDeferredFailed, inst, 0, 0, 0});
+    Apply(m, Event{EventType::kDeferredFailed, inst, maybe_cancelled, 0, 0});
   } else if (life.phase == Phase::kAnnounced && !life.have_layout &&
              state_.counts.layout_lines > 0) {
     // A log with debug lines gives every create a layout: this is a piece
@@ -620,19 +702,28 @@ void NodeRebuild::OnAllocationFailed(uint64_t inst) {
     // Realm logs after the failure.
     m.has_instances = true;
     life.phase = Phase::kFailedUnsized;
+    life.failure_maybe_cancelled = true;
     return;
   } else {
-    Apply(m, Event{EventType::kAllocationFailed, inst, 0, life.size,
-                   NarrowAlignment(life.alignment)});
+    Apply(m, Event{EventType::kAllocationFailed, inst, maybe_cancelled,
+                   life.size, NarrowAlignment(life.alignment)});
   }
-  life.phase = Phase::kFailed;
+  if (maybe_cancelled != 0) ++state_.counts.maybe_cancelled_failures;
+  Failed(life);
 }
 
 // "instance created": deferred when no outcome came yet; the size of a
 // failure logged without it; with no layout before it, live at an unknown
 // place; after an outcome, only a confirmation.
-void NodeRebuild::OnCreated(uint64_t inst, uint64_t bytes, bool external) {
+void NodeRebuild::OnCreated(uint64_t inst, uint64_t bytes, bool external,
+                            uint64_t ready) {
   InstanceLife& life = state_.instances[inst];
+  if (ready != 0 && life.phase != Phase::kGone) {
+    life.ready_event = ready;
+    // Logged after its failure (an instant one): already poisoned.
+    if (life.phase == Phase::kFailed || life.phase == Phase::kFailedUnsized)
+      PoisonEvent(ready);
+  }
   if (external) {
     // Memory the program attached: Realm's allocator holds none of it.
     // A placement applied already (capacity unknown, or inside it) is
@@ -662,9 +753,7 @@ void NodeRebuild::OnCreated(uint64_t inst, uint64_t bytes, bool external) {
     return;
   }
   if (life.phase == Phase::kFailedUnsized) {
-    Apply(Memory(life.memory),
-          Event{EventType::kAllocationFailed, inst, 0, bytes, 1});
-    life.phase = Phase::kFailed;
+    ApplyUnsizedFailure(inst, life, bytes);
     return;
   }
   if (life.phase != Phase::kAnnounced) return;  // confirms an outcome
@@ -709,14 +798,9 @@ void NodeRebuild::OnDestroyed(uint64_t inst, uint64_t wait_on) {
                                            : ReleaseState::kPending)});
     life.release_requested = true;
     life.release_wait_on = wait_on;
-    // Waiting on an event already poisoned: it will not happen.
-    if (wait_on != 0 && life.phase == Phase::kLive && poisoned_.count(wait_on)) {
-      Apply(m, Event{EventType::kReleaseRequested, inst, 0, 0,
-                     ReleaseAux(ReleaseState::kCancelled)});
-      life.release_requested = false;
-      life.release_wait_on = 0;
-      ++state_.counts.cancelled_releases;
-    }
+    // Waiting on an event already poisoned: it will not happen
+    // (mem_impl.cc: a poisoned precondition silently cancels the deletion).
+    if (wait_on != 0 && poisoned_.count(wait_on)) CancelRelease(inst, life);
   } else if (life.phase == Phase::kUnplaced) {
     life.release_requested = true;
     life.release_wait_on = wait_on;
@@ -977,9 +1061,17 @@ void NodeRebuild::Feed(const LogLine& line, uint64_t line_number) {
   line_ = line_number;
   state_.last_line = line_number;
   const std::string_view logger = line.logger;
+  certainly_cancelled_ = false;
+  if (!cancelling_threads_.empty()) FollowCancellingThread(line);
   if (logger == "inst") {
     OnInstanceLine(line);
     if (line.kind != LineKind::kCreateLocal) ++announce_run_;
+  } else if (logger == "poison") {
+    ++counts.poison_lines;
+    if (line.kind == LineKind::kUserEventCancelled)
+      OnUserEventCancelled(line.event);
+    else
+      OnPoisonLine(line);
   } else if (logger == "legion_spy") {
     OnSpyLine(line);
   } else if (logger.substr(0, 6) == "legate") {
@@ -1002,6 +1094,38 @@ void NodeRebuild::Feed(const LogLine& line, uint64_t line_number) {
     ++counts.other_logger_lines;
   }
   time_ = nullptr;  // `line` is the caller's
+}
+
+// A thread that logged a skipped creation or redistrict: its next line, an
+// "allocation failed", is a cancellation (after a skipped redistrict, each
+// of the run of such lines, one per new instance: Realm cancels them one
+// after the other).  Any other line of the thread ends it (a later failure
+// of the thread is another request's), except another skip, which nests
+// (a cancellation's poisoned ready event may skip a creation at once).
+void NodeRebuild::FollowCancellingThread(const LogLine& line) {
+  auto it = cancelling_threads_.find(std::string(line.thread));
+  if (it == cancelling_threads_.end()) return;
+  std::vector<SkippedOnThread>& skipped = it->second;
+  if (line.kind == LineKind::kAllocationFailed) {
+    if (!skipped.back().redistrict) {
+      certainly_cancelled_ = true;
+      instance_at_address_[skipped.back().address] = line.instance;
+      skipped.pop_back();
+    } else {
+      // The run may begin with the eventual failures of requests queued in
+      // the allocator (mem_impl.cc reuse_storage_immediate fails those
+      // first): only the redistrict's new instances, announced with no
+      // layout, are its cancellations.
+      auto life = state_.instances.find(line.instance);
+      certainly_cancelled_ = life != state_.instances.end() &&
+                             life->second.phase == Phase::kAnnounced &&
+                             !life->second.have_layout;
+    }
+    if (skipped.empty()) cancelling_threads_.erase(it);
+  } else if (line.kind != LineKind::kCreationSkipped &&
+             line.kind != LineKind::kRedistrictSkipped) {
+    cancelling_threads_.erase(it);
+  }
 }
 
 void NodeRebuild::FeedContinuation(const LogLine& line, uint64_t line_number) {

@@ -91,6 +91,14 @@ struct RebuildCounts {
                                         // cancelled (-level event=2)
   uint64_t cancelled_requests = 0;      // requests whose precondition was
                                         // poisoned (no failure)
+  uint64_t maybe_cancelled_failures = 0;  // "allocation failed" the log
+                                          // cannot tell from a cancellation
+  // -level poison=2: the poison logger's lines, and its skipped creations,
+  // destroys and redistricts.
+  uint64_t poison_lines = 0;
+  uint64_t skipped_creations = 0;
+  uint64_t skipped_destroys = 0;
+  uint64_t skipped_redistricts = 0;
   uint64_t external_instances = 0;      // "external=" instances (no range)
   uint64_t remote_proxies = 0;          // "creating proxy ..." lines
   uint64_t foreign_instance_lines = 0;  // lines naming another node's instance
@@ -185,6 +193,12 @@ struct InstanceLife {
   std::shared_ptr<const LayoutShape> layout;
   bool release_requested = false;
   uint64_t release_wait_on = 0;  // the destroy's precondition event
+  // "ready=E" of its "instance created" line: Realm poisons E when the
+  // request fails or is cancelled (inst_impl.cc notify_allocation), so a
+  // destroy waiting on it is skipped.
+  uint64_t ready_event = 0;
+  // kFailedUnsized: its failure, once applied, is marked maybe cancelled.
+  bool failure_maybe_cancelled = false;
   bool bounded = false;  // size is an upper bound (redistrict piece)
   // Announced with no layout and shown waiting (kDeferred, size unknown):
   // a piece of a redistrict waiting on its precondition.
@@ -310,7 +324,7 @@ class NodeRebuild {
                 std::string_view printed);
   void OnPlaced(uint64_t inst, uint64_t offset);
   void OnAllocationFailed(uint64_t inst);
-  void OnCreated(uint64_t inst, uint64_t bytes, bool external);
+  void OnCreated(uint64_t inst, uint64_t bytes, bool external, uint64_t ready);
   void OnDestroyed(uint64_t inst, uint64_t wait_on);
   void OnDeallocated(uint64_t inst);
   bool OpenRedistrict(uint64_t memory, uint64_t old_instance,
@@ -327,7 +341,13 @@ class NodeRebuild {
   bool ResolvePiece(uint64_t instance, bool failed, uint64_t offset);
   void FailLatestRequest(uint64_t memory);
   void OnUserEventCancelled(uint64_t event);
+  void PoisonEvent(uint64_t event);
+  void CancelRelease(uint64_t instance, InstanceLife& life);
   void OnEventMerged(uint64_t merged, uint64_t input);
+  void OnPoisonLine(const LogLine& line);
+  void Failed(InstanceLife& life);
+  void ApplyUnsizedFailure(uint64_t inst, InstanceLife& life, uint64_t bytes);
+  void FollowCancellingThread(const LogLine& line);
   bool Ours(uint64_t instance);
 
   RebuildState state_;
@@ -340,6 +360,20 @@ class NodeRebuild {
   // poisoned (cancelled, triggered poisoned, or merged from one of those).
   absl::flat_hash_map<uint64_t, std::vector<uint64_t>> merged_into_;
   absl::flat_hash_set<uint64_t> poisoned_;
+  // -level poison=2.  Threads whose next "allocation failed" lines are
+  // cancellations: one line after a skipped creation, every such line up to
+  // another line of the thread after a skipped redistrict (Realm cancels
+  // the new instances one after the other).
+  struct SkippedOnThread {
+    bool redistrict = false;
+    uint64_t address = 0;  // the RegionInstanceImpl the poison line names
+  };
+  absl::flat_hash_map<std::string, std::vector<SkippedOnThread>>
+      cancelling_threads_;
+  // Realm's RegionInstanceImpl address -> instance id (one per id slot),
+  // learned from a skipped creation and the failure that follows it.
+  absl::flat_hash_map<uint64_t, uint64_t> instance_at_address_;
+  bool certainly_cancelled_ = false;  // the line being fed is such a failure
   const RebuildOptions* options_;
   const LogLine* time_ = nullptr;  // the line being applied, for its time
   uint64_t line_ = 0;

@@ -1,6 +1,7 @@
 // realm_shadow/ingest/realm_log.h - rebuilding memory state from the logs of
-// an unmodified Legion/Realm run (-level inst=1, optionally machine=1, and
-// with -lg:spy -level legion_spy=2 the Legion identity of every instance).
+// an unmodified Legion/Realm run (-level inst=1, optionally machine=1,
+// event=2 and poison=2, and with -lg:spy -level legion_spy=2 the Legion
+// identity of every instance).
 //
 // Layer ingest.  The reader turns Realm's "inst" logger lines into recorder
 // Events and applies them to one ShadowMap per memory, so a rebuilt memory is
@@ -31,12 +32,34 @@
 //    dump says what is missing and how to get it.
 //  - "allocation failed: inst=I": kAllocationFailed, or kDeferredFailed.
 //    Realm logs the same line when it cancels a request whose precondition
-//    was poisoned, without asking its allocator (no failure): read so
-//    (kRequestCancelled) when that is certain: a deferred request that
-//    fitted the heap when it was made and fits it now, with no request
-//    queued in the allocator before it (the allocator would have placed
-//    it); a redistrict's piece failing with no release of its old instance
-//    before it, in a log with debug lines.
+//    was poisoned, without asking its allocator (inst_impl.cc
+//    notify_allocation with ALLOC_CANCELLED: no failure).  Read as a
+//    cancellation (kRequestCancelled) where that is certain:
+//     - the thread's line before it is the poison logger's "poisoned
+//       deferred instance creation skipped" (DeferredCreate::
+//       event_triggered logs it, then cancels at once on that thread), or
+//       it is a new instance of a redistrict in the run of failures that
+//       follows "poisoned deferred instance redistrict skipped";
+//     - a deferred request that fitted the heap when it was made and fits
+//       it now, with no request queued in the allocator before it (the
+//       allocator would have placed it);
+//     - a redistrict's piece failing with no release of its old instance
+//       before it, in a log with debug lines.
+//    Read as a refusal, a fact, where that is certain: a redistrict's piece
+//    failing after its old instance's release (Realm released it: the
+//    precondition fired unpoisoned), the fatal out-of-memory line, and a
+//    deferred request's failure in a log that shows the poison logger on
+//    (any of its lines before it): Realm logs every deferred creation it
+//    skips, so a deferred request that fails without that line was asked
+//    of the allocator (deferred on its precondition, which fired
+//    unpoisoned, or by the allocator itself, which never cancels).
+//    Otherwise it cannot be told (an instant failure: a precondition
+//    poisoned before the request cancels it at once, with no poison line;
+//    a deferred one in a log without poison lines): the failure event
+//    carries kFailureMaybeCancelled (event.h), and the failure is marked
+//    maybe_cancelled wherever it is listed.
+//    Either way Realm poisons the instance's ready event (the "ready=E" of
+//    its "instance created" line), which skips a destroy waiting on it.
 //  - "instance allocation failed - out of memory in mem M" (fatal, Realm
 //    aborts next; logged when nobody asked for the allocation result): the
 //    newest request in M with a layout and no outcome fails
@@ -45,11 +68,23 @@
 //    E is 0); for a failed instance nothing (Realm destroys those too).
 //  - "deallocation completed: inst=I": kReleased.
 //  - With -level event=2, "{2}{event}: user event cancelled: event=E" (or
-//    a trigger of E logged "(poisoned)"): E is poisoned, and so is every
+//    a trigger of E logged "(poisoned)"), and with -level poison=2 "event
+//    merger poisoned: after=E", "event merger early poison: after=E",
+//    "merging events - E already poisoned": E is poisoned, and so is every
 //    event merged from it ("event merging: event=M wait_on=E"; Realm
-//    poisons a merge as soon as one input is); a destroy that waits on any
-//    of them is cancelled (Realm keeps the range; a release_requested event
-//    with aux 2).
+//    poisons a merge as soon as one input is), and so is the ready event of
+//    every failed or cancelled request; a destroy that waits on any of them
+//    is skipped (mem_impl.cc: the deletion is cancelled, Realm keeps the
+//    range for good, "POSSIBLE LEAK"; a release_requested event with aux 2,
+//    counted in the notes).  A destroy of a request still waiting keeps no
+//    release for its placement.
+//  - -level poison=2 names instances by their RegionInstanceImpl address,
+//    not their id ("poisoned deferred instance destruction skipped -
+//    POSSIBLE LEAK - inst=0x7f..."): an address is tied to an id by a
+//    skipped creation and the failure after it (one object per id slot),
+//    and a skipped destroy or redistrict of a known address cancels that
+//    instance's requested release; one of an address never tied is only
+//    counted (its precondition's poisoning, in the event lines, does it).
 //  - "creating proxy for remotely-created instance: I": another node's
 //    instance; counted, never an allocation.
 //  - Redistrict: the new instances get only "creating/reusing" lines (no
@@ -96,9 +131,20 @@
 //    equals the cut; a create's layout, on the line after its announce,
 //    would otherwise take it back).  The old instance stays live until the
 //    log shows its range released.
-//  - A request waiting on its precondition that fails when it would not
-//    have fitted: refused by the allocator, or cancelled (the precondition
-//    poisoned): the log reads the same; shown as a failure.
+//  - A failure that may be a cancellation (above: an instant one, or a
+//    deferred one in a log without poison lines): refused by the allocator,
+//    or cancelled by a poisoned precondition; the log reads the same.
+//    Shown as a failure marked maybe_cancelled ("refused by the allocator,
+//    or cancelled by a poisoned precondition: the log cannot tell"): in the
+//    dump (flag bit), its JSON, the report, the timeline, the page and the
+//    replay, which leaves it out of the run's failures; counted in a note.
+//  - A destroy whose precondition was poisoned by nothing the log names
+//    (without -level event=2 and poison=2, or on an event the log never
+//    logs, such as a redistrict's new instances' ready events; a destroy on
+//    an event already poisoned is skipped without a line): shown release
+//    pending, as the log leaves it, while Realm keeps the range for good; a
+//    note counts the releases pending on an event and says each may be
+//    such a one.
 //  - Releases logged after the allocation they made room for (another
 //    thread wrote them later): when an allocation lands on an instance whose
 //    destroy was requested and not yet completed, that release must already

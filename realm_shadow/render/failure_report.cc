@@ -71,12 +71,16 @@ const Failure* MostRecentFailure(const Snapshot& s, uint64_t instance) {
 }
 
 // "<indent>instance 0x... (instant): request 717.91 KiB (735140 B) align 32
-// <identity>\n".
+// <identity>\n"; a failure the source cannot tell from a cancellation says
+// so after "(instant)".
 std::string RequestLine(const Snapshot& s, const Failure& f,
                         const std::string& indent) {
   std::string out =
       absl::StrCat(indent, "instance ", HexId(f.instance),
-                   f.eventual ? " (deferred, failed later)" : " (instant)");
+                   f.eventual ? " (deferred, failed later)" : " (instant)",
+                   f.maybe_cancelled
+                       ? absl::StrCat(" (", kMaybeCancelledText, ")")
+                       : std::string());
   if (f.size == 0)
     return absl::StrCat(out, ": request size unknown (not in the source)",
                         IdentityText(s.identities, f.identity), "\n");

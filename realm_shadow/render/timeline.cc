@@ -247,6 +247,8 @@ std::string FormatTimeline(const Snapshot& memory, const MemoryHistory& h,
     const Failure& f = seen.failure;
     out += "    " + EventPlace(h, f.sequence + 1) + ": instance " +
            HexId(f.instance) + (f.eventual ? " (eventual)" : " (instant)") +
+           (f.maybe_cancelled ? std::string(" (") + kMaybeCancelledText + ")"
+                              : std::string()) +
            " request " +
            (f.size ? FormatSizeExact(f.size) : std::string("of unknown size")) +
            " align " + std::to_string(f.alignment) +

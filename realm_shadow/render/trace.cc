@@ -260,6 +260,7 @@ class TraceVisitor : public HistoryVisitor {
     w.Uint("size", f.size);
     w.Uint("alignment", f.alignment);
     w.Bool("eventual", f.eventual);
+    w.Bool("maybe_cancelled", f.maybe_cancelled);
     w.Uint("event", f.sequence + 1);
     w.Uint("used", after.used);
     w.Uint("total free", after.total_free);

@@ -114,7 +114,8 @@ inline std::string Describe(const Failure& f) {
   return "instance " + HexId(f.instance) + " size " + std::to_string(f.size) +
          " alignment " + std::to_string(f.alignment) + " sequence " +
          std::to_string(f.sequence) +
-         (f.eventual ? " eventual" : " instant") + " identity " +
+         (f.eventual ? " eventual" : " instant") +
+         (f.maybe_cancelled ? " maybe-cancelled" : "") + " identity " +
          std::to_string(f.identity);
 }
 inline std::string Describe(const Anomaly& a) {
@@ -266,7 +267,8 @@ inline void CompareInto(const Snapshot& got, const Snapshot& want,
   d.Records("failure", got.failures, want.failures, Named("instance", &Failure::instance),
             Named("size", &Failure::size), Named("alignment", &Failure::alignment),
             Named("sequence", &Failure::sequence), Named("eventual", &Failure::eventual),
-            Named("identity", &Failure::identity));
+            Named("identity", &Failure::identity),
+            Named("maybe_cancelled", &Failure::maybe_cancelled));
   d.Records("anomaly", got.anomalies, want.anomalies, Named("kind", &Anomaly::kind),
             Named("sequence", &Anomaly::sequence), Named("instance", &Anomaly::instance),
             Named("offset", &Anomaly::offset), Named("size", &Anomaly::size),

@@ -237,7 +237,7 @@ TEST(DumpJson, Fields) {
            // largest 992 KiB: fragmentation; releasing the 16 KiB allocation
            // at 16K joins [12K,16K) + [16K,32K) + the tail.
            "\"instance\":\"0x400000000000000b\",\"size\":1024000,"
-           "\"alignment\":4096,\"eventual\":true,\"sequence\":41,"
+           "\"alignment\":4096,\"eventual\":true,\"maybe_cancelled\":false,\"sequence\":41,"
            "\"identity\":{\"fields\":\"density,velocity\"",
            "\"cause\":\"fragmentation\",\"blockers\":{"
            "\"found\":true,\"fits_already\":false,"
@@ -248,7 +248,7 @@ TEST(DumpJson, Fields) {
            "\"kind\":\"deferred_buffer\",\"identity\":{",
            // The failure never requested has neither cause nor blockers.
            "\"instance\":\"0x400000000000000c\",\"size\":0,"
-           "\"alignment\":4096,\"eventual\":false,\"sequence\":41,"
+           "\"alignment\":4096,\"eventual\":false,\"maybe_cancelled\":false,\"sequence\":41,"
            "\"identity\":null,\"cause\":null,\"blockers\":null}",
            // Unknown capacity is null; an addressed memory has no holes.
            "\"id\":\"0x1e00000000000001\",\"kind\":\"system\","
@@ -376,7 +376,7 @@ TEST(JsonWriter, TheDumpJsonAndThePageWriteTheSharedRecordsAlike) {
            "\"alignment\":256,\"planned_offset\":null,\"sequence\":40,",
            "{\"id\":\"0x8\",\"offset\":null,\"size\":1024,\"sequence\":6}",
            "{\"instance\":\"0x400000000000000b\",\"size\":1024000,"
-           "\"alignment\":4096,\"eventual\":true,\"sequence\":41,",
+           "\"alignment\":4096,\"eventual\":true,\"maybe_cancelled\":false,\"sequence\":41,",
            "\"used\":24576,\"total_free\":",
        }) {
     EXPECT_TRUE(ContainsText(json, record)) << record << "\nnot in\n" << json;

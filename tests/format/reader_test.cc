@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <random>
 #include <string>
@@ -54,6 +55,40 @@ TEST(DumpFormat, RoundTripThroughAFile) {
   EXPECT_EQ(ReadBytes(dir / "a.rsd"), SerializeDump(dump));
   // The sample is small enough to be a fuzz seed.
   EXPECT_LT(SerializeDump(dump).size(), 10000u);
+}
+
+// A failure's flag byte is a bit set: 1 eventual, 2 maybe cancelled (a
+// log's rebuild that cannot tell a refusal from a cancellation).  Both
+// round-trip, the JSON says so, and a bit no writer sets is refused.
+TEST(DumpFormat, AFailuresMaybeCancelledBitRoundTrips) {
+  DumpFile dump = SampleDump();
+  ASSERT_FALSE(dump.memories.empty());
+  ASSERT_GE(dump.memories[0].failures.size(), 2u);
+  dump.memories[0].failures[0].maybe_cancelled = true;
+  const std::string bytes = SerializeDump(dump);
+  DumpFile back;
+  std::string error;
+  ASSERT_TRUE(Parse(bytes, &back, &error)) << error;
+  EXPECT_EQ(CompareDumps(back, dump), "");
+  EXPECT_TRUE(back.memories[0].failures[0].maybe_cancelled);
+  EXPECT_FALSE(back.memories[0].failures[1].maybe_cancelled);
+  EXPECT_TRUE(ContainsText(DumpToJson(back), "\"maybe_cancelled\":true"));
+  // The flag byte of the first failure, found by its bytes: with bit 4 set
+  // the file is refused.
+  const Failure& f = dump.memories[0].failures[0];
+  std::string record(32, '\0');
+  std::memcpy(&record[0], &f.instance, 8);
+  std::memcpy(&record[8], &f.size, 8);
+  std::memcpy(&record[16], &f.alignment, 8);
+  std::memcpy(&record[24], &f.sequence, 8);
+  const size_t at = bytes.find(record);
+  ASSERT_NE(at, std::string::npos);
+  const size_t flags = at + 32 + 4;
+  EXPECT_EQ(static_cast<uint8_t>(bytes[flags]), (f.eventual ? 1 : 0) | 2);
+  std::string bad = bytes;
+  bad[flags] = static_cast<char>(bad[flags] | 4);
+  Reseal(&bad);
+  EXPECT_TRUE(RefusedNaming(bad, "a failure has a bad flag"));
 }
 
 TEST(DumpFormat, RoundTripEmptyAndLarge) {

@@ -83,6 +83,24 @@ TEST(Compile, DecisionHooksInstantPlacementsReleasesAndAFailure) {
   EXPECT_FALSE(Replayed(s, PlacementPolicy::kBestFit).failed());
 }
 
+// A log's failure marked maybe cancelled (event.h kFailureMaybeCancelled
+// in the offset) is a request the run may never have asked for; an
+// unmarked one is one of the run's failures.
+TEST(Compile, ALogsFailureMarkedMaybeCancelledIsSaidSo) {
+  const std::vector<Event> ev = {
+      Allocated(1, 0, 600),
+      E(EventType::kAllocationFailed, 2, kFailureMaybeCancelled, 500, 1),
+      E(EventType::kAllocationFailed, 3, 0, 500, 1)};
+  const ReplayScript s = Compile(Base(1000), ev, /*from_log=*/true);
+  ASSERT_EQ(s.lives.size(), 3u);
+  EXPECT_TRUE(s.lives[1].recorded_maybe_cancelled);
+  EXPECT_FALSE(s.lives[2].recorded_maybe_cancelled);
+  const ReplayResult r = Replayed(s, PlacementPolicy::kRealm);
+  EXPECT_EQ(r.recorded_failures, 1u);
+  EXPECT_EQ(r.recorded_maybe_cancelled, 1u);
+  EXPECT_EQ(r.failures_of_maybe_cancelled, 1u);
+}
+
 TEST(Compile, DeferredRequestAndItsRelease) {
   const std::vector<Event> ev = {
       Allocated(1, 0, 600), Allocated(2, 600, 400), ReleaseRequested(1, 0),

@@ -140,6 +140,25 @@ TEST(Replay, RealmReproducesTheRunAndBestFitAvoidsItsFailure) {
   EXPECT_EQ(PeakLiveBytes(b.script()), 1000u);
 }
 
+// A failure a log cannot tell from a cancellation (Realm refused it, or
+// never asked): not one of the run's failures, so a policy that places it
+// avoided nothing the log states, and the replay's failure of it is counted
+// apart.
+TEST(Replay, AFailureMaybeCancelledIsNotOneOfTheRunsFailures) {
+  Builder b = FragmentedRun();
+  b.script().lives[7].recorded_maybe_cancelled = true;
+  const ReplayResult realm = Replayed(b.script(), PlacementPolicy::kRealm);
+  EXPECT_EQ(realm.recorded_failures, 0u);
+  EXPECT_EQ(realm.recorded_maybe_cancelled, 1u);
+  ASSERT_EQ(realm.failures.size(), 1u);
+  EXPECT_EQ(realm.failures_of_maybe_cancelled, 1u);
+  EXPECT_EQ(realm.maybe_cancelled_placed, 0u);
+  const ReplayResult best = Replayed(b.script(), PlacementPolicy::kBestFit);
+  EXPECT_EQ(best.recorded_failures_avoided, 0u);
+  EXPECT_EQ(best.maybe_cancelled_placed, 1u);
+  EXPECT_EQ(best.failures_of_maybe_cancelled, 0u);
+}
+
 // The smallest capacity, checked at it and one unit below, for each policy.
 TEST(Replay, MinCapacityHasNoFailureAndOneUnitBelowHasOne) {
   Builder b = FragmentedRun();

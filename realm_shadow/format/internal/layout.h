@@ -48,6 +48,19 @@ inline constexpr size_t kAllocationBytes = 32;
 inline constexpr size_t kPendingBytes = 48;
 inline constexpr size_t kReservationBytes = 32;
 inline constexpr size_t kFailureBytes = 40;
+// A failure's flag byte (the u8 after its identity id): a bit set.  Bit 1
+// came later: a reader from before it refuses a failure that sets it ("a
+// failure has a bad flag"), so a file of a source that cannot tell a
+// refusal from a cancellation is refused whole, never read without the
+// marking; a tracker's dump never sets it and reads everywhere.
+inline constexpr uint8_t kFailureEventualFlag = 1;
+inline constexpr uint8_t kFailureMaybeCancelledFlag = 2;
+inline constexpr uint8_t kFailureFlagsKnown =
+    kFailureEventualFlag | kFailureMaybeCancelledFlag;
+inline uint8_t FailureFlagsOf(const Failure& f) {
+  return static_cast<uint8_t>((f.eventual ? kFailureEventualFlag : 0) |
+                              (f.maybe_cancelled ? kFailureMaybeCancelledFlag : 0));
+}
 inline constexpr size_t kAnomalyBytes = 48;
 // an identity: 12 bytes, then 8 per attribute;
 inline constexpr size_t kIdentityFixedBytes = 12;

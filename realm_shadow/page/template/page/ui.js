@@ -310,6 +310,8 @@
       return '<div class="pick' + (selected ? ' selected' : '') + '" data-k="' + k + '">' +
         '<span class="bad">' + esc(f.instance) + '</span> ' + human(f.size) + ' align ' + human(f.alignment) +
         (f.eventual ? ' (deferred, failed later)' : '') + ' <b>' + esc(f.cause) + '</b><br><span class="note">' + esc(what) + '</span>' +
+        // The log's rebuild marks what it cannot tell (core/snapshot.h kMaybeCancelledText).
+        (f.maybe_cancelled ? '<br><span class="note">refused by the allocator, or cancelled by a poisoned precondition: the log cannot tell</span>' : '') +
         (f.identity ? '<br><span class="note">' + esc(identityText(f.identity)) + '</span>' : '') +
         (selected ? remediesHtml(m, f) : '') + '</div>';
     }).join('');
