@@ -94,8 +94,15 @@
 //    "unknown"), applied at the next CHECKPOINT line or when the input is
 //    settled (the moments a cut is taken: the whole log's history there
 //    equals the cut; a create's layout, on the line after its announce,
-//    would otherwise take it back).  The old instance stays live until the
-//    log shows its range released.
+//    would otherwise take it back).  Realm logs nothing of the instance
+//    redistricted until the precondition fires (RegionInstanceImpl::
+//    redistrict announces the pieces; the old instance's deferred destroy
+//    logs only when it runs), and the pieces' ids say nothing of it: so
+//    the pieces also carry "waits_on" = kWaitsOnUnnamedRedistrict (its
+//    release is pending, which instance is not in the log), and every
+//    live instance stays live until the log shows its range released.  A
+//    piece destroyed while it waits keeps the request: released pending
+//    once placed (Realm queues it behind the redistrict).
 //  - A request waiting on its precondition that fails when it would not
 //    have fitted: refused by the allocator, or cancelled (the precondition
 //    poisoned): the log reads the same; shown as a failure.

@@ -76,6 +76,48 @@ const Program kPrograms[] = {
      "live 4000000000000000 [0, +0) 0 \n"
      "live 4000000000000003 [0, +768) 0 upper bound\n"
      "live 4000000000000008 [768, +1381) 0 upper bound\n"},
+    // at.numbering, at.time.allocations, log.bound (seeds 307, 450, 472):
+    // i3 is destroyed while its redistrict waits (on E5, not yet fired),
+    // then placed; Realm holds its release pending.  The destroy was
+    // dropped, so when E5 fired, i3's release read as the old instance of
+    // i2's redistrict announced just before: the cut settled that group
+    // (i2 gone, i6 bounded by i3's range), the whole history had one event
+    // fewer and i2 live.  Now i3 is released and i6 waits.
+    {"APieceDestroyedWhileItWaitedIsReleasedNotRedistricted", R"(
+[0 - 1] 0.404396 {3}{random}: OP create S i1 64512 align=65536
+[0 - 1] 0.404408 {2}{inst}: creating new local instance: 4000000000000001
+[0 - 1] 0.404412 {1}{inst}: instance layout: inst=4000000000000001 layout=Layout(bytes=64512, align=65536, fields={0=0+0}, lists=[[<0>..<64511>->affine(<1>+0)]])
+[0 - 1] 0.404418 {1}{inst}: allocation completed: inst=4000000000000001 offset=0
+[0 - 1] 0.404420 {2}{inst}: instance created: inst=4000000000000001 bytes=64512 ready=0
+[0 - 1] 0.404426 {3}{random}: OP event E2
+[0 - 1] 0.404428 {2}{event}: user event created: event=8000001000100001
+[0 - 1] 0.404430 {3}{random}: OP redistrict i1 i2:30061:32 i3:2879:32 after=E2
+[0 - 1] 0.404444 {2}{inst}: creating new local instance: 4000000000000002
+[0 - 1] 0.404447 {2}{inst}: creating new local instance: 4000000000000003
+[0 - 1] 0.559111 {3}{random}: OP destroy i3 after=E5
+[0 - 1] 0.559115 {2}{event}: user event created: event=8000001000000005
+[0 - 1] 0.559134 {2}{inst}: instance destroyed: inst=4000000000000003 wait_on=8000001000000005
+[0 - 1] 1.407569 {3}{random}: OP trigger E2
+[0 - 1] 1.407573 {2}{event}: user event trigger: event=8000001000100001 wait_on=0
+[0 - 1] 1.407583 {1}{inst}: deallocation completed: inst=4000000000000001
+[0 - 1] 1.407598 {1}{inst}: allocation completed: inst=4000000000000002 offset=0
+[0 - 1] 1.407600 {1}{inst}: allocation completed: inst=4000000000000003 offset=30080
+[0 - 1] 1.422524 {3}{random}: OP event E10
+[0 - 1] 1.422575 {2}{event}: user event created: event=8000001000600002
+[0 - 1] 1.422580 {3}{random}: OP redistrict i2 i6:4879:32 after=E10
+[0 - 1] 1.422600 {2}{inst}: creating new local instance: 4000000000000004
+[0 - 1] 1.422630 {2}{event}: user event trigger: event=8000001000000005 wait_on=0
+[0 - 1] 1.422638 {1}{inst}: deallocation completed: inst=4000000000000003
+[0 - 1] 1.536932 {3}{random}: CHECKPOINT 1
+[0 - 1] 1.546890 {3}{random}: OP create S i29 4096 align=32
+[0 - 1] 1.546902 {2}{inst}: creating new local instance: 400000000000000b
+[0 - 1] 1.546908 {1}{inst}: instance layout: inst=400000000000000b layout=Layout(bytes=4096, align=32, fields={0=0+0}, lists=[[<0>..<4095>->affine(<1>+0)]])
+[0 - 1] 1.546922 {1}{inst}: allocation completed: inst=400000000000000b offset=65536
+[0 - 1] 1.546926 {2}{inst}: instance created: inst=400000000000000b bytes=4096 ready=0
+)",
+     "live 4000000000000000 [0, +0) 0 \n"
+     "live 4000000000000002 [0, +30080) 0 upper bound\n"
+     "waiting 4000000000000004 0 unknown " + kWaitsOn + "\n"},
 };
 
 class RedistrictState : public ::testing::TestWithParam<Program> {};
