@@ -103,6 +103,14 @@
 //    live instance stays live until the log shows its range released.  A
 //    piece destroyed while it waits keeps the request: released pending
 //    once placed (Realm queues it behind the redistrict).
+//  - A release whose precondition fires while requests are queued in
+//    Realm's allocator: Realm keeps the range (release ready) until the
+//    releases queued before it go or the allocator's queue is served
+//    (mem_impl.cc release_storage_immediate, attempt_release_reordering),
+//    and logs "deallocation completed" when it fires either way.  Whether
+//    a deferred request waits in that queue or on its own precondition is
+//    not in the log (both log only "instance created" with no outcome), so
+//    the range is shown given back at that line.
 //  - A request waiting on its precondition that fails when it would not
 //    have fitted: refused by the allocator, or cancelled (the precondition
 //    poisoned): the log reads the same; shown as a failure.

@@ -20,7 +20,7 @@ using namespace oracle_log;  // NOLINT: the programs' vocabulary
 struct Program {
   const char* name;
   // The lines after kPrologue, up to and past one CHECKPOINT line.
-  const char* log;
+  std::string log;
   // Picture() of S in the cut: "live ID [OFFSET, +SIZE) STATE SIZE-MARK",
   // "waiting ID SIZE SIZE-MARK WAITS-ON", "failed ID SIZE" (STATE 0 live,
   // 1 release pending, 2 release ready).
@@ -29,13 +29,9 @@ struct Program {
 
 const std::string kWaitsOn = kWaitsOnUnnamedRedistrict;
 
-const Program kPrograms[] = {
-    // log.state-release_pending-shown-live (seed 64, checkpoint 8): i4's
-    // redistrict waits on E8.  Realm holds i4 release pending and logs only
-    // the pieces' announces; the zero-byte instance and i4 are both live
-    // in S, so the log cannot say which is redistricted.  i4 stays live and
-    // the pieces say what they wait on (before: nothing said it).
-    {"AWaitingRedistrictSaysItsOldInstanceIsNotInTheLog", R"(
+// create S i4 2149 align=128 / event E8 / redistrict i4 i17:523:256
+// i18:669:256 after=E8 (seed 64): i4 live, its redistrict waiting.
+const std::string kI4AndItsWaitingRedistrict = R"(
 [0 - 1] 2.091000 {3}{random}: OP create S i4 2149 align=128
 [0 - 1] 2.091010 {2}{inst}: creating new local instance: 4000000000000002
 [0 - 1] 2.091020 {1}{inst}: instance layout: inst=4000000000000002 layout=Layout(bytes=2149, align=128, fields={0=0+0}, lists=[[<0>..<2148>->affine(<1>+0)]])
@@ -46,7 +42,16 @@ const Program kPrograms[] = {
 [0 - 1] 2.091137 {3}{random}: OP redistrict i4 i17:523:256 i18:669:256 after=E8
 [0 - 1] 2.091156 {2}{inst}: reusing local instance: 4000000000000003
 [0 - 1] 2.091168 {2}{inst}: creating new local instance: 4000000000000008
-[0 - 1] 2.224712 {3}{random}: CHECKPOINT 1
+)";
+
+const Program kPrograms[] = {
+    // log.state-release_pending-shown-live (seed 64, checkpoint 8): i4's
+    // redistrict waits on E8.  Realm holds i4 release pending and logs only
+    // the pieces' announces; the zero-byte instance and i4 are both live
+    // in S, so the log cannot say which is redistricted.  i4 stays live and
+    // the pieces say what they wait on (before: nothing said it).
+    {"AWaitingRedistrictSaysItsOldInstanceIsNotInTheLog",
+     kI4AndItsWaitingRedistrict + R"([0 - 1] 2.224712 {3}{random}: CHECKPOINT 1
 )",
      "live 4000000000000000 [0, +0) 0 \n"
      "live 4000000000000002 [0, +2149) 0 \n"
@@ -55,18 +60,8 @@ const Program kPrograms[] = {
     // The same redistrict once E8 fires: the old instance's release and the
     // pieces' placements are in the log; nothing waits, nothing is marked
     // but the pieces' sizes.
-    {"ARedistrictThatRanIsNoLongerMarkedWaiting", R"(
-[0 - 1] 2.091000 {3}{random}: OP create S i4 2149 align=128
-[0 - 1] 2.091010 {2}{inst}: creating new local instance: 4000000000000002
-[0 - 1] 2.091020 {1}{inst}: instance layout: inst=4000000000000002 layout=Layout(bytes=2149, align=128, fields={0=0+0}, lists=[[<0>..<2148>->affine(<1>+0)]])
-[0 - 1] 2.091030 {1}{inst}: allocation completed: inst=4000000000000002 offset=0
-[0 - 1] 2.091040 {2}{inst}: instance created: inst=4000000000000002 bytes=2149 ready=0
-[0 - 1] 2.091132 {3}{random}: OP event E8
-[0 - 1] 2.091134 {2}{event}: user event created: event=8000001000400003
-[0 - 1] 2.091137 {3}{random}: OP redistrict i4 i17:523:256 i18:669:256 after=E8
-[0 - 1] 2.091156 {2}{inst}: reusing local instance: 4000000000000003
-[0 - 1] 2.091168 {2}{inst}: creating new local instance: 4000000000000008
-[0 - 1] 2.100000 {3}{random}: OP trigger E8
+    {"ARedistrictThatRanIsNoLongerMarkedWaiting",
+     kI4AndItsWaitingRedistrict + R"([0 - 1] 2.100000 {3}{random}: OP trigger E8
 [0 - 1] 2.100010 {2}{event}: user event trigger: event=8000001000400003 wait_on=0
 [0 - 1] 2.100020 {1}{inst}: deallocation completed: inst=4000000000000002
 [0 - 1] 2.100030 {1}{inst}: allocation completed: inst=4000000000000003 offset=0
