@@ -251,6 +251,8 @@ void NodeRebuild::FlushGroup(RedistrictGroup& group) {
     if (piece.placed) placed.push_back(piece);
   std::sort(placed.begin(), placed.end(),
             [](const auto& a, const auto& b) { return a.offset < b.offset; });
+  const bool last_piece_failed =
+      !group.pieces.empty() && group.pieces.back().failed;
   // Pieces shown waiting leave the queue before the group (a group's
   // records follow its header with nothing between).
   for (const auto& piece : group.pieces) {
@@ -288,9 +290,13 @@ void NodeRebuild::FlushGroup(RedistrictGroup& group) {
     ++state_.counts.bounded_pieces;
     // Destroyed while it waited (Realm queued that release behind the
     // redistrict): its release is requested now that it holds a range,
-    // unless the destroy's precondition was poisoned since.
+    // unless the destroy's precondition was poisoned since.  Realm
+    // requires a destroy of an instance not yet ready to wait on its ready
+    // event, which for a redistrict's pieces is the last piece's: poisoned
+    // when that piece failed (inst_impl.cc RegionInstanceImpl::redistrict),
+    // and the destroy with it (mem_impl.cc: a poisoned release is dropped).
     if (life.release_requested && life.release_wait_on != 0 &&
-        poisoned_.count(life.release_wait_on)) {
+        (poisoned_.count(life.release_wait_on) || last_piece_failed)) {
       life.release_requested = false;
       life.release_wait_on = 0;
       ++state_.counts.cancelled_releases;

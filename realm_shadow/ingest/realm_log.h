@@ -102,7 +102,9 @@
 //    release is pending, which instance is not in the log), and every
 //    live instance stays live until the log shows its range released.  A
 //    piece destroyed while it waits keeps the request: released pending
-//    once placed (Realm queues it behind the redistrict).
+//    once placed (Realm queues it behind the redistrict), or dropped when
+//    the redistrict's last piece fails (that destroy must wait on the
+//    redistrict's ready event, which Realm then poisons).
 //  - A release whose precondition fires while requests are queued in
 //    Realm's allocator: Realm keeps the range (release ready) until the
 //    releases queued before it go or the allocator's queue is served

@@ -7,6 +7,7 @@
 // `at --time` on the whole log's history at that moment.
 #include <gtest/gtest.h>
 
+#include <ostream>
 #include <string>
 
 #include "realm_shadow/core/identity.h"
@@ -113,7 +114,39 @@ const Program kPrograms[] = {
      "live 4000000000000000 [0, +0) 0 \n"
      "live 4000000000000002 [0, +30080) 0 upper bound\n"
      "waiting 4000000000000004 0 unknown " + kWaitsOn + "\n"},
+    // log.state-live-shown-release_pending (seed 298; 39, 91, 120 of a
+    // run with poison=2): i2 is destroyed while its redistrict waits, so
+    // the destroy waits on the redistrict's ready event (Realm requires
+    // it), the last piece's.  That piece, i3, fails: the event is poisoned
+    // and Realm drops the destroy.  i2 stays live (it was shown release
+    // pending).
+    {"ADestroyOfAPieceWaitingOnARedistrictWhoseLastPieceFailedIsDropped", R"(
+[0 - 1] 0.400000 {3}{random}: OP create S i1 1048576 align=32
+[0 - 1] 0.400010 {2}{inst}: creating new local instance: 4000000000000001
+[0 - 1] 0.400020 {1}{inst}: instance layout: inst=4000000000000001 layout=Layout(bytes=1048576, align=32, fields={0=0+0}, lists=[[<0>..<1048575>->affine(<1>+0)]])
+[0 - 1] 0.400030 {1}{inst}: allocation completed: inst=4000000000000001 offset=0
+[0 - 1] 0.400040 {2}{inst}: instance created: inst=4000000000000001 bytes=1048576 ready=0
+[0 - 1] 0.400100 {3}{random}: OP event E1
+[0 - 1] 0.400110 {2}{event}: user event created: event=8000001000000002
+[0 - 1] 0.400120 {3}{random}: OP redistrict i1 i2:0:4096 i3:1:32 after=E1
+[0 - 1] 0.400130 {2}{inst}: creating new local instance: 4000000000000002
+[0 - 1] 0.400140 {2}{inst}: creating new local instance: 4000000000000003
+[0 - 1] 0.400200 {3}{random}: OP destroy i2
+[0 - 1] 0.400210 {2}{inst}: instance destroyed: inst=4000000000000002 wait_on=8000001000200001
+[0 - 1] 0.500000 {3}{random}: OP trigger E1
+[0 - 1] 0.500010 {2}{event}: user event trigger: event=8000001000000002 wait_on=0
+[0 - 1] 0.500020 {1}{inst}: deallocation completed: inst=4000000000000001
+[0 - 1] 0.500030 {1}{inst}: allocation completed: inst=4000000000000002 offset=0
+[0 - 1] 0.500040 {2}{inst}: allocation failed: inst=4000000000000003
+[0 - 1] 0.600000 {3}{random}: CHECKPOINT 1
+)",
+     "live 4000000000000000 [0, +0) 0 \n"
+     "live 4000000000000002 [0, +1048576) 0 upper bound\n"
+     "failed 4000000000000003 0\n"},
 };
+
+// GoogleTest prints a parameter by its name, not its bytes.
+void PrintTo(const Program& program, std::ostream* os) { *os << program.name; }
 
 class RedistrictState : public ::testing::TestWithParam<Program> {};
 
