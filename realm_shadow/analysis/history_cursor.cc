@@ -13,14 +13,14 @@ namespace realm_shadow {
 namespace {
 
 // The id of the history's identity that marks a size as `value` (an
-// identity whose only attribute besides "why" is "size" = value), 0 if the
-// history has none.
+// identity whose only attributes besides "why" are "size" = value and,
+// for a waiting piece, what it waits on), 0 if the history has none.
 uint32_t SizeMarkerId(const MemoryHistory& h, std::string_view value) {
   for (const Identity& identity : h.identities) {
     bool marker = false, other = false;
     for (const auto& [key, text] : identity.attributes) {
       if (key == kSizeAttribute && text == value) marker = true;
-      else if (key != "why") other = true;
+      else if (key != "why" && key != kWaitsOnAttribute) other = true;
     }
     if (marker && !other) return identity.id;
   }
@@ -30,7 +30,8 @@ uint32_t SizeMarkerId(const MemoryHistory& h, std::string_view value) {
 // A history rebuilt from Realm's log (clock kLogTime) holds facts the log
 // never gives as the rebuild's conventions: a redistricted piece's size is
 // an upper bound (kFromRedistrict), a waiting piece's size and alignment
-// are unknown (a request of 0 B at alignment 0).  Its picture at any moment
+// are unknown (a request of 0 B at alignment 0), and so is the instance it
+// is carved from (the marker says so).  Its picture at any moment
 // marks them as the rebuilt dump does, with the markers the history's
 // identities hold.
 void MarkWhatTheLogCannotTell(const MemoryHistory& h, Snapshot* out) {

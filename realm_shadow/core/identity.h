@@ -63,6 +63,15 @@ inline constexpr char kGcPriorityAttribute[] = "gc_priority";
 inline constexpr char kSizeAttribute[] = "size";
 inline constexpr char kSizeUpperBound[] = "upper bound";
 inline constexpr char kSizeUnknown[] = "unknown";
+// What a rebuilt dump says a waiting request waits on when the log cannot
+// name it: "waits_on" is kWaitsOnUnnamedRedistrict for the pieces of a
+// redistrict whose precondition has not fired.  Realm logs only the
+// pieces' announces then, nothing of the instance redistricted, so which
+// of the memory's instances Realm holds release pending is not in the log.
+inline constexpr char kWaitsOnAttribute[] = "waits_on";
+inline constexpr char kWaitsOnUnnamedRedistrict[] =
+    "a redistrict of one live instance in this memory, which the log does "
+    "not say: that instance's release is pending";
 
 // ---- Figures: what the instance's bytes hold ---------------------------------
 // Keys starting with '#' are figures for tools to read and group, never

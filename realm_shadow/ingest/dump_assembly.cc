@@ -66,6 +66,20 @@ Identity SizeMarker(const char* value) {
   return identity;
 }
 
+// The marker of a redistrict's piece waiting on its precondition, in a log
+// with debug lines (where every create logs its layout right after its
+// announce, so an announce with none is a piece): its size is unknown, and
+// so is the instance it is carved from, whose release Realm holds pending.
+Identity WaitingPieceMarker() {
+  Identity identity = SizeMarker(kSizeUnknown);
+  identity.attributes.insert(identity.attributes.begin() + 1,
+                             {kWaitsOnAttribute, kWaitsOnUnnamedRedistrict});
+  identity.attributes.back().second =
+      "a piece of a redistrict waiting on its precondition: Realm logged "
+      "only its announce, neither its size nor the instance redistricted";
+  return identity;
+}
+
 // What Legion Spy and Legate say of instance lives, as Identities.
 class Describer {
  public:
@@ -600,7 +614,8 @@ class DumpAssembler {
       NameFailedRequest(st, id, &snap);
       ListIdentities(&snap);
       if (!m.history.checkpoints.empty())
-        dump_.histories.push_back(HistoryOf(id, m, snap, &table_));
+        dump_.histories.push_back(
+            HistoryOf(id, m, snap, st.counts.layout_lines > 0, &table_));
       dump_.memories.push_back(std::move(snap));
     }
   }
@@ -666,7 +681,9 @@ class DumpAssembler {
       const InstanceLife* life = life_of(p.instance);
       if (life != nullptr && life->phase == Phase::kAnnounced &&
           life->shown_waiting) {
-        p.identity = table_.Intern(SizeMarker(kSizeUnknown));
+        p.identity = table_.Intern(st.counts.layout_lines > 0
+                                       ? WaitingPieceMarker()
+                                       : SizeMarker(kSizeUnknown));
         continue;
       }
       if (life == nullptr || life->phase != Phase::kDeferred) continue;
@@ -809,8 +826,12 @@ class DumpAssembler {
   // The size markers go into its identities when it has redistricted
   // pieces or waiting ones: the history cursor marks them with these at
   // every moment (history_cursor.h), as the picture marks them at the end.
+  // Waiting pieces are marked as the picture marks them: with what they
+  // wait on when the log has debug lines (`pieces_are_redistricts`).
   static MemoryHistory HistoryOf(uint64_t id, const MemoryState& m,
-                                 const Snapshot& snap, IdentityTable* table) {
+                                 const Snapshot& snap,
+                                 bool pieces_are_redistricts,
+                                 IdentityTable* table) {
     MemoryHistory h = m.history;
     bool pieces = false, waiting = false;
     for (size_t i = 0; i < h.events.size() && !(pieces && waiting); ++i) {
@@ -821,7 +842,10 @@ class DumpAssembler {
     for (const auto& [used, value] :
          {std::pair{pieces, kSizeUpperBound}, {waiting, kSizeUnknown}}) {
       if (!used) continue;
-      const uint32_t marker = table->Intern(SizeMarker(value));
+      const uint32_t marker = table->Intern(
+          value == kSizeUnknown && pieces_are_redistricts
+              ? WaitingPieceMarker()
+              : SizeMarker(value));
       auto at = std::lower_bound(
           h.identities.begin(), h.identities.end(), marker,
           [](const Identity& i, uint32_t v) { return i.id < v; });

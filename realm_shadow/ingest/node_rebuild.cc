@@ -152,11 +152,7 @@ void NodeRebuild::MakeRoom(MemoryState& m, uint64_t instance, uint64_t offset,
         Apply(m, Event{EventType::kRedistrict, other, 0, 0, 1});
         Apply(m, Event{EventType::kRedistrictPiece, other, other_offset,
                        tighter, 1});
-        if (life.release_requested)
-          Apply(m, Event{EventType::kReleaseRequested, other, 0, 0,
-                         ReleaseAux(life.release_wait_on == 0
-                                        ? ReleaseState::kReady
-                                        : ReleaseState::kPending)});
+        if (life.release_requested) ApplyRequestedRelease(m, other, life);
         life.size = tighter;
         ++state_.counts.tightened_bounds;
       }
@@ -169,6 +165,17 @@ void NodeRebuild::MakeRoom(MemoryState& m, uint64_t instance, uint64_t offset,
       ++state_.counts.reorderings;
     }
   }
+}
+
+// The release of `instance`, requested before its range was in the map (or
+// before the map redrew it): pending, or ready when the destroy waited on
+// nothing.
+void NodeRebuild::ApplyRequestedRelease(MemoryState& m, uint64_t instance,
+                                        const InstanceLife& life) {
+  Apply(m, Event{EventType::kReleaseRequested, instance, 0, 0,
+                 ReleaseAux(life.release_wait_on == 0
+                                ? ReleaseState::kReady
+                                : ReleaseState::kPending)});
 }
 
 // The instances announced with no layout and no outcome since the last
@@ -256,6 +263,8 @@ void NodeRebuild::FlushGroup(RedistrictGroup& group) {
     if (piece.placed) placed.push_back(piece);
   std::sort(placed.begin(), placed.end(),
             [](const auto& a, const auto& b) { return a.offset < b.offset; });
+  const bool last_piece_failed =
+      !group.pieces.empty() && group.pieces.back().failed;
   // Pieces shown waiting leave the queue before the group (a group's
   // records follow its header with nothing between).
   for (const auto& piece : group.pieces) {
@@ -289,9 +298,22 @@ void NodeRebuild::FlushGroup(RedistrictGroup& group) {
     life.size = bound;
     life.alignment = 1;
     life.bounded = true;
-    life.release_requested = false;
     m.live.emplace(placed[i].offset, placed[i].instance);
     ++state_.counts.bounded_pieces;
+    // Destroyed while it waited (Realm queued that release behind the
+    // redistrict): its release is requested now that it holds a range,
+    // unless the destroy's precondition was poisoned since.  Realm
+    // requires a destroy of an instance not yet ready to wait on its ready
+    // event, which for a redistrict's pieces is the last piece's: poisoned
+    // when that piece failed (inst_impl.cc RegionInstanceImpl::redistrict),
+    // and the destroy with it (mem_impl.cc: a poisoned release is dropped).
+    if (life.release_requested && life.release_wait_on != 0 &&
+        (poisoned_.count(life.release_wait_on) || last_piece_failed)) {
+      life.release_requested = false;
+      life.release_wait_on = 0;
+      ++state_.counts.cancelled_releases;
+    }
+    if (life.release_requested) ApplyRequestedRelease(m, placed[i].instance, life);
   }
   for (const auto& piece : group.pieces) {
     if (!piece.failed) continue;
@@ -618,10 +640,7 @@ void NodeRebuild::OnPlaced(uint64_t inst, uint64_t offset) {
     if (life.release_requested) {
       // Destroyed while it waited: the placed range's release is requested
       // (its "deallocation completed" is a release, not a redistrict).
-      Apply(m, Event{EventType::kReleaseRequested, inst, 0, 0,
-                     ReleaseAux(life.release_wait_on == 0
-                                    ? ReleaseState::kReady
-                                    : ReleaseState::kPending)});
+      ApplyRequestedRelease(m, inst, life);
       life.phase = Phase::kLive;
       life.offset = offset;
       m.live.emplace(offset, inst);
@@ -782,8 +801,9 @@ void NodeRebuild::OnCreated(uint64_t inst, uint64_t bytes, bool external,
 }
 
 // "instance destroyed": the release of a live or deferred instance is
-// requested, waiting on `wait_on` (ready when 0); an unplaced one only
-// remembers it.  A failed or unknown instance changes nothing.
+// requested, waiting on `wait_on` (ready when 0); an unplaced one and a
+// redistrict's piece still waiting only remember it.  A failed or unknown
+// instance changes nothing.
 void NodeRebuild::OnDestroyed(uint64_t inst, uint64_t wait_on) {
   auto found = state_.instances.find(inst);
   MemoryState& m = Memory(MemoryOfInstance(inst));
@@ -801,7 +821,10 @@ void NodeRebuild::OnDestroyed(uint64_t inst, uint64_t wait_on) {
     // Waiting on an event already poisoned: it will not happen
     // (mem_impl.cc: a poisoned precondition silently cancels the deletion).
     if (wait_on != 0 && poisoned_.count(wait_on)) CancelRelease(inst, life);
-  } else if (life.phase == Phase::kUnplaced) {
+  } else if (life.phase == Phase::kUnplaced ||
+             life.phase == Phase::kAnnounced) {
+    // Holds no range the map knows yet (placed at an unknown place, or a
+    // redistrict's piece still waiting): remembered, applied when placed.
     life.release_requested = true;
     life.release_wait_on = wait_on;
   }

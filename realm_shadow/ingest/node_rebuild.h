@@ -333,6 +333,8 @@ class NodeRebuild {
   void OnLegateLine(const LogLine& line);
   void MakeRoom(MemoryState& m, uint64_t instance, uint64_t offset,
                 uint64_t size);
+  void ApplyRequestedRelease(MemoryState& m, uint64_t instance,
+                             const InstanceLife& life);
   void ShowWaitingPieces();
   void Withdraw(MemoryState& m, uint64_t instance, InstanceLife& life);
   void CancelRequest(MemoryState& m, uint64_t instance, InstanceLife& life);

@@ -129,8 +129,25 @@
 //    "unknown"), applied at the next CHECKPOINT line or when the input is
 //    settled (the moments a cut is taken: the whole log's history there
 //    equals the cut; a create's layout, on the line after its announce,
-//    would otherwise take it back).  The old instance stays live until the
-//    log shows its range released.
+//    would otherwise take it back).  Realm logs nothing of the instance
+//    redistricted until the precondition fires (RegionInstanceImpl::
+//    redistrict announces the pieces; the old instance's deferred destroy
+//    logs only when it runs), and the pieces' ids say nothing of it: so
+//    the pieces also carry "waits_on" = kWaitsOnUnnamedRedistrict (its
+//    release is pending, which instance is not in the log), and every
+//    live instance stays live until the log shows its range released.  A
+//    piece destroyed while it waits keeps the request: released pending
+//    once placed (Realm queues it behind the redistrict), or dropped when
+//    the redistrict's last piece fails (that destroy must wait on the
+//    redistrict's ready event, which Realm then poisons).
+//  - A release whose precondition fires while requests are queued in
+//    Realm's allocator: Realm keeps the range (release ready) until the
+//    releases queued before it go or the allocator's queue is served
+//    (mem_impl.cc release_storage_immediate, attempt_release_reordering),
+//    and logs "deallocation completed" when it fires either way.  Whether
+//    a deferred request waits in that queue or on its own precondition is
+//    not in the log (both log only "instance created" with no outcome), so
+//    the range is shown given back at that line.
 //  - A failure that may be a cancellation (above: an instant one, or a
 //    deferred one in a log without poison lines): refused by the allocator,
 //    or cancelled by a poisoned precondition; the log reads the same.
