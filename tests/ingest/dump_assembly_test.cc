@@ -22,6 +22,7 @@
 namespace realm_shadow {
 namespace {
 
+using testing::OnlyMemory;
 using testing::AnyNote;
 using testing::Ingest;
 using testing::kFixtures;
@@ -116,8 +117,7 @@ TEST(DumpAssemblyBadInput, LogWithoutDebugLinesMarksPlacementsUnknown) {
   EXPECT_NE(summary.warnings[0].find("-DLegion_OUTPUT_LEVEL=DEBUG"),
             std::string::npos);
   EXPECT_NE(summary.warnings[0].find("-level inst=1"), std::string::npos);
-  ASSERT_EQ(dump.memories.size(), 1u);
-  const Snapshot& s = dump.memories[0];
+  const Snapshot& s = OnlyMemory(dump);
   EXPECT_FALSE(PlacementsKnown(s));
   EXPECT_EQ(UnplacedUsage(s).count, 48u);
   EXPECT_EQ(UnplacedUsage(s).bytes, 8257536u);  // the 48 instances' sizes
@@ -229,8 +229,7 @@ TEST(DumpAssemblyLegate, AttachesStoresToTheInstancesItLists) {
   EXPECT_EQ(summary.legate_attached, 2u);
   EXPECT_EQ(summary.legate_size_mismatches, 1u);
   EXPECT_EQ(summary.duplicate_logs, 0u);  // stderr is not a second log
-  ASSERT_EQ(dump.memories.size(), 1u);
-  const Snapshot& s = dump.memories[0];
+  const Snapshot& s = OnlyMemory(dump);
   std::map<uint64_t, const Allocation*> by_id;
   for (const Allocation& a : s.allocations) by_id[a.instance] = &a;
   const Allocation& a0 = *by_id.at(0x4000000000000000);

@@ -77,6 +77,15 @@ inline std::string WriteTemp(const std::string& name, const std::string& text) {
   return path;
 }
 
+// The one memory of a rebuilt dump; when there is not exactly one, a test
+// failure that says how many, and an empty picture.
+inline const Snapshot& OnlyMemory(const DumpFile& dump) {
+  static const Snapshot kNone;
+  if (dump.memories.size() == 1) return dump.memories[0];
+  ADD_FAILURE() << dump.memories.size() << " memories rebuilt, not one";
+  return kNone;
+}
+
 inline bool AnyNote(const DumpFile& d, const std::string& part) {
   for (const std::string& n : d.notes)
     if (n.find(part) != std::string::npos) return true;

@@ -18,6 +18,7 @@
 namespace realm_shadow {
 namespace {
 
+using testing::OnlyMemory;
 using testing::Ingest;
 using testing::kPlaced64;
 using testing::PrintedIdentity;
@@ -130,8 +131,7 @@ TEST(NodeRebuildFatal, FatalOutOfMemoryLineFailsTheNewestRequest) {
       "[0 - 1] 0.3 {6}{inst}: instance allocation failed - out of memory in "
       "mem 1e00000000000000\n");
   DumpFile dump = reader.Dump();
-  ASSERT_EQ(dump.memories.size(), 1u);
-  const Snapshot& s = dump.memories[0];
+  const Snapshot& s = OnlyMemory(dump);
   ASSERT_EQ(s.failures.size(), 1u);
   EXPECT_EQ(s.failures[0].instance, 0x4000000000000001u);
   EXPECT_EQ(s.failures[0].size, 4096u);
@@ -217,8 +217,7 @@ TEST(NodeRebuild, IdentityStaysWithItsInstanceLife) {
       "[0 - 1] 0.4 {1}{inst}: allocation completed: inst=4000000000000000 "
       "offset=64\n");
   DumpFile dump = reader.Dump();
-  ASSERT_EQ(dump.memories.size(), 1u);
-  const Snapshot& s = dump.memories[0];
+  const Snapshot& s = OnlyMemory(dump);
   ASSERT_EQ(s.allocations.size(), 1u);
   EXPECT_EQ(s.allocations[0].size, 128u);
   // The new life: not named (its layout's figures only).

@@ -28,6 +28,7 @@
 namespace realm_shadow {
 namespace {
 
+using testing::OnlyMemory;
 using testing::kFixtures;
 using testing::kSys;
 using testing::Line;
@@ -298,8 +299,7 @@ uint64_t AnomalyTotal(const Snapshot& s) {
 TEST(RealmLog, CircuitNormalEndsEmpty) {
   SKIP_WITHOUT_FIXTURES();
   DumpFile dump = IngestFixture("circuit-normal.log");
-  ASSERT_EQ(dump.memories.size(), 1u);
-  const Snapshot& s = dump.memories[0];
+  const Snapshot& s = OnlyMemory(dump);
   EXPECT_EQ(s.memory_id, 0x1e00000000000000u);
   EXPECT_EQ(s.capacity, 268435456u);
   EXPECT_EQ(s.kind, MemoryKind::kSystem);
@@ -315,8 +315,7 @@ TEST(RealmLog, CircuitNormalEndsEmpty) {
 TEST(RealmLog, CircuitOomIsExhaustion) {
   SKIP_WITHOUT_FIXTURES();
   DumpFile dump = IngestFixture("circuit-oom.log");
-  ASSERT_EQ(dump.memories.size(), 1u);
-  const Snapshot& s = dump.memories[0];
+  const Snapshot& s = OnlyMemory(dump);
   EXPECT_EQ(s.capacity, 8388608u);
   EXPECT_EQ(s.allocations.size(), 48u);
   ASSERT_EQ(s.failures.size(), 1u);
@@ -348,8 +347,7 @@ TEST(RealmLog, FixtureHistoriesPeakWhereTheHandCountSays) {
                            Peak{"circuit-normal.log", 13436112, 269, 329910000}}) {
     SCOPED_TRACE(want.log);
     DumpFile dump = IngestFixture(want.log);
-    ASSERT_EQ(dump.memories.size(), 1u);
-    const Snapshot& s = dump.memories[0];
+    const Snapshot& s = OnlyMemory(dump);
     const MemoryHistory* h = FindHistory(dump, s);
     ASSERT_NE(h, nullptr);
     const absl::Status checked = CheckHistory(*h);
@@ -390,8 +388,7 @@ TEST(RealmLog, FixtureHistoriesPeakWhereTheHandCountSays) {
 TEST(RealmLog, MultiplePartitionsOomIsExhaustion) {
   SKIP_WITHOUT_FIXTURES();
   DumpFile dump = IngestFixture("multiple-partitions-oom.log");
-  ASSERT_EQ(dump.memories.size(), 1u);
-  const Snapshot& s = dump.memories[0];
+  const Snapshot& s = OnlyMemory(dump);
   EXPECT_EQ(s.capacity, 8388608u);
   EXPECT_TRUE(s.allocations.empty());
   ASSERT_EQ(s.failures.size(), 1u);
