@@ -146,6 +146,37 @@ TEST(Compare, StatesPendingRequestsAndFailuresAreFacts) {
   EXPECT_EQ(CompareDumps(One(a), One(b))[0].agreement, Agreement::kDiffer);
 }
 
+// A redistrict waiting on its precondition: Realm holds the old instance
+// release pending; the log names only the pieces (realm_log.h), marked
+// waits_on, and shows the old instance live.  Within the log, once per
+// marked piece; without the marking it is a difference.
+TEST(Compare, AnUnnamedWaitingRedistrictsOldInstanceIsWithinTheLog) {
+  Snapshot shadow = Memory({Alloc(1, 0, 256)});
+  shadow.allocations[0].state = AllocationState::kReleasePending;
+  Snapshot log = Memory({Alloc(1, 0, 256)});
+  PendingRequest piece;
+  piece.instance = 2;
+  shadow.pending.push_back(piece);
+  log.pending.push_back(piece);
+  EXPECT_EQ(CompareDumps(One(shadow), One(log))[0].agreement,
+            Agreement::kDiffer);
+  Identity waits;
+  waits.id = 1;
+  waits.attributes.emplace_back(kWaitsOnAttribute, kWaitsOnUnnamedRedistrict);
+  log.identities.push_back(waits);
+  log.pending[0].identity = 1;
+  const auto rows = CompareDumps(One(shadow), One(log));
+  EXPECT_EQ(rows[0].agreement, Agreement::kAgreeWithinLog);
+  EXPECT_EQ(rows[0].state_differs, 0u);
+  // One piece, one old instance: a second release pending shown live is a
+  // difference.
+  shadow.allocations.push_back(Alloc(3, 512, 256));
+  shadow.allocations[1].state = AllocationState::kReleasePending;
+  log.allocations.push_back(Alloc(3, 512, 256));
+  EXPECT_EQ(CompareDumps(One(shadow), One(log))[0].agreement,
+            Agreement::kDiffer);
+}
+
 TEST(Compare, InstancesInFlightDuringTheSnapshotAreExplainedNotDifferences) {
   Snapshot shadow = Memory({Alloc(1, 0, 256)});
   Snapshot log = Memory({Alloc(1, 0, 256), Alloc(2, 256, 256)});
