@@ -96,6 +96,7 @@ class ReferenceMemory {
         f.instance = e.instance;
         f.sequence = sequence_;
         f.eventual = true;
+        f.maybe_cancelled = (e.offset & kFailureMaybeCancelled) != 0;
         auto it = pending_.find(e.instance);
         if (it == pending_.end()) {
           Note(AnomalyKind::kUnknownInstance, e.instance, 0, 0, 0);
@@ -110,7 +111,9 @@ class ReferenceMemory {
         break;
       }
       case EventType::kAllocationFailed: {
-        AddFailure(Failure{e.instance, e.size, e.aux, sequence_});
+        Failure f{e.instance, e.size, e.aux, sequence_};
+        f.maybe_cancelled = (e.offset & kFailureMaybeCancelled) != 0;
+        AddFailure(f);
         Failed(e.instance);
         break;
       }
