@@ -20,14 +20,22 @@ constexpr size_t kReasonsShown = 4;  // mismatches named per kind
 // What the log says of an allocation's size.
 enum class LogSize { kExact, kUpperBound, kUnknown };
 
+// The value of `key` in the identity `identity` of `log`, or null (no
+// identity, or no such attribute).
+const std::string* AttributeOf(const Snapshot& log, uint32_t identity,
+                               const char* key) {
+  const Identity* id = identity ? log.FindIdentity(identity) : nullptr;
+  if (id == nullptr) return nullptr;
+  for (const auto& [k, value] : id->attributes)
+    if (k == key) return &value;
+  return nullptr;
+}
+
 LogSize SizeKnowledge(const Snapshot& log, const Allocation& a) {
-  const Identity* identity = a.identity ? log.FindIdentity(a.identity) : nullptr;
-  if (identity == nullptr) return LogSize::kExact;
-  for (const auto& [key, value] : identity->attributes) {
-    if (key != kSizeAttribute) continue;
-    if (value == kSizeUpperBound) return LogSize::kUpperBound;
-    if (value == kSizeUnknown) return LogSize::kUnknown;
-  }
+  const std::string* size = AttributeOf(log, a.identity, kSizeAttribute);
+  if (size == nullptr) return LogSize::kExact;
+  if (*size == kSizeUpperBound) return LogSize::kUpperBound;
+  if (*size == kSizeUnknown) return LogSize::kUnknown;
   return LogSize::kExact;
 }
 
@@ -41,13 +49,8 @@ bool Queued(const Allocation& a) { return a.state != AllocationState::kLive; }
 size_t UnnamedRedistrictPieces(const Snapshot& log) {
   size_t n = 0;
   for (const PendingRequest& p : log.pending) {
-    const Identity* identity = p.identity ? log.FindIdentity(p.identity) : nullptr;
-    if (identity == nullptr) continue;
-    for (const auto& [key, value] : identity->attributes)
-      if (key == kWaitsOnAttribute && value == kWaitsOnUnnamedRedistrict) {
-        ++n;
-        break;
-      }
+    const std::string* waits_on = AttributeOf(log, p.identity, kWaitsOnAttribute);
+    if (waits_on != nullptr && *waits_on == kWaitsOnUnnamedRedistrict) ++n;
   }
   return n;
 }
