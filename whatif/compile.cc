@@ -561,8 +561,11 @@ class Compiler {
       // Right after the release of a placed life was requested, not ready
       // (or more pieces of it): maybe a piece of that life's deferred split
       // (the decision hooks' pattern, confirmed at the release).  A log
-      // names a split's pieces only in its redistrict group.
-      if (!from_log_ && candidate_old_ != kNoLife && last_wait_or_release_ + 1 == seq_ &&
+      // names a split's pieces only in its redistrict group, and heap
+      // observation announces them before the old release (ReleaseRequested):
+      // a request it shows waiting after a release request is no piece of it.
+      if (!from_log_ && e.type == EventType::kDeferred && candidate_old_ != kNoLife &&
+          last_wait_or_release_ + 1 == seq_ &&
           info_[candidate_old_].phase == Phase::kPlaced &&
           info_[candidate_old_].release == Release::kPending)
         info_[life].piece_of = candidate_old_;
@@ -641,7 +644,7 @@ class Compiler {
     if (life == kNoLife) return true;  // a failed instance's destroy
     info_[life].release_step = AddStep(StepKind::kRelease, life, ready);
     info_[life].release = ready ? Release::kReady : Release::kPending;
-    const bool old_waits = info_[life].phase == Phase::kWaiting;
+    const bool old_waits = info_[life].phase == Phase::kWaiting || info_[life].phase == Phase::kPending;
     candidate_old_ = info_[life].phase == Phase::kPlaced ? life : kNoLife;
     last_wait_or_release_ = seq_;
     // Heap observation announces a split's pieces just before the old

@@ -247,6 +247,39 @@ TEST(Compile, HeapObservedDelayedRedistrict) {
   ExpectReplaysAsRecorded(s, 6u);
 }
 
+// Heap observation of a redistrict of a request Realm deferred with a plan
+// (the oracle's replay-tracked.failures, seed 1 of a master run: create S
+// i5 fill after=E2 while the memory is full, so i5 is zero bytes, planned
+// at 0 / redistrict i5 i6:286833 i7:0 i8:696727): the pieces are announced
+// and the old release requested while the old is pending in the allocator,
+// not yet placed.  They are the split's: a zero-byte range splits into no
+// piece of any size, and every piece fails with the split.  They replayed
+// as requests of their own, placed in the room the replay had, and the
+// replay avoided 8 of the run's 9 failures.
+TEST(Compile, HeapObservedRedistrictOfADeferredRequest) {
+  const std::vector<Event> ev = {
+      E(EventType::kHeapPlaced, 1, 0, 4096, 256), ReleaseRequested(1, 0),
+      E(EventType::kFutureReset, 0),
+      E(EventType::kFuturePlaced, 4, 0, 0, 32),
+      E(EventType::kFuturePlaced, 5, kNoOffset, 1000, 32),
+      E(EventType::kFuturePlaced, 6, kNoOffset, 0, 4096),
+      E(EventType::kFuturePlaced, 7, kNoOffset, 2000, 32),
+      ReleaseRequested(4, 0),
+      ReleaseRequested(1, 1), E(EventType::kHeapRemoved, 1),
+      E(EventType::kHeapSwapped, 0, 0, 0, 1), E(EventType::kHeapPlaced, 4, 0, 0, 0),
+      ReleaseRequested(4, 1),
+      E(EventType::kHeapSplit, 4, 0, 0, 0),
+      E(EventType::kRequestFailed, 5, 1, 1000, 32),
+      E(EventType::kRequestFailed, 6, 1, 0, 4096),
+      E(EventType::kRequestFailed, 7, 1, 2000, 32)};
+  const ReplayScript s = Compile(Base(4096), ev);
+  const ReplayResult r = Replayed(s, PlacementPolicy::kRealm);
+  EXPECT_EQ(r.self_check.difference_count, 0u);
+  EXPECT_EQ(r.self_check.as_recorded, 2u);
+  ASSERT_EQ(r.failures.size(), 3u);  // the three pieces, with the split
+  for (size_t i = 0; i < 3; ++i) EXPECT_EQ(s.lives[r.failures[i].life].instance, kId | (5 + i));
+}
+
 // A Realm log: a split's pieces have upper-bound sizes (not checkable),
 // a later allocation tightens one (replayed, not counted), and a failed
 // piece of unknown size is left out.
