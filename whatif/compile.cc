@@ -641,7 +641,19 @@ class Compiler {
       if (waiting != kNoLife && info_[waiting].release == Release::kNone) life = waiting;
       else if (life != kNoLife && info_[life].release != Release::kNone) return true;
     }
-    if (life == kNoLife) return true;  // a failed instance's destroy
+    if (life == kNoLife) {
+      // A failed instance's destroy releases nothing, but for one the log
+      // cannot tell from a cancellation: the replay asks for that one
+      // (Realm may have), and one it placed is released where Realm
+      // destroyed the instance, not held to the end.
+      const uint32_t failed = Find(e.instance, {Phase::kFailed});
+      if (failed != kNoLife && s_.lives[failed].recorded_maybe_cancelled &&
+          info_[failed].release == Release::kNone) {
+        info_[failed].release_step = AddStep(StepKind::kRelease, failed, ready);
+        info_[failed].release = ready ? Release::kReady : Release::kPending;
+      }
+      return true;
+    }
     info_[life].release_step = AddStep(StepKind::kRelease, life, ready);
     info_[life].release = ready ? Release::kReady : Release::kPending;
     const bool old_waits = info_[life].phase == Phase::kWaiting || info_[life].phase == Phase::kPending;
@@ -687,8 +699,14 @@ class Compiler {
         Close(waiting);
         return true;
       }
-      if (Find(e.instance, {Phase::kFailed}) != kNoLife) {
-        Close(Find(e.instance, {Phase::kFailed}));
+      const uint32_t failed = Find(e.instance, {Phase::kFailed});
+      if (failed != kNoLife) {
+        // (A maybe-cancelled one the replay may hold: ReleaseRequested.)
+        if (s_.lives[failed].recorded_maybe_cancelled) {
+          if (info_[failed].release == Release::kNone) AddStep(StepKind::kRelease, failed, true);
+          else if (info_[failed].release == Release::kPending) AddStep(StepKind::kReleaseReady, failed);
+        }
+        Close(failed);
         return true;
       }
       if (not_replayed_.erase(e.instance) > 0) return true;  // a failed piece

@@ -114,5 +114,30 @@ TEST(ReplayLogPrograms, APlacementLoggedBeforeTheRedistrictThatMadeItsRoomFollow
   EXPECT_EQ(r.result.self_check.not_checkable, 3u);  // the pieces
 }
 
+// replay.self-check (seed 6 of a master run with poison lines): i2 does not
+// fit (its size is the free room, but not at its alignment) and fails at
+// once; i5 waits on i2's ready event, poisoned, and Realm cancels it at
+// once, logged as "allocation failed" like a refusal: the log names no
+// precondition, so both are marked maybe cancelled.  The replay asks for
+// i5 (Realm may have) and places it at 65536; Realm destroys i5 at once.
+// That release was dropped (a failed instance's destroy releases
+// nothing), the replay held i5 to the end, and i6 went to 67584, not 2208.
+// create S i1 2203 align=32 / create S i2 fill align=256 after=r:i1 /
+// create S i5 2048 align=65536 after=r:i2 / destroy i5 after=E1 /
+// create S i6 858513 align=16 / checkpoint
+
+TEST(ReplayLogPrograms, AMaybeCancelledRequestTheReplayPlacedIsReleasedWhereRealmDestroyedIt) {
+  const Replayed r = ReplayLog(
+      LogProgram("replay_log_programs/destroy_of_a_maybe_cancelled_failure"));
+  ASSERT_TRUE(r.script.ok()) << r.script.status();
+  EXPECT_EQ(r.result.self_check.checked, 3u);
+  EXPECT_EQ(r.result.self_check.as_recorded, 3u);
+  EXPECT_EQ(r.result.recorded_failures, 0u);
+  EXPECT_EQ(r.result.recorded_maybe_cancelled, 2u);
+  // i2 fails here too; i5 is placed, and released at once.
+  ASSERT_EQ(r.result.failures.size(), 1u);
+  EXPECT_EQ(r.result.failures_of_maybe_cancelled, 1u);
+}
+
 }  // namespace
 }  // namespace realm_shadow::whatif
