@@ -311,6 +311,11 @@ class Compiler {
     if (from_log_) NarrowBoundAt(offset, s_.lives[life].size);
     Enters(life);
     Placement(life, offset);
+    QueueDelayedSplit(life);
+  }
+  // (Also for a piece placed by its parent's split: a split of the piece
+  // requested while the parent's split waited queues once the piece is.)
+  void QueueDelayedSplit(uint32_t life) {
     LifeInfo& li = info_[life];
     if (li.delayed_split && li.release == Release::kPending && li.release_step != kNoStep) {
       dead_[li.release_step] = true;
@@ -814,7 +819,10 @@ class Compiler {
       use_announced = s_.lives[announced[i]].instance == placed[i]->instance;
     if (use_announced) {
       RewriteAsSplit(old, announced);
-      for (size_t i = 0; i < placed.size(); ++i) Placement(announced[i], placed[i]->offset);
+      for (size_t i = 0; i < placed.size(); ++i) {
+        Placement(announced[i], placed[i]->offset);
+        QueueDelayedSplit(announced[i]);
+      }
       for (size_t i = placed.size(); i < announced.size(); ++i) info_[announced[i]].piece_of = kNoLife;
       Close(old);
       return true;

@@ -280,6 +280,39 @@ TEST(Compile, HeapObservedRedistrictOfADeferredRequest) {
   for (size_t i = 0; i < 3; ++i) EXPECT_EQ(s.lives[r.failures[i].life].instance, kId | (5 + i));
 }
 
+// Heap observation of a redistrict of a piece whose own redistrict still
+// waits (the oracle's replay-tracked.self-check, seed 8 of a master run:
+// create S i15 2106 after=E9 / redistrict i15 i19 i20 i21 / redistrict i20
+// i22 i23, Realm's delayed redistricts one inside the other): the piece's
+// split queues once the piece is placed by its parent's split, not where
+// it was requested.  Replayed where it was requested, it came before the
+// parent's split made the piece, and the piece's pieces were placed as
+// requests of their own, elsewhere.
+TEST(Compile, HeapObservedDelayedRedistrictOfAPieceOfADelayedRedistrict) {
+  const std::vector<Event> ev = {
+      E(EventType::kFuturePlaced, 1, kNoOffset, 1000, 32),
+      E(EventType::kFuturePlaced, 1, 0, 1000, 32),
+      E(EventType::kFuturePlaced, 2, kNoOffset, 300, 32),
+      E(EventType::kFuturePlaced, 3, kNoOffset, 300, 32),
+      E(EventType::kFuturePlaced, 4, kNoOffset, 200, 32),
+      ReleaseRequested(1, 0),
+      E(EventType::kFuturePlaced, 2, 0, 300, 32), E(EventType::kFuturePlaced, 3, 320, 300, 32),
+      E(EventType::kFuturePlaced, 4, 640, 200, 32),
+      E(EventType::kFuturePlaced, 5, kNoOffset, 100, 32),
+      E(EventType::kFuturePlaced, 6, kNoOffset, 100, 32),
+      ReleaseRequested(3, 0),
+      E(EventType::kFuturePlaced, 5, 320, 100, 32), E(EventType::kFuturePlaced, 6, 448, 100, 32),
+      E(EventType::kHeapPlaced, 1, 0, 1000, 32),
+      ReleaseRequested(1, 1),
+      E(EventType::kHeapSplit, 1, 0, 0, 3), E(EventType::kRedistrictPiece, 2, 0, 300, 32),
+      E(EventType::kRedistrictPiece, 3, 320, 300, 32),
+      E(EventType::kRedistrictPiece, 4, 640, 200, 32),
+      ReleaseRequested(3, 1),
+      E(EventType::kHeapSplit, 3, 0, 0, 2), E(EventType::kRedistrictPiece, 5, 320, 100, 32),
+      E(EventType::kRedistrictPiece, 6, 448, 100, 32)};
+  ExpectReplaysAsRecorded(Compile(Base(4096), ev), 6u);
+}
+
 // A Realm log: a split's pieces have upper-bound sizes (not checkable),
 // a later allocation tightens one (replayed, not counted), and a failed
 // piece of unknown size is left out.
