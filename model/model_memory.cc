@@ -450,7 +450,9 @@ void ModelMemory::ReleaseStorageImmediate(uint64_t key, bool poisoned) {
       if (r->state == InstanceState::kReleasePending ||
           r->state == InstanceState::kReleaseReady)
         realm_shadow_release_cancelled(decisions_, r->instance);
-      r->state = InstanceState::kLive;
+      // (An allocation still queued stays queued, and is planned again
+      // below.)
+      if (r->state != InstanceState::kPending) r->state = InstanceState::kLive;
       r->destroy_requested = false;
       if (r->is_redistrict) {
         r->is_redistrict = false;
@@ -528,6 +530,7 @@ void ModelMemory::AllocateStorageImmediate(uint64_t key, bool poisoned) {
   }
   const bool fired_early = r->destroy_fired_early;
   const bool fired_poisoned = r->destroy_fired_poisoned;
+  r->destroy_fired_early = false;  // run below, not by OnAllocationOutcome
   OnAllocationOutcome(key, result, offset);
   if (deferred_destroy_exists && fired_early) {
     if (FindByKey(key)) DestroyTriggered(key, fired_poisoned);
@@ -537,7 +540,11 @@ void ModelMemory::AllocateStorageImmediate(uint64_t key, bool poisoned) {
 void ModelMemory::DestroyTriggered(uint64_t key, bool poisoned) {
   Record* r = FindByKey(key);
   if (!r) return;
-  if (r->state == InstanceState::kAwaitingCreate) {
+  // Also while the allocation is still queued: Realm asserts there (its
+  // release heap does not hold the range, and the allocation, once served,
+  // must find its release not ready); the model runs the destroy once the
+  // allocation is decided (OnAllocationOutcome).
+  if (r->state == InstanceState::kAwaitingCreate || r->state == InstanceState::kPending) {
     r->destroy_fired_early = true;
     r->destroy_fired_poisoned = poisoned;
     return;
@@ -635,9 +642,26 @@ bool ModelMemory::Destroy(uint64_t instance, Event after) {
       return true;
 
     case InstanceState::kPending:
+      if (!triggered) {
+        // Realm's release_storage_deferrable with the allocation itself
+        // still queued: the planned range leaves the future heap now
+        // (later requests are planned into it), and the release queues
+        // behind the allocation; the record turns release-pending once
+        // the allocation is served (OnAllocationOutcome).
+        r->destroy_requested = true;
+        realm_shadow_release_requested(entries_, instance, 0);
+        realm_shadow_release_requested(decisions_, instance, 0);
+        ReleaseStorageDeferrable(key, false);
+        events_->AddWaiter(after, [this, alive = std::weak_ptr<bool>(alive_), key](bool p) {
+          if (auto a = alive.lock(); a && *a) DestroyTriggered(key, p);
+        });
+        return true;
+      }
+      [[fallthrough]];
     case InstanceState::kPendingPiece:
-      // Programs destroy after the ready event; Realm asserts otherwise.
-      // The destroy waits until the allocation is decided.
+      // A ready destroy of a queued allocation: Realm asserts (its release
+      // heap does not hold the range); programs destroy after the ready
+      // event.  The destroy waits until the allocation is decided.
       r->destroy_requested = true;
       r->destroy_when_placed = true;
       r->destroy_after = after;

@@ -70,6 +70,11 @@ void ModelMemory::OnAllocationOutcome(Record& record, AllocationResult result,
     r->destroy_requested = false;
     const Event after = r->destroy_after;
     Destroy(instance, after);
+  } else if (r->key == key && r->destroy_fired_early && r->destroy_requested &&
+             result != AllocationResult::kDeferred) {
+    // Its queued release's event fired while it was queued (DestroyTriggered).
+    r->destroy_fired_early = false;
+    DestroyTriggered(key, r->destroy_fired_poisoned);
   }
 }
 

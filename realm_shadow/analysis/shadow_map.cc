@@ -294,7 +294,11 @@ struct ShadowMap::State {
     }
     p.size = e.size;
     if (e.aux != 0 || fresh) p.alignment = e.aux;
-    p.planned_offset = e.offset;
+    // A request whose destroy is requested has no plan: Realm takes its
+    // range out of the future heap again right after planning it (its
+    // release is queued behind it), which the heap reports no record of.
+    p.planned_offset =
+        (p.flags & (kPendingReleaseRequested | kPendingReleaseReady)) != 0 ? kNoOffset : e.offset;
     if (e.offset != kNoOffset) p.flags |= kPendingWasPlanned;
   }
 
@@ -331,6 +335,10 @@ struct ShadowMap::State {
     if (auto it = pending.find(e.instance); it != pending.end()) {
       it->second.flags = static_cast<uint8_t>(
           (it->second.flags & ~(kPendingReleaseRequested | kPendingReleaseReady)) | bits);
+      // Realm takes a queued request's planned range out of its future heap
+      // when its destroy is requested (release_storage_deferrable: later
+      // requests are planned into it), so it has no plan from here on.
+      if (bits != 0) it->second.planned_offset = kNoOffset;
       return;
     }
     if (failed.count(e.instance)) {
@@ -462,11 +470,11 @@ struct ShadowMap::State {
       case EventType::kReleaseRequested: {
         Allocation* live_one = FindLive(e.instance);
         // A reused id: the live range of an older instance whose release
-        // is already on its way, and a failed newer one that is now being
-        // destroyed.  The request is the newer one's.
+        // is already on its way, and a failed or still queued newer one
+        // that is now being destroyed.  The request is the newer one's.
         if (heap_observed && live_one != nullptr &&
             live_one->state != AllocationState::kLive &&
-            failed.count(e.instance)) {
+            (failed.count(e.instance) || pending.count(e.instance))) {
           ObservedReleaseRequest(e);
           break;
         }

@@ -58,12 +58,17 @@
 //                          leaves `pending`.
 //  request_cancelled(i)    a pending i leaves `pending` (counted cancelled).
 //  release_requested(i,r)  as above for a live i; for an i that is not live:
-//                          a pending i keeps the release for its placement;
+//                          a pending i keeps the release for its placement
+//                          and has no plan from here on (Realm takes a
+//                          queued request's range out of its future heap at
+//                          its destroy; a future_placed of it is ignored
+//                          until the release is cancelled);
 //                          a failed or cancelled i is forgotten once ready;
 //                          an i no heap has seen yet keeps it until it
 //                          appears (at most 4096 such; past that, anomaly).
 //                          A reused id, live (release requested) and failed
-//                          at once: the request is the failed one's.
+//                          or pending at once: the request is the newer
+//                          one's.
 //  noop                    nothing (a group applied outside the journal).
 // A record of a heap group that is not of the group's kinds is malformed.
 // A placement (allocated, deferred_completed, a redistrict piece) at offset

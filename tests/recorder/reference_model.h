@@ -121,7 +121,7 @@ class ReferenceMemory {
         auto it = offset_of_.find(e.instance);
         if (heap_observed_ && it != offset_of_.end() &&
             live_[{it->second, e.instance}].state != AllocationState::kLive &&
-            failed_.count(e.instance)) {
+            (failed_.count(e.instance) || pending_.count(e.instance))) {
           ObservedRelease(e);
           break;
         }
@@ -195,7 +195,8 @@ class ReferenceMemory {
           p->second.first.alignment = e.aux;
         }
         p->second.first.size = e.size;
-        p->second.first.planned_offset = e.offset;
+        p->second.first.planned_offset =
+            (bits_[e.instance] & (kRequested | kReady)) != 0 ? kNoOffset : e.offset;
         if (e.offset != kNoOffset) bits_[e.instance] |= kWasPlanned;
         break;
       }
@@ -354,9 +355,10 @@ class ReferenceMemory {
   }
   void ObservedRelease(const Event& e) {
     const uint8_t bits = e.aux == 0 ? kRequested : e.aux == 1 ? kReady : 0;
-    if (pending_.count(e.instance)) {
+    if (auto p = pending_.find(e.instance); p != pending_.end()) {
       bits_[e.instance] = static_cast<uint8_t>(
           (bits_[e.instance] & ~(kRequested | kReady)) | bits);
+      if (bits != 0) p->second.first.planned_offset = kNoOffset;  // out of the future heap
       return;
     }
     if (failed_.count(e.instance)) {
