@@ -32,6 +32,9 @@ struct LifeInfo {
   // precondition (Realm's delayed redistrict): the release joins Realm's
   // queue when the life is placed, not when it was requested.
   bool delayed_split = false;
+  // Its release step is already the split of its announced pieces (made
+  // when one of them failed before the split's group: SplitAtAPiecesFailure).
+  bool split_made = false;
 };
 
 std::string Hex(uint64_t v) { return HexId(v); }
@@ -582,6 +585,7 @@ class Compiler {
   bool Failed(const Event& e, std::string* error) {
     uint32_t life = Waiting(e.instance);
     if (life != kNoLife) {
+      if (!from_log_) SplitAtAPiecesFailure(life);
       const bool eventual = info_[life].phase == Phase::kPending &&
                             (e.type == EventType::kDeferredFailed ||
                              (e.type == EventType::kRequestFailed && e.offset == 1));
@@ -728,9 +732,7 @@ class Compiler {
   // events right after complete or fail exactly the requests deferred with
   // no plan right after its release was requested.
   bool DecisionSplit(uint32_t old) {
-    std::vector<uint32_t> pieces;
-    for (uint32_t l = old + 1; l < s_.lives.size(); ++l)
-      if (info_[l].piece_of == old && info_[l].phase == Phase::kWaiting) pieces.push_back(l);
+    const std::vector<uint32_t> pieces = AnnouncedPieces(old);
     if (pieces.empty() || info_[old].release_step == kNoStep) return false;
     size_t k = index_ + 1;
     for (uint32_t p : pieces) {
@@ -791,8 +793,46 @@ class Compiler {
     announced->swap(kept);
   }
 
+  // A piece announced for a split fails before the split's group: Realm
+  // planned the split in its future heap when the release was requested
+  // (ready), and failed at once the pieces that plan could not place; the
+  // group comes when the current heap catches up.  The release step is the
+  // split, of every announced piece; the group places the pieces it names.
+  void SplitAtAPiecesFailure(uint32_t life) {
+    const uint32_t old = PieceOf(life);
+    if (old == kNoLife || info_[life].phase != Phase::kWaiting) return;
+    if (info_[old].phase != Phase::kPlaced || info_[old].release_step == kNoStep ||
+        info_[old].split_made)
+      return;
+    RewriteAsSplit(old, AnnouncedPieces(old));
+    info_[old].split_made = true;
+  }
+  std::vector<uint32_t> AnnouncedPieces(uint32_t old) const {
+    std::vector<uint32_t> pieces;
+    for (uint32_t l = old + 1; l < s_.lives.size(); ++l)
+      if (info_[l].piece_of == old && info_[l].phase == Phase::kWaiting) pieces.push_back(l);
+    return pieces;
+  }
+
   bool FlushSplit(std::string* error) {
     const uint32_t old = Placed(group_old_);
+    if (old != kNoLife && info_[old].split_made) {
+      // The split is made (SplitAtAPiecesFailure): its pieces are placed.
+      for (const Event& r : group_) {
+        for (uint32_t l = old + 1; l < s_.lives.size(); ++l) {
+          if (info_[l].piece_of != old || s_.lives[l].instance != r.instance ||
+              info_[l].phase != Phase::kPending)
+            continue;
+          Placement(l, r.offset);
+          info_[l].piece_of = kNoLife;
+          break;
+        }
+      }
+      for (uint32_t l = old + 1; l < s_.lives.size(); ++l)
+        if (info_[l].piece_of == old) info_[l].piece_of = kNoLife;
+      Close(old);
+      return true;
+    }
     std::vector<const Event*> placed;
     for (const Event& r : group_) placed.push_back(&r);
     // A log's tighter bound: one piece, the same instance, the same start.
@@ -837,9 +877,7 @@ class Compiler {
     }
     // The pieces announced as waiting with the old release (heap
     // observation), in order: the placed ones lead, the rest failed.
-    std::vector<uint32_t> announced;
-    for (uint32_t l = old + 1; l < s_.lives.size(); ++l)
-      if (info_[l].piece_of == old && info_[l].phase == Phase::kWaiting) announced.push_back(l);
+    std::vector<uint32_t> announced = AnnouncedPieces(old);
     if (!from_log_) KeepTheSplitsPieces(placed, &announced);
     bool use_announced = !announced.empty() && announced.size() >= placed.size() &&
                          info_[old].release_step != kNoStep;

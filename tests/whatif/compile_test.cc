@@ -339,6 +339,30 @@ TEST(Compile, HeapObservedWaitingRequestBeforeASplitsPiecesIsNoPiece) {
   EXPECT_EQ(s.lives[r.failures[0].life].instance, kId | 10);
 }
 
+// Heap observation of a split whose pieces fail before its group (the
+// oracle's replay-tracked.failures, seed 38 of a master run: a redistrict
+// of a zero-byte instance requested ready while other work is queued):
+// Realm plans the split in its future heap at the release and fails the
+// pieces that plan cannot place at once; the group comes when the current
+// heap catches up.  The failures were replayed as requests of their own,
+// placed, and the replay avoided both of the run's failures.
+TEST(Compile, HeapObservedSplitWhosePiecesFailBeforeItsGroup) {
+  const std::vector<Event> ev = {
+      E(EventType::kHeapPlaced, 4, 0, 0, 256),
+      E(EventType::kFuturePlaced, 2, kNoOffset, 100, 32),
+      E(EventType::kFuturePlaced, 7, kNoOffset, 200, 32),
+      ReleaseRequested(4, 1),
+      E(EventType::kRequestFailed, 2, 0, 100, 32),
+      E(EventType::kRequestFailed, 7, 0, 200, 32),
+      E(EventType::kHeapSplit, 4, 0, 0, 0)};
+  const ReplayScript s = Compile(Base(4096), ev);
+  const ReplayResult r = Replayed(s, PlacementPolicy::kRealm);
+  EXPECT_EQ(r.self_check.difference_count, 0u);
+  EXPECT_EQ(r.recorded_failures, 2u);
+  EXPECT_EQ(r.recorded_failures_avoided, 0u);
+  ASSERT_EQ(r.failures.size(), 2u);  // the pieces a zero-byte range cannot hold
+}
+
 // A Realm log: a split's pieces have upper-bound sizes (not checkable),
 // a later allocation tightens one (replayed, not counted), and a failed
 // piece of unknown size is left out.
