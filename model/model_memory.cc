@@ -544,7 +544,8 @@ void ModelMemory::DestroyTriggered(uint64_t key, bool poisoned) {
   // release heap does not hold the range, and the allocation, once served,
   // must find its release not ready); the model runs the destroy once the
   // allocation is decided (OnAllocationOutcome).
-  if (r->state == InstanceState::kAwaitingCreate || r->state == InstanceState::kPending) {
+  if (r->state == InstanceState::kAwaitingCreate || r->state == InstanceState::kPending ||
+      r->state == InstanceState::kPendingPiece) {
     r->destroy_fired_early = true;
     r->destroy_fired_poisoned = poisoned;
     return;
@@ -642,12 +643,13 @@ bool ModelMemory::Destroy(uint64_t instance, Event after) {
       return true;
 
     case InstanceState::kPending:
+    case InstanceState::kPendingPiece:
       if (!triggered) {
-        // Realm's release_storage_deferrable with the allocation itself
-        // still queued: the planned range leaves the future heap now
-        // (later requests are planned into it), and the release queues
-        // behind the allocation; the record turns release-pending once
-        // the allocation is served (OnAllocationOutcome).
+        // Realm's release_storage_deferrable with the allocation (or the
+        // redistrict that makes this piece) still queued: the planned range
+        // leaves the future heap now (later requests are planned into it),
+        // and the release queues behind it; the record turns
+        // release-pending once it is placed (OnAllocationOutcome).
         r->destroy_requested = true;
         realm_shadow_release_requested(entries_, instance, 0);
         realm_shadow_release_requested(decisions_, instance, 0);
@@ -657,8 +659,6 @@ bool ModelMemory::Destroy(uint64_t instance, Event after) {
         });
         return true;
       }
-      [[fallthrough]];
-    case InstanceState::kPendingPiece:
       // A ready destroy of a queued allocation: Realm asserts (its release
       // heap does not hold the range); programs destroy after the ready
       // event.  The destroy waits until the allocation is decided.

@@ -722,9 +722,26 @@ class Compiler {
       return Unknown(e, error);
     }
     if (e.type == EventType::kReleased && DecisionSplit(life)) return true;
+    if (e.type == EventType::kHeapRemoved && group_type_ == EventType::kHeapSwapped &&
+        SwappedSplit(life))
+      return true;
     if (info_[life].release == Release::kNone) AddStep(StepKind::kRelease, life, true);
     else if (info_[life].release == Release::kPending) AddStep(StepKind::kReleaseReady, life);
     Close(life);
+    return true;
+  }
+
+  // Realm's release reordering applies a queued split in the heap it swaps
+  // in: the swap removes the old range and places the pieces it can
+  // (heap_placed records of the same group).  A release of a life with
+  // pieces announced is that split (oracle seed 40 of a master run), not a
+  // release followed by requests of their own.
+  bool SwappedSplit(uint32_t old) {
+    const std::vector<uint32_t> pieces = AnnouncedPieces(old);
+    if (pieces.empty() || info_[old].release_step == kNoStep || info_[old].split_made) return false;
+    RewriteAsSplit(old, pieces);
+    for (uint32_t p : pieces) info_[p].piece_of = kNoLife;  // placed by the records that follow
+    Close(old);
     return true;
   }
 

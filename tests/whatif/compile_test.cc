@@ -363,6 +363,26 @@ TEST(Compile, HeapObservedSplitWhosePiecesFailBeforeItsGroup) {
   ASSERT_EQ(r.failures.size(), 2u);  // the pieces a zero-byte range cannot hold
 }
 
+// Heap observation of a queued split that Realm's release reordering
+// applies in the heap it swaps in (the oracle's replay-tracked.self-check,
+// seed 40 of a master run: redistrict i22 i27 i28 i29 after=r:i8): the
+// swap removes the old range and places the pieces.  That is the split,
+// not a release and then requests of their own, which first fit placed
+// in the hole below the old range.
+TEST(Compile, HeapObservedSplitInASwappedHeap) {
+  const std::vector<Event> ev = {
+      E(EventType::kHeapPlaced, 1, 0, 400, 32), E(EventType::kHeapPlaced, 7, 416, 1000, 32),
+      E(EventType::kHeapRemoved, 1),
+      E(EventType::kFuturePlaced, 8, kNoOffset, 300, 32),
+      E(EventType::kFuturePlaced, 9, kNoOffset, 200, 32),
+      ReleaseRequested(7, 0),
+      E(EventType::kFuturePlaced, 8, 416, 300, 32), E(EventType::kFuturePlaced, 9, 736, 200, 32),
+      ReleaseRequested(7, 1),
+      E(EventType::kHeapSwapped, 0, 0, 0, 3), E(EventType::kHeapRemoved, 7),
+      E(EventType::kHeapPlaced, 8, 416, 300, 0), E(EventType::kHeapPlaced, 9, 736, 200, 0)};
+  ExpectReplaysAsRecorded(Compile(Base(4096), ev), 4u);
+}
+
 // A Realm log: a split's pieces have upper-bound sizes (not checkable),
 // a later allocation tightens one (replayed, not counted), and a failed
 // piece of unknown size is left out.
