@@ -383,6 +383,44 @@ TEST(Compile, HeapObservedSplitInASwappedHeap) {
   ExpectReplaysAsRecorded(Compile(Base(4096), ev), 4u);
 }
 
+// Heap observation of a destroy of a piece requested while the redistrict
+// that makes it still waits (the oracle's replay-tracked.self-check, seed
+// 254 of a master run: create S i1 fill after=E1 / redistrict i1 i2 i3 i4 /
+// destroy i3 after its ready event): the destroy joins the queue once the
+// split has made the piece.  At its request the replay had no piece to
+// release, held it to the end, and placed a later request elsewhere.
+TEST(Compile, HeapObservedDestroyOfAPieceBeforeItsSplitIsQueuedAfterIt) {
+  const std::vector<Event> ev = {
+      E(EventType::kFuturePlaced, 1, kNoOffset, 1000, 32),
+      E(EventType::kFuturePlaced, 2, kNoOffset, 300, 32),
+      E(EventType::kFuturePlaced, 3, kNoOffset, 300, 32),
+      ReleaseRequested(1, 0), ReleaseRequested(3, 0),
+      E(EventType::kHeapPlaced, 1, 0, 1000, 32), ReleaseRequested(1, 1),
+      E(EventType::kHeapSplit, 1, 0, 0, 2), E(EventType::kRedistrictPiece, 2, 0, 300, 32),
+      E(EventType::kRedistrictPiece, 3, 320, 300, 32),
+      ReleaseRequested(3, 1), E(EventType::kHeapRemoved, 3),
+      E(EventType::kHeapPlaced, 4, 320, 600, 32)};
+  ExpectReplaysAsRecorded(Compile(Base(4096), ev), 4u);
+}
+
+// Heap observation of a request waiting on its own precondition shown
+// right before a destroy of a live instance waiting on an event, the order
+// a delayed redistrict's announcement has (oracle seeds 289, 303, 350, 398
+// of a master run): the request is placed while that instance is still
+// live, which a split's piece never is, so it is no piece; the release
+// that reordering applies later is a release, not a split into it.
+TEST(Compile, HeapObservedRequestPlacedWhileItsSupposedOldIsLiveIsNoPiece) {
+  const std::vector<Event> ev = {
+      E(EventType::kHeapPlaced, 5, 0, 500, 32),
+      E(EventType::kFuturePlaced, 6, kNoOffset, 200, 32),
+      ReleaseRequested(5, 0),
+      E(EventType::kHeapPlaced, 6, 512, 200, 32),
+      ReleaseRequested(5, 1),
+      E(EventType::kHeapSwapped, 0, 0, 0, 1), E(EventType::kHeapRemoved, 5),
+      E(EventType::kHeapPlaced, 7, 0, 100, 32)};
+  ExpectReplaysAsRecorded(Compile(Base(4096), ev), 3u);
+}
+
 // A Realm log: a split's pieces have upper-bound sizes (not checkable),
 // a later allocation tightens one (replayed, not counted), and a failed
 // piece of unknown size is left out.
