@@ -35,6 +35,12 @@ struct LifeInfo {
   // Its release step is already the split of its announced pieces (made
   // when one of them failed before the split's group: SplitAtAPiecesFailure).
   bool split_made = false;
+  // The lives provisionally taken for pieces of this one's split lie in
+  // [first_piece, last_piece] (kNoLife: none): the requests shown right
+  // before (or after) its release request, so a plain release unlinks them
+  // in a walk of a few lives.
+  uint32_t first_piece = kNoLife;
+  uint32_t last_piece = kNoLife;
 };
 
 std::string Hex(uint64_t v) { return HexId(v); }
@@ -597,7 +603,7 @@ class Compiler {
           last_wait_or_release_ + 1 == seq_ &&
           info_[candidate_old_].phase == Phase::kPlaced &&
           info_[candidate_old_].release == Release::kPending)
-        info_[life].piece_of = candidate_old_;
+        LinkPiece(life, candidate_old_);
       last_wait_or_release_ = seq_;
     }
     return true;
@@ -700,7 +706,7 @@ class Compiler {
         if (dead_[k] || st.kind != StepKind::kRequestWaits || st.sequence + 1 != expect) break;
         if (st.life != life && info_[st.life].phase == Phase::kWaiting &&
             info_[st.life].piece_of == kNoLife) {
-          info_[st.life].piece_of = life;
+          LinkPiece(st.life, life);
           info_[life].delayed_split = old_waits;
         }
         expect = st.sequence;
@@ -748,8 +754,27 @@ class Compiler {
       return true;
     if (info_[life].release == Release::kNone) AddStep(StepKind::kRelease, life, true);
     else if (info_[life].release == Release::kPending) AddStep(StepKind::kReleaseReady, life);
+    UnlinkPieces(life);
     Close(life);
     return true;
+  }
+
+  void LinkPiece(uint32_t piece, uint32_t old) {
+    info_[piece].piece_of = old;
+    LifeInfo& o = info_[old];
+    if (o.first_piece == kNoLife || piece < o.first_piece) o.first_piece = piece;
+    if (o.last_piece == kNoLife || piece > o.last_piece) o.last_piece = piece;
+  }
+  // A plain release of `old` disproves every provisional piece of its split
+  // (oracle seed 259 of a master run: a request waiting on its own
+  // precondition, shown right before a destroy, stayed a "piece" of the
+  // destroyed instance and was replayed as a new request when placed).
+  void UnlinkPieces(uint32_t old) {
+    LifeInfo& o = info_[old];
+    if (o.first_piece == kNoLife) return;
+    for (uint32_t l = o.first_piece; l <= o.last_piece; ++l)
+      if (info_[l].piece_of == old) info_[l].piece_of = kNoLife;
+    o.first_piece = o.last_piece = kNoLife;
   }
 
   // Realm's release reordering applies a queued split in the heap it swaps

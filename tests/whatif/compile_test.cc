@@ -421,6 +421,35 @@ TEST(Compile, HeapObservedRequestPlacedWhileItsSupposedOldIsLiveIsNoPiece) {
   ExpectReplaysAsRecorded(Compile(Base(4096), ev), 3u);
 }
 
+// Heap observation: a request waiting on its own precondition shown right
+// before a destroy (taken for a piece of that destroy's split), which is
+// then redistricted itself while it waits (the oracle's replay-tracked.
+// failures, seed 259 of a master run).  The destroy turns out a plain
+// release, which unlinks its supposed pieces: the request is placed as
+// itself, and its own split fails the piece that does not fit.  Still
+// linked, it was replayed as a new request and its pieces as requests of
+// their own, placed where Realm failed them.
+TEST(Compile, HeapObservedPlainReleaseUnlinksItsSupposedPieces) {
+  const std::vector<Event> ev = {
+      E(EventType::kHeapPlaced, 1, 0, 1000, 32),
+      E(EventType::kFuturePlaced, 2, kNoOffset, 500, 32),
+      ReleaseRequested(1, 0),
+      E(EventType::kFuturePlaced, 3, kNoOffset, 100, 32),
+      E(EventType::kFuturePlaced, 4, kNoOffset, 600, 32),
+      ReleaseRequested(2, 0),
+      ReleaseRequested(1, 1), E(EventType::kHeapRemoved, 1),
+      E(EventType::kHeapPlaced, 2, 0, 500, 32), ReleaseRequested(2, 1),
+      E(EventType::kHeapSplit, 2, 0, 0, 1), E(EventType::kRedistrictPiece, 3, 0, 100, 32),
+      E(EventType::kRequestFailed, 4, 1, 600, 32)};
+  const ReplayScript s = Compile(Base(4096), ev);
+  const ReplayResult r = Replayed(s, PlacementPolicy::kRealm);
+  EXPECT_EQ(r.self_check.difference_count, 0u);
+  EXPECT_EQ(r.self_check.as_recorded, 3u);
+  EXPECT_EQ(r.recorded_failures_avoided, 0u);
+  ASSERT_EQ(r.failures.size(), 1u);
+  EXPECT_EQ(s.lives[r.failures[0].life].instance, kId | 4);
+}
+
 // A Realm log: a split's pieces have upper-bound sizes (not checkable),
 // a later allocation tightens one (replayed, not counted), and a failed
 // piece of unknown size is left out.
