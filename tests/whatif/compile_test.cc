@@ -450,6 +450,21 @@ TEST(Compile, HeapObservedPlainReleaseUnlinksItsSupposedPieces) {
   EXPECT_EQ(s.lives[r.failures[0].life].instance, kId | 4);
 }
 
+// Heap observation of a ready release request, then its split, with no
+// piece announced before it (the oracle's replay-tracked.self-check, seed
+// 334 of a master run, where the piece's announcement went to an older
+// waiting request of the same id): the release was the split.  Replayed as
+// the release and then a split of a range already given back, the piece
+// was a request of its own, placed in the hole below.
+TEST(Compile, HeapObservedReadyReleaseThenItsSplitIsTheSplit) {
+  const std::vector<Event> ev = {
+      E(EventType::kHeapPlaced, 5, 0, 200, 32), E(EventType::kHeapPlaced, 1, 224, 1000, 32),
+      E(EventType::kHeapRemoved, 5),
+      ReleaseRequested(1, 1),
+      E(EventType::kHeapSplit, 1, 0, 0, 1), E(EventType::kRedistrictPiece, 2, 224, 150, 32)};
+  ExpectReplaysAsRecorded(Compile(Base(4096), ev), 3u);
+}
+
 // A Realm log: a split's pieces have upper-bound sizes (not checkable),
 // a later allocation tightens one (replayed, not counted), and a failed
 // piece of unknown size is left out.
