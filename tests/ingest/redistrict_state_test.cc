@@ -82,6 +82,47 @@ const Program kPrograms[] = {
      "live 4000000000000000 [0, +0) 0 \n"
      "live 4000000000000002 [0, +1048576) 0 upper bound\n"
      "failed 4000000000000003 0\n"},
+    // log.missing-release_ready (seeds 8, 384; 7 seeds of the 500-seed
+    // master run), reduced from seed 384, checkpoint 7:
+    //   create S i5 320512 align=64 / create S i9 187392 align=16 /
+    //   event E2 / destroy i5 after=E2 / event E4 / destroy i9 after=E4 /
+    //   create S i13 hole+280906 align=4096 / trigger E4 / checkpoint
+    // i13 does not fit the heap: Realm's allocator may queue it (it fits
+    // once i5 and i9 go), or it waits on a precondition; the log reads the
+    // same.  When i9's destroy fires, i5's (older) still waits: with i13
+    // queued Realm keeps i9's range, release ready, until i5's goes
+    // (mem_impl.cc release_storage_immediate); Realm held it.  The range
+    // was shown free, as a fact; it is shown held, release ready, marked
+    // as maybe given back already.
+    {"AReleaseThatFiresBehindAnOlderOneMayStillBeHeld",
+     LogProgram("redistrict_state/release_fired_behind_an_older_one") +
+         "[0 - 1] 1.497454 {3}{random}: CHECKPOINT 1\n",
+     "live 4000000000000000 [0, +0) 0 \n"
+     "live 4000000000000001 [0, +320512) 1 \n"
+     "live 4000000000000003 [320512, +187392) 2  maybe given back\n"
+     "waiting 4000000000000006 3967306  \n"},
+    // The same once i5's destroy fires (trigger E2): the oldest release
+    // goes, and Realm gives back the ready ones behind it with it (and
+    // places i13, which lands on i9's range): both free, as facts.
+    {"TheOldestReleaseFiringGivesBackTheReadyOnesBehindIt",
+     LogProgram("redistrict_state/release_fired_behind_an_older_one") +
+         LogProgram("redistrict_state/oldest_release_fires") +
+         "[0 - 1] 1.770304 {3}{random}: CHECKPOINT 1\n",
+     "live 4000000000000000 [0, +0) 0 \n"
+     "live 4000000000000006 [0, +3967306) 0 \n"},
+    // log.missing-release_ready (seed 384, checkpoint 8): i9's id is
+    // reused while Realm may still hold its range (create S i18 320484
+    // align=65536, which fails at once).  The range stays shown held: the
+    // new life never enters the map.
+    {"AHeldRangeStaysWhenItsIdIsReusedByARequestThatFails",
+     LogProgram("redistrict_state/release_fired_behind_an_older_one") +
+         LogProgram("redistrict_state/id_of_a_held_range_reused") +
+         "[0 - 1] 1.497454 {3}{random}: CHECKPOINT 1\n",
+     "live 4000000000000000 [0, +0) 0 \n"
+     "live 4000000000000001 [0, +320512) 1 \n"
+     "live 4000000000000003 [320512, +187392) 2  maybe given back\n"
+     "waiting 4000000000000006 3967306  \n"
+     "failed 4000000000000003 320484\n"},
 };
 
 // GoogleTest prints a parameter by its name, not its bytes.
