@@ -41,6 +41,13 @@ LogSize SizeKnowledge(const Snapshot& log, const Allocation& a) {
 
 bool Queued(const Allocation& a) { return a.state != AllocationState::kLive; }
 
+// A release the log shows pending on an event it never names, which Realm
+// may have poisoned and skipped (kReleaseAttribute, realm_log.h).
+bool MaybeSkipped(const Snapshot& log, const Allocation& a) {
+  const std::string* release = AttributeOf(log, a.identity, kReleaseAttribute);
+  return release != nullptr && *release == kReleaseMaybeSkipped;
+}
+
 // A range the log shows release ready with the marking that Realm may have
 // given it back already (kHeldAttribute, realm_log.h).
 bool MaybeGivenBack(const Snapshot& log, const Allocation& a) {
@@ -170,6 +177,12 @@ uint64_t CompareLiveAllocations(const Snapshot& shadow, const Snapshot& log,
       found->within = true;
     }
     if (Queued(s) == Queued(l)) continue;
+    if (s.state == AllocationState::kLive &&
+        l.state == AllocationState::kReleasePending && MaybeSkipped(log, l)) {
+      // Realm skipped the destroy, within what the log says.
+      found->within = true;
+      continue;
+    }
     if (s.state == AllocationState::kReleasePending && !Queued(l) &&
         unnamed_old_instances > 0) {
       // The old instance of a redistrict the log shows waiting unnamed.

@@ -84,6 +84,16 @@ Identity HeldMarker(Identity identity) {
   return identity;
 }
 
+// `identity` with the marking of a release that may have been skipped
+// (kReleaseAttribute), before its "why" when it has one.
+Identity ReleaseMaybeSkippedMarker(Identity identity) {
+  auto why = std::find_if(identity.attributes.begin(),
+                          identity.attributes.end(),
+                          [](const auto& kv) { return kv.first == "why"; });
+  identity.attributes.insert(why, {kReleaseAttribute, kReleaseMaybeSkipped});
+  return identity;
+}
+
 // The marker of a redistrict's piece waiting on its precondition, in a log
 // with debug lines (where every create logs its layout right after its
 // announce, so an announce with none is a piece): its size is unknown, and
@@ -684,8 +694,13 @@ class DumpAssembler {
       // Release ready: Realm may have given the range back already
       // (NodeRebuild::FireRelease), as the history marks it.
       const bool held = a.state == AllocationState::kReleaseReady;
+      // Its release waits on an event the log never names: the map's mark.
+      const bool maybe_skipped = a.identity == kReleaseMaybeSkippedMark;
+      if (maybe_skipped) a.identity = 0;
       const InstanceLife* life = life_of(a.instance);
       if (life == nullptr || life->phase != Phase::kLive) {
+        if (maybe_skipped)
+          a.identity = table_.Intern(ReleaseMaybeSkippedMarker(Identity{}));
         if (held)
           a.identity = table_.Intern(HeldMarker(
               (a.flags & kFromRedistrict) ? SizeMarker(kSizeUpperBound)
@@ -703,6 +718,9 @@ class DumpAssembler {
       if (held)
         identity = table_.Intern(
             HeldMarker(identity != 0 ? table_.Get(identity) : Identity{}));
+      if (maybe_skipped)
+        identity = table_.Intern(ReleaseMaybeSkippedMarker(
+            identity != 0 ? table_.Get(identity) : Identity{}));
       if (identity == 0) continue;
       a.identity = identity;
       if (kind != AllocationKind::kUnknown) a.kind = kind;
@@ -896,9 +914,22 @@ class DumpAssembler {
         SizeMarker(kSizeUpperBound),
         pieces_are_redistricts ? WaitingPieceMarker() : SizeMarker(kSizeUnknown),
         HeldMarker(Identity{}), HeldMarker(SizeMarker(kSizeUpperBound))};
+    // A release on an event the log never names: the map's mark on its
+    // range becomes the marker, in the events that attach it.
+    bool skipped = false;
+    for (EventRecord& r : h.events) {
+      const Event e = DecodeEvent(r);
+      if (e.type != EventType::kAttachIdentity ||
+          e.offset != kReleaseMaybeSkippedMark)
+        continue;
+      r.offset = table->Intern(ReleaseMaybeSkippedMarker(Identity{}));
+      skipped = true;
+    }
+    const Identity skipped_marker = ReleaseMaybeSkippedMarker(Identity{});
     for (const auto& [used, identity] :
          {std::pair{pieces, &markers[0]}, {waiting, &markers[1]},
-          {ready, &markers[2]}, {pieces && ready, &markers[3]}}) {
+          {ready, &markers[2]}, {pieces && ready, &markers[3]},
+          {skipped, &skipped_marker}}) {
       if (!used) continue;
       const uint32_t marker = table->Intern(*identity);
       auto at = std::lower_bound(

@@ -226,6 +226,7 @@ void NodeRebuild::FireRelease(MemoryState& m, uint64_t instance,
                          });
   const bool with_destroy =
       life.release_wait_on == 0 || announce_run_ == life.destroy_run;
+  UnmarkRelease(m, instance, life);  // it fired: it was not skipped
   if (it == m.releases.end() || !MayHoldQueuedRequests(m)) {
     GiveBack(m, instance, life);
     return;
@@ -300,6 +301,16 @@ void NodeRebuild::ForgetQueuedRelease(MemoryState& m, uint64_t instance,
                            return r.instance == instance && r.life == life;
                          });
   if (it != m.releases.end()) m.releases.erase(it);
+}
+
+// A release on an event the log never names fired or was cancelled: its
+// range loses the mark (kReleaseMaybeSkippedMark).
+void NodeRebuild::UnmarkRelease(MemoryState& m, uint64_t instance,
+                                InstanceLife& life) {
+  if (!life.release_on_unnamed_event) return;
+  life.release_on_unnamed_event = false;
+  if (life.phase == Phase::kLive)
+    Apply(m, Event{EventType::kAttachIdentity, instance, 0, 0, 0});
 }
 
 // A deferred request leaves the requests that may wait in the allocator
@@ -631,6 +642,7 @@ void NodeRebuild::PoisonEvent(uint64_t event) {
 // placement, later, comes with none.
 void NodeRebuild::CancelRelease(uint64_t instance, InstanceLife& life) {
   MemoryState& m = Memory(life.memory);
+  UnmarkRelease(m, instance, life);
   if (life.phase == Phase::kLive)
     Apply(m, Event{EventType::kReleaseRequested, instance, 0, 0,
                    ReleaseAux(ReleaseState::kCancelled)});
@@ -895,6 +907,7 @@ void NodeRebuild::OnAllocationFailed(uint64_t inst) {
 void NodeRebuild::OnCreated(uint64_t inst, uint64_t bytes, bool external,
                             uint64_t ready) {
   InstanceLife& life = state_.instances[inst];
+  if (ready != 0) named_events_.insert(ready);
   if (ready != 0 && life.phase != Phase::kGone) {
     life.ready_event = ready;
     // Logged after its failure (an instant one): already poisoned.
@@ -982,7 +995,18 @@ void NodeRebuild::OnDestroyed(uint64_t inst, uint64_t wait_on) {
         MemoryState::QueuedRelease{inst, life.announce_order, false});
     // Waiting on an event already poisoned: it will not happen
     // (mem_impl.cc: a poisoned precondition silently cancels the deletion).
-    if (wait_on != 0 && poisoned_.count(wait_on)) CancelRelease(inst, life);
+    if (wait_on != 0 && poisoned_.count(wait_on)) {
+      CancelRelease(inst, life);
+    } else if (wait_on != 0 && event_lines_ > 0 &&
+               life.phase == Phase::kLive && !life.bounded &&
+               !named_events_.count(wait_on)) {
+      // An event the log never names (a redistrict's new instance's ready
+      // event): Realm may have poisoned it, even before this line, and
+      // then skips the destroy without a word.  Marked, not guessed.
+      life.release_on_unnamed_event = true;
+      Apply(m, Event{EventType::kAttachIdentity, inst, kReleaseMaybeSkippedMark,
+                     0, 0});
+    }
   } else if (life.phase == Phase::kUnplaced ||
              life.phase == Phase::kAnnounced) {
     // Holds no range the map knows yet (placed at an unknown place, or a
@@ -1272,7 +1296,13 @@ void NodeRebuild::Feed(const LogLine& line, uint64_t line_number) {
     OnLegateLine(line);
   } else if (line.kind == LineKind::kUserEventCancelled) {
     OnUserEventCancelled(line.event);
+  } else if (line.kind == LineKind::kEventNamed) {
+    ++event_lines_;
+    named_events_.insert(line.event);
+    ++counts.other_logger_lines;  // read for its event's name only
   } else if (line.kind == LineKind::kEventMerged) {
+    ++event_lines_;
+    named_events_.insert(line.event);
     OnEventMerged(line.event, line.ids[0]);
   } else {
     // A line of the program's own (not Realm's event logger, whose lines

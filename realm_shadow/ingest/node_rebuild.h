@@ -64,6 +64,12 @@ struct AppliedEvent {
   uint64_t line = 0;     // 1-based line number in its file
 };
 
+// The identity id a rebuild's map gives a live range whose release waits on
+// an event the log never names (kReleaseAttribute): no identity table hands
+// it out; the dump assembly puts the marker in its place, in the picture
+// and in the history's events.
+inline constexpr uint32_t kReleaseMaybeSkippedMark = 0xfffffff0u;
+
 struct RebuildOptions {
   // Called for every event applied to a memory's map, in order.
   std::function<void(const AppliedEvent&)> observer;
@@ -201,6 +207,9 @@ struct InstanceLife {
   // Its release fired while requests may wait in Realm's allocator: Realm
   // may still hold the range (release ready), or have given it back.
   bool maybe_held = false;
+  // Its release waits on an event the log never names: the map's range
+  // carries kReleaseMaybeSkippedMark until the release fires or goes.
+  bool release_on_unnamed_event = false;
   // "ready=E" of its "instance created" line: Realm poisons E when the
   // request fails or is cancelled (inst_impl.cc notify_allocation), so a
   // destroy waiting on it is skipped.
@@ -377,6 +386,7 @@ class NodeRebuild {
   uint64_t LiveSize(const MemoryState& m, uint64_t offset,
                     uint64_t instance) const;
   void Dequeue(MemoryState& m, uint64_t instance);
+  void UnmarkRelease(MemoryState& m, uint64_t instance, InstanceLife& life);
   void Withdraw(MemoryState& m, uint64_t instance, InstanceLife& life);
   void CancelRequest(MemoryState& m, uint64_t instance, InstanceLife& life);
   bool FitsNow(const MemoryState& m, uint64_t size, uint64_t alignment) const;
@@ -403,6 +413,10 @@ class NodeRebuild {
   // poisoned (cancelled, triggered poisoned, or merged from one of those).
   absl::flat_hash_map<uint64_t, std::vector<uint64_t>> merged_into_;
   absl::flat_hash_set<uint64_t> poisoned_;
+  // Events the log names (created, triggered, merged, an instance's ready
+  // event), with Realm's event lines on (event_lines_ > 0).
+  absl::flat_hash_set<uint64_t> named_events_;
+  uint64_t event_lines_ = 0;
   // -level poison=2.  Threads whose next "allocation failed" lines are
   // cancellations: one line after a skipped creation, every such line up to
   // another line of the thread after a skipped redistrict (Realm cancels

@@ -176,7 +176,14 @@
 //    an event already poisoned is skipped without a line): shown release
 //    pending, as the log leaves it, while Realm keeps the range for good; a
 //    note counts the releases pending on an event and says each may be
-//    such a one.
+//    such a one.  In a log with Realm's event lines, a live range whose
+//    destroy waits on an event no line names (no "user event created",
+//    trigger, merge or instance's "ready=") is also marked: its identity
+//    says "release" = kReleaseMaybeSkipped (identity.h), at every moment
+//    of the history too (the map carries kReleaseMaybeSkippedMark through
+//    a kAttachIdentity event, which the assembly turns into the marker),
+//    until the release fires or is cancelled.  Not for a redistrict's
+//    piece (its size marking is the one it carries).
 //  - Releases logged after the allocation they made room for (another
 //    thread wrote them later): when an allocation lands on an instance whose
 //    destroy was requested and not yet completed, that release must already

@@ -99,8 +99,9 @@ inline std::string WaitsOn(const Snapshot& s, uint32_t identity) {
 
 // The picture as the oracle compares two of one moment: allocations with
 // their state, size marking and, for a range that may be given back
-// already, " maybe given back"; waiting requests with their size marking
-// and what they wait on; failures.
+// already, " maybe given back", for a release that may have been skipped,
+// " maybe skipped"; waiting requests with their size marking and what they
+// wait on; failures.
 inline std::string Picture(const Snapshot& s) {
   std::string out;
   for (const Allocation& a : s.allocations)
@@ -109,6 +110,10 @@ inline std::string Picture(const Snapshot& s) {
                     SizeMark(s, a.identity),
                     Attribute(s, a.identity, kHeldAttribute) == kHeldMaybeGivenBack
                         ? " maybe given back"
+                        : "",
+                    Attribute(s, a.identity, kReleaseAttribute) ==
+                            kReleaseMaybeSkipped
+                        ? " maybe skipped"
                         : "",
                     "\n");
   for (const PendingRequest& p : s.pending)

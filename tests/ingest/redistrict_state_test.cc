@@ -123,6 +123,24 @@ const Program kPrograms[] = {
      "live 4000000000000003 [320512, +187392) 2  maybe given back\n"
      "waiting 4000000000000006 3967306  \n"
      "failed 4000000000000003 320484\n"},
+    // log.state-live-shown-release_pending (seeds 269, 376, 377, 467),
+    // reduced from seed 269, checkpoint 4:
+    //   create S i1 1212009 align=32 / create S i4 748544 align=4096 /
+    //   event E3 / event E4 / redistrict i1 i5:94983:32 i6:417821:32
+    //   i7:0:32 after=E3+E4 / destroy i4 after=r:i7 / poison E4 / checkpoint
+    // i4's destroy waits on i7's ready event, which Realm never logs (a
+    // redistrict's new instances get none of the lines that name events).
+    // Poisoning E4 skips the redistrict, cancels i7 and poisons that
+    // event: Realm skips the destroy and keeps i4 live.  The log cannot
+    // tie the event to i7 (nor, in seed 377, where the event was poisoned
+    // before the destroy, see any line at all): i4 was shown release
+    // pending, as a fact; it still is, marked as maybe skipped for good.
+    {"ADestroyOnAnEventTheLogNeverNamesMayBeSkipped",
+     LogProgram("redistrict_state/destroy_on_a_pieces_ready_event") +
+         "[0 - 1] 1.463211 {3}{random}: CHECKPOINT 1\n",
+     "live 4000000000000000 [0, +0) 0 \n"
+     "live 4000000000000001 [0, +1212009) 0 \n"
+     "live 4000000000000004 [1212416, +748544) 1  maybe skipped\n"},
 };
 
 // GoogleTest prints a parameter by its name, not its bytes.
