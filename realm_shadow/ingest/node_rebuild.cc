@@ -160,7 +160,11 @@ void NodeRebuild::MakeRoom(MemoryState& m, uint64_t instance, uint64_t offset,
     // it begins (at the same offset: a zero-byte piece), its release
     // requested or not: narrowing keeps what the log says; taking the
     // release as early would lose a piece Realm still holds.
-    if (life.bounded && other_offset <= offset) {
+    // A piece whose release fired (shown held) that an allocation lands on
+    // at its start is given back: narrowing it to zero bytes would say
+    // the piece was empty all along.
+    if (life.bounded && other_offset <= offset &&
+        !(life.maybe_held && other_offset == offset)) {
       const uint64_t tighter = offset - other_offset;
       if (tighter < life.size) {
         Apply(m, Event{EventType::kRedistrict, other, 0, 0, 1});
@@ -190,12 +194,27 @@ void NodeRebuild::MakeRoom(MemoryState& m, uint64_t instance, uint64_t offset,
 }
 
 // Whether Realm's allocator may hold requests in its queue in this memory
-// (its pending_allocs, which the log never shows): a deferred request not
-// known to wait on its precondition only, or one known to that no longer
-// fits the heap (its precondition may fire now, and the allocator queue
-// it).  Cost: one FitsNow per request waiting on its precondition, only
-// when none of the first kind waits.
-bool NodeRebuild::MayHoldQueuedRequests(const MemoryState& m) const {
+// (its pending_allocs, which the log never shows) once the release of
+// `firing` fires: a deferred request not known to wait on its precondition
+// only, or one known to that no longer fits the heap (its precondition may
+// fire now, and the allocator queue it).  None while no other release is
+// pending: Realm queues a request only while a release it may wait for is
+// pending (attempt_deferrable_allocation), and serves the queue's head once
+// every release requested before it has fired (the oldest one's catch-up)
+// - unless a release was cancelled meanwhile, which skips that catch-up
+// (remove_pending_release).  A request waiting on its own precondition
+// has its destroy held apart (INSTOFFSET_DELAYEDDESTROY), no such release.
+// Cost: one pass over the memory's queued releases, and one FitsNow per
+// request waiting on its precondition.
+bool NodeRebuild::MayHoldQueuedRequests(const MemoryState& m,
+                                        uint64_t firing) const {
+  if (!m.release_cancelled_while_queued) {
+    bool pending = false;
+    for (const auto& r : m.releases)
+      pending = pending || (!r.fired && r.instance != firing &&
+                            !m.on_precondition.count(r.instance));
+    if (!pending) return false;
+  }
   if (!m.maybe_queued.empty()) return true;
   for (uint64_t id : m.on_precondition) {
     auto it = state_.instances.find(id);
@@ -227,7 +246,7 @@ void NodeRebuild::FireRelease(MemoryState& m, uint64_t instance,
   const bool with_destroy =
       life.release_wait_on == 0 || announce_run_ == life.destroy_run;
   UnmarkRelease(m, instance, life);  // it fired: it was not skipped
-  if (it == m.releases.end() || !MayHoldQueuedRequests(m)) {
+  if (it == m.releases.end() || !MayHoldQueuedRequests(m, instance)) {
     GiveBack(m, instance, life);
     return;
   }
@@ -643,6 +662,9 @@ void NodeRebuild::PoisonEvent(uint64_t event) {
 void NodeRebuild::CancelRelease(uint64_t instance, InstanceLife& life) {
   MemoryState& m = Memory(life.memory);
   UnmarkRelease(m, instance, life);
+  // Realm drops it from its list without the catch-up: requests it queued
+  // may wait on with no release pending.
+  if (MayHoldQueuedRequests(m, 0)) m.release_cancelled_while_queued = true;
   if (life.phase == Phase::kLive)
     Apply(m, Event{EventType::kReleaseRequested, instance, 0, 0,
                    ReleaseAux(ReleaseState::kCancelled)});

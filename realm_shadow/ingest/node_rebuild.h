@@ -280,6 +280,9 @@ struct MemoryState {
     uint64_t life = 0;
   };
   std::map<uint64_t, HeldRange> held_reused;
+  // A release was cancelled while requests may have waited in Realm's
+  // allocator: Realm's queue may then outlive every pending release.
+  bool release_cancelled_while_queued = false;
   // External instances attached now (instance -> bytes): not allocations.
   std::map<uint64_t, uint64_t> external;
   uint64_t reorderings = 0;
@@ -377,7 +380,7 @@ class NodeRebuild {
   void ApplyRequestedRelease(MemoryState& m, uint64_t instance,
                              const InstanceLife& life);
   void ShowWaitingPieces();
-  bool MayHoldQueuedRequests(const MemoryState& m) const;
+  bool MayHoldQueuedRequests(const MemoryState& m, uint64_t firing) const;
   void FireRelease(MemoryState& m, uint64_t instance, InstanceLife& life);
   void GiveBack(MemoryState& m, uint64_t instance, InstanceLife& life);
   void CatchUp(MemoryState& m);

@@ -150,14 +150,18 @@
 //    The reader keeps Realm's order of releases (one per destroy, in log
 //    order) and gives the range back at that line where that is certain:
 //    no request may be queued (none deferred but those that fitted the
-//    heap with nothing queued, and fit it still), or it is the oldest
-//    release and fired after its destroy (Realm then also gives back the
-//    ready ones behind it).  Otherwise the range stays, release ready,
+//    heap with nothing queued, and fit it still; or no other release
+//    pending, since Realm queues a request only while one is, and serves
+//    its queue once they fire, barring a release cancelled meanwhile), or
+//    it is the oldest release and fired after its destroy (Realm then also
+//    gives back the ready ones behind it).  Otherwise the range stays, release ready,
 //    and its identity says "held" = kHeldMaybeGivenBack (identity.h):
 //    held, or given back already.  Every range release ready in a rebuilt
 //    dump or at any moment of its history carries that marking, and the
 //    holes beside it are lower bounds.  It is shown free once the log
-//    says so: an allocation lands on it, or the older releases go.  When
+//    says so: an allocation lands on it (a redistrict's piece landed on at
+//    its start included: not narrowed to zero bytes), or the older
+//    releases go.  When
 //    Realm reuses its id meanwhile, it stays until the new life enters
 //    the map (which keeps one entry per id), and is shown free from then.
 //    A redistrict whose old instance's release fires while requests may
