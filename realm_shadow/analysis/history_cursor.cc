@@ -12,17 +12,24 @@
 namespace realm_shadow {
 namespace {
 
-// The id of the history's identity that marks a size as `value` (an
-// identity whose only attributes besides "why" are "size" = value and,
-// for a waiting piece, what it waits on), 0 if the history has none.
-uint32_t SizeMarkerId(const MemoryHistory& h, std::string_view value) {
+// The id of the history's identity that marks a size as `size` (null: no
+// size marking) and, when `held`, a range as maybe given back already
+// (kHeldAttribute): an identity whose only attributes besides "why" are
+// those and, for a waiting piece, what it waits on.  0 if the history has
+// none.
+uint32_t MarkerId(const MemoryHistory& h, const char* size, bool held) {
   for (const Identity& identity : h.identities) {
-    bool marker = false, other = false;
+    bool size_marked = false, held_marked = false, other = false;
     for (const auto& [key, text] : identity.attributes) {
-      if (key == kSizeAttribute && text == value) marker = true;
-      else if (key != "why" && key != kWaitsOnAttribute) other = true;
+      if (size != nullptr && key == kSizeAttribute && text == size)
+        size_marked = true;
+      else if (held && key == kHeldAttribute && text == kHeldMaybeGivenBack)
+        held_marked = true;
+      else if (key != "why" && key != kWaitsOnAttribute)
+        other = true;
     }
-    if (marker && !other) return identity.id;
+    if (size_marked == (size != nullptr) && held_marked == held && !other)
+      return identity.id;
   }
   return 0;
 }
@@ -31,15 +38,25 @@ uint32_t SizeMarkerId(const MemoryHistory& h, std::string_view value) {
 // never gives as the rebuild's conventions: a redistricted piece's size is
 // an upper bound (kFromRedistrict), a waiting piece's size and alignment
 // are unknown (a request of 0 B at alignment 0), and so is the instance it
-// is carved from (the marker says so).  Its picture at any moment
+// is carved from (the marker says so); a range whose release is ready may
+// be given back already (Realm keeps it while requests wait in its
+// allocator, which the log does not show).  Its picture at any moment
 // marks them as the rebuilt dump does, with the markers the history's
 // identities hold.
 void MarkWhatTheLogCannotTell(const MemoryHistory& h, Snapshot* out) {
   if (h.clock != HistoryClock::kLogTime) return;
-  if (const uint32_t bound = SizeMarkerId(h, kSizeUpperBound))
-    for (Allocation& a : out->allocations)
-      if (a.identity == 0 && (a.flags & kFromRedistrict)) a.identity = bound;
-  if (const uint32_t unknown = SizeMarkerId(h, kSizeUnknown))
+  const uint32_t bound = MarkerId(h, kSizeUpperBound, false);
+  const uint32_t held = MarkerId(h, nullptr, true);
+  const uint32_t bound_held = MarkerId(h, kSizeUpperBound, true);
+  for (Allocation& a : out->allocations) {
+    if (a.identity != 0) continue;
+    const bool piece = (a.flags & kFromRedistrict) != 0;
+    if (a.state == AllocationState::kReleaseReady)
+      a.identity = piece ? bound_held : held;
+    else if (piece)
+      a.identity = bound;
+  }
+  if (const uint32_t unknown = MarkerId(h, kSizeUnknown, false))
     for (PendingRequest& p : out->pending)
       if (p.identity == 0 && p.size == 0 && p.alignment == 0 &&
           p.planned_offset == kNoOffset)

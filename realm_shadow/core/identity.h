@@ -63,6 +63,26 @@ inline constexpr char kGcPriorityAttribute[] = "gc_priority";
 inline constexpr char kSizeAttribute[] = "size";
 inline constexpr char kSizeUpperBound[] = "upper bound";
 inline constexpr char kSizeUnknown[] = "unknown";
+// What a rebuilt dump says of a range whose release is ready: "held" is
+// kHeldMaybeGivenBack.  Realm logs "deallocation completed" when a
+// release's precondition fires, and keeps the range (release ready) while
+// requests wait in its allocator's queue behind older releases
+// (mem_impl.cc release_storage_immediate); which requests wait there, and
+// which on their own precondition, the log does not say.  So a range is
+// shown held, release ready, and may be free already.
+inline constexpr char kHeldAttribute[] = "held";
+inline constexpr char kHeldMaybeGivenBack[] =
+    "release ready, or given back already: the log cannot tell";
+// What a rebuilt dump says of a release pending on an event the log never
+// names (with Realm's event lines on: no "user event created", trigger,
+// merge or instance's "ready=" names it; a redistrict's new instances'
+// ready events are such): "release" is kReleaseMaybeSkipped.  Realm skips
+// a destroy whose precondition is poisoned, silently when it already was,
+// and keeps the range for good; the log cannot say whether that event was.
+inline constexpr char kReleaseAttribute[] = "release";
+inline constexpr char kReleaseMaybeSkipped[] =
+    "pending, or skipped for good: it waits on an event the log never names, "
+    "which Realm may have poisoned";
 // What a rebuilt dump says a waiting request waits on when the log cannot
 // name it: "waits_on" is kWaitsOnUnnamedRedistrict for the pieces of a
 // redistrict whose precondition has not fired.  Realm logs only the

@@ -41,6 +41,20 @@ LogSize SizeKnowledge(const Snapshot& log, const Allocation& a) {
 
 bool Queued(const Allocation& a) { return a.state != AllocationState::kLive; }
 
+// A release the log shows pending on an event it never names, which Realm
+// may have poisoned and skipped (kReleaseAttribute, realm_log.h).
+bool MaybeSkipped(const Snapshot& log, const Allocation& a) {
+  const std::string* release = AttributeOf(log, a.identity, kReleaseAttribute);
+  return release != nullptr && *release == kReleaseMaybeSkipped;
+}
+
+// A range the log shows release ready with the marking that Realm may have
+// given it back already (kHeldAttribute, realm_log.h).
+bool MaybeGivenBack(const Snapshot& log, const Allocation& a) {
+  const std::string* held = AttributeOf(log, a.identity, kHeldAttribute);
+  return held != nullptr && *held == kHeldMaybeGivenBack;
+}
+
 // How many waiting pieces the log marks as those of a redistrict whose old
 // instance it cannot name ("waits_on" = kWaitsOnUnnamedRedistrict,
 // realm_log.h): the log shows that instance live while Realm holds its
@@ -98,9 +112,10 @@ struct Findings {
 
 // Each live allocation of either side against the other's: the offset
 // always, the size where the log states it (within the bound for a
-// redistricted piece), and live vs release queued.  Returns how many bytes
-// the log's bounds exceed the shadow's sizes by (its free space is a lower
-// bound when above 0).
+// redistricted piece), and live vs release queued; a range the log marks as
+// maybe given back may be absent from the shadow.  Returns how many bytes
+// the log's bounds exceed the shadow's sizes by, and those ranges hold (its
+// free space is a lower bound when above 0).
 uint64_t CompareLiveAllocations(const Snapshot& shadow, const Snapshot& log,
                                 const std::set<uint64_t>& in_flight,
                                 MemoryComparison* c, Findings* found) {
@@ -111,6 +126,8 @@ uint64_t CompareLiveAllocations(const Snapshot& shadow, const Snapshot& log,
   uint64_t bounded_slack = 0;
   size_t unnamed_old_instances = UnnamedRedistrictPieces(log);
   size_t unnamed_shown_live = 0;
+  size_t given_back = 0;
+  uint64_t given_back_bytes = 0;
   // A difference in an instance logged while the snapshot was taken is
   // counted as in flight; any other is counted in *kind and named.
   const auto difference = [&](uint64_t instance, uint64_t* kind,
@@ -125,6 +142,14 @@ uint64_t CompareLiveAllocations(const Snapshot& shadow, const Snapshot& log,
   };
   for (const Allocation& l : log.allocations) {
     auto it = by_instance.find(l.instance);
+    if (it == by_instance.end() && MaybeGivenBack(log, l)) {
+      // Given back already, within what the log says: its free space is a
+      // lower bound by that much.
+      ++given_back;
+      given_back_bytes += l.size;
+      found->within = true;
+      continue;
+    }
     if (it == by_instance.end()) {
       difference(l.instance, &c->only_log, "only in the log: " + Range(l));
       continue;
@@ -152,6 +177,12 @@ uint64_t CompareLiveAllocations(const Snapshot& shadow, const Snapshot& log,
       found->within = true;
     }
     if (Queued(s) == Queued(l)) continue;
+    if (s.state == AllocationState::kLive &&
+        l.state == AllocationState::kReleasePending && MaybeSkipped(log, l)) {
+      // Realm skipped the destroy, within what the log says.
+      found->within = true;
+      continue;
+    }
     if (s.state == AllocationState::kReleasePending && !Queued(l) &&
         unnamed_old_instances > 0) {
       // The old instance of a redistrict the log shows waiting unnamed.
@@ -169,6 +200,12 @@ uint64_t CompareLiveAllocations(const Snapshot& shadow, const Snapshot& log,
                          " release(s) pending shown live: the old instance of "
                          "a redistrict the log shows waiting, which it does "
                          "not name");
+  if (given_back > 0)
+    c->reasons.push_back(std::to_string(given_back) +
+                         " range(s) the log shows release ready, which Realm "
+                         "may have given back (requests may wait in its "
+                         "allocator, which the log does not show): given "
+                         "back in the shadow");
   for (const Allocation& s : shadow.allocations) {
     if (seen.count(s.instance)) continue;
     difference(s.instance, &c->only_shadow, "only in the shadow: " + Range(s));
@@ -183,7 +220,7 @@ uint64_t CompareLiveAllocations(const Snapshot& shadow, const Snapshot& log,
     c->reasons.push_back(std::to_string(c->same_unsized) +
                          " allocation(s) placed without a layout line: the log "
                          "has no size");
-  return bounded_slack;
+  return bounded_slack + given_back_bytes;
 }
 
 // ---- free space ----

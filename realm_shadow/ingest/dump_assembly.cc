@@ -66,6 +66,34 @@ Identity SizeMarker(const char* value) {
   return identity;
 }
 
+// `identity` with the marking of a range that may be given back already
+// (kHeldAttribute), before its "why" when it has one.
+Identity HeldMarker(Identity identity) {
+  auto why = std::find_if(identity.attributes.begin(),
+                          identity.attributes.end(),
+                          [](const auto& kv) { return kv.first == "why"; });
+  const bool alone = why == identity.attributes.end() &&
+                     identity.attributes.empty();
+  identity.attributes.insert(why, {kHeldAttribute, kHeldMaybeGivenBack});
+  if (alone)
+    identity.attributes.emplace_back(
+        "why",
+        "its release fired while requests may wait in Realm's allocator, "
+        "which keeps the range until their turn: the log does not show "
+        "that queue");
+  return identity;
+}
+
+// `identity` with the marking of a release that may have been skipped
+// (kReleaseAttribute), before its "why" when it has one.
+Identity ReleaseMaybeSkippedMarker(Identity identity) {
+  auto why = std::find_if(identity.attributes.begin(),
+                          identity.attributes.end(),
+                          [](const auto& kv) { return kv.first == "why"; });
+  identity.attributes.insert(why, {kReleaseAttribute, kReleaseMaybeSkipped});
+  return identity;
+}
+
 // The marker of a redistrict's piece waiting on its precondition, in a log
 // with debug lines (where every create logs its layout right after its
 // announce, so an announce with none is a piece): its size is unknown, and
@@ -611,6 +639,7 @@ class DumpAssembler {
                               list);
       }
       NoteUnsizedPieces(mem, bounded, m);
+      NoteMaybeHeld(mem, snap);
       NameFailedRequest(st, id, &snap);
       ListIdentities(&snap);
       if (!m.history.checkpoints.empty())
@@ -662,16 +691,36 @@ class DumpAssembler {
     std::string bounded;
     for (Allocation& a : snap->allocations) {
       ++summary_.live;
+      // Release ready: Realm may have given the range back already
+      // (NodeRebuild::FireRelease), as the history marks it.
+      const bool held = a.state == AllocationState::kReleaseReady;
+      // Its release waits on an event the log never names: the map's mark.
+      const bool maybe_skipped = a.identity == kReleaseMaybeSkippedMark;
+      if (maybe_skipped) a.identity = 0;
       const InstanceLife* life = life_of(a.instance);
-      if (life == nullptr || life->phase != Phase::kLive) continue;
+      if (life == nullptr || life->phase != Phase::kLive) {
+        if (maybe_skipped)
+          a.identity = table_.Intern(ReleaseMaybeSkippedMarker(Identity{}));
+        if (held)
+          a.identity = table_.Intern(HeldMarker(
+              (a.flags & kFromRedistrict) ? SizeMarker(kSizeUpperBound)
+                                          : Identity{}));
+        continue;
+      }
       const char* marker = life->bounded       ? kSizeUpperBound
                            : !life->have_layout ? kSizeUnknown
                                                 : nullptr;
       if (life->bounded)
         absl::StrAppend(&bounded, " ", HexId(a.instance), "<=", a.size);
       AllocationKind kind = a.kind;
-      const uint32_t identity = describer_.Identify(
+      uint32_t identity = describer_.Identify(
           st, a.instance, *life, marker, true, &kind, &summary_);
+      if (held)
+        identity = table_.Intern(
+            HeldMarker(identity != 0 ? table_.Get(identity) : Identity{}));
+      if (maybe_skipped)
+        identity = table_.Intern(ReleaseMaybeSkippedMarker(
+            identity != 0 ? table_.Get(identity) : Identity{}));
       if (identity == 0) continue;
       a.identity = identity;
       if (kind != AllocationKind::kUnknown) a.kind = kind;
@@ -779,6 +828,25 @@ class DumpAssembler {
           "in sight"));
   }
 
+  // Ranges whose release is ready: Realm may hold them still, or have
+  // given them back (kHeldAttribute).
+  void NoteMaybeHeld(const std::string& mem, const Snapshot& snap) {
+    IdList ids;
+    uint64_t bytes = 0;
+    for (const Allocation& a : snap.allocations)
+      if (a.state == AllocationState::kReleaseReady) {
+        ids.Add(a.instance);
+        bytes += a.size;
+      }
+    if (ids.count() == 0) return;
+    dump_.notes.push_back(absl::StrCat(
+        mem, ": ", ids.count(), " range(s), ", FormatSizeExact(bytes),
+        ", shown held, release ready, that Realm may have given back "
+        "already (their releases fired while requests may wait in its "
+        "allocator's queue, which the log does not show; holes beside them "
+        "are lower bounds):", ids.Text()));
+  }
+
   // Legate's "Failed to allocate" names the request of the most recent
   // failure of its memory: its stores, operation and footprint.
   void NameFailedRequest(const RebuildState& st, uint64_t id, Snapshot* snap) {
@@ -833,19 +901,37 @@ class DumpAssembler {
                                  bool pieces_are_redistricts,
                                  IdentityTable* table) {
     MemoryHistory h = m.history;
-    bool pieces = false, waiting = false;
-    for (size_t i = 0; i < h.events.size() && !(pieces && waiting); ++i) {
+    bool pieces = false, waiting = false, ready = false;
+    for (size_t i = 0; i < h.events.size() && !(pieces && waiting && ready);
+         ++i) {
       const Event e = DecodeEvent(h.events[i]);
       pieces = pieces || e.type == EventType::kRedistrictPiece;
       waiting = waiting || (e.type == EventType::kDeferred && e.aux == 0);
+      ready = ready || (e.type == EventType::kReleaseRequested &&
+                        EventReleaseState(e) == ReleaseState::kReady);
     }
-    for (const auto& [used, value] :
-         {std::pair{pieces, kSizeUpperBound}, {waiting, kSizeUnknown}}) {
+    const Identity markers[] = {
+        SizeMarker(kSizeUpperBound),
+        pieces_are_redistricts ? WaitingPieceMarker() : SizeMarker(kSizeUnknown),
+        HeldMarker(Identity{}), HeldMarker(SizeMarker(kSizeUpperBound))};
+    // A release on an event the log never names: the map's mark on its
+    // range becomes the marker, in the events that attach it.
+    bool skipped = false;
+    for (EventRecord& r : h.events) {
+      const Event e = DecodeEvent(r);
+      if (e.type != EventType::kAttachIdentity ||
+          e.offset != kReleaseMaybeSkippedMark)
+        continue;
+      r.offset = table->Intern(ReleaseMaybeSkippedMarker(Identity{}));
+      skipped = true;
+    }
+    const Identity skipped_marker = ReleaseMaybeSkippedMarker(Identity{});
+    for (const auto& [used, identity] :
+         {std::pair{pieces, &markers[0]}, {waiting, &markers[1]},
+          {ready, &markers[2]}, {pieces && ready, &markers[3]},
+          {skipped, &skipped_marker}}) {
       if (!used) continue;
-      const uint32_t marker = table->Intern(
-          value == kSizeUnknown && pieces_are_redistricts
-              ? WaitingPieceMarker()
-              : SizeMarker(value));
+      const uint32_t marker = table->Intern(*identity);
       auto at = std::lower_bound(
           h.identities.begin(), h.identities.end(), marker,
           [](const Identity& i, uint32_t v) { return i.id < v; });

@@ -863,6 +863,11 @@ LogLine ParseLogLine(std::string_view line) {
                    : LineKind::kOtherLogger;
   } else if (logger == "poison") {
     ParsePoison(m, &out);
+  } else if (logger == "event" && (StartsWith(m, "user event created:") ||
+                                    StartsWith(m, "user event trigger:"))) {
+    out.kind = HexField(m, "event=", &out.event) && out.event != 0
+                   ? LineKind::kEventNamed
+                   : LineKind::kOtherLogger;
   } else if (logger == "event" && StartsWith(m, "event merging:")) {
     out.kind = HexField(m, "event=", &out.event) &&
                        HexField(m, "wait_on=", &out.ids[0]) && out.event != 0
@@ -942,6 +947,7 @@ const char* LineKindName(LineKind kind) {
     case LineKind::kInstOther: return "inst_other";
     case LineKind::kUserEventCancelled: return "user_event_cancelled";
     case LineKind::kEventMerged: return "event_merged";
+    case LineKind::kEventNamed: return "event_named";
     case LineKind::kCreationSkipped: return "creation_skipped";
     case LineKind::kDestructionSkipped: return "destruction_skipped";
     case LineKind::kRedistrictSkipped: return "redistrict_skipped";

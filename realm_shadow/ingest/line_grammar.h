@@ -93,6 +93,9 @@ enum class LineKind : uint8_t {
                        // events - E already poisoned": event E is poisoned
   kEventMerged,        // "event merging: event=M wait_on=E" (one line per
                        // input E of M): event = M, ids[0] = E
+  kEventNamed,         // "user event created: event=E", "user event
+                       // trigger: event=E wait_on=W" (not poisoned): the
+                       // log names event E
   // The poison logger's instance lines name a RegionInstanceImpl by its
   // address (Realm prints the pointer, "inst=0x7f..."), not by id: ids[0] =
   // that address.  Realm keeps one such object per id slot, and logs a

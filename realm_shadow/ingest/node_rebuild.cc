@@ -85,6 +85,12 @@ MemoryState& NodeRebuild::Memory(uint64_t id) {
 }
 
 void NodeRebuild::Apply(MemoryState& m, const Event& e) {
+  // A new life of an id whose old range is shown held enters the map,
+  // which keeps one entry per id: that range is shown given back first.
+  if (!m.held_reused.empty() &&
+      (e.type == EventType::kAllocated || e.type == EventType::kDeferred) &&
+      m.held_reused.count(e.instance))
+    GiveBackReused(m, e.instance);
   m.has_instances = true;
   const uint64_t time_us = time_ ? LineTimeMicros(*time_) : 0;
   if (time_ != nullptr && static_cast<int64_t>(time_us * 1000) >= last_time_ns_)
@@ -127,9 +133,7 @@ void NodeRebuild::MakeRoom(MemoryState& m, uint64_t instance, uint64_t offset,
     // Walk back over ranges that may reach into ours; live ranges rarely
     // overlap, so this is one step in practice.
     for (int steps = 0; steps < 4; ++steps) {
-      auto found = instances.find(before->second);
-      if (found != instances.end() &&
-          before->first + found->second.size > offset)
+      if (before->first + LiveSize(m, before->first, before->second) > offset)
         overlapping.push_back(*before);
       if (before == m.live.begin()) break;
       --before;
@@ -138,6 +142,16 @@ void NodeRebuild::MakeRoom(MemoryState& m, uint64_t instance, uint64_t offset,
   for (; it != m.live.end() && it->first < end; ++it) overlapping.push_back(*it);
   for (const auto& [other_offset, other] : overlapping) {
     if (other == instance) continue;
+    if (auto held = m.held_reused.find(other);
+        held != m.held_reused.end() && held->second.offset == other_offset) {
+      // An older life's range shown held: given back already.
+      const bool oldest = !m.releases.empty() &&
+                          m.releases.front().life == held->second.life;
+      if (held->second.size == 0) continue;
+      GiveBackReused(m, other);
+      if (oldest) CatchUp(m);
+      continue;
+    }
     auto found = instances.find(other);
     if (found == instances.end()) continue;
     InstanceLife& life = found->second;
@@ -146,7 +160,11 @@ void NodeRebuild::MakeRoom(MemoryState& m, uint64_t instance, uint64_t offset,
     // it begins (at the same offset: a zero-byte piece), its release
     // requested or not: narrowing keeps what the log says; taking the
     // release as early would lose a piece Realm still holds.
-    if (life.bounded && other_offset <= offset) {
+    // A piece whose release fired (shown held) that an allocation lands on
+    // at its start is given back: narrowing it to zero bytes would say
+    // the piece was empty all along.
+    if (life.bounded && other_offset <= offset &&
+        !(life.maybe_held && other_offset == offset)) {
       const uint64_t tighter = offset - other_offset;
       if (tighter < life.size) {
         Apply(m, Event{EventType::kRedistrict, other, 0, 0, 1});
@@ -157,23 +175,177 @@ void NodeRebuild::MakeRoom(MemoryState& m, uint64_t instance, uint64_t offset,
         ++state_.counts.tightened_bounds;
       }
     } else if (life.release_requested) {
-      Apply(m, Event{EventType::kReleased, other});
-      life.phase = Phase::kGone;
-      m.live.erase({other_offset, other});
-      state_.released_early.insert(other);
-      ++m.reorderings;
-      ++state_.counts.reorderings;
+      // Given back already: a range shown held since its release fired
+      // (maybe_held), or a release whose line comes later (a reordering).
+      // The oldest release going lets Realm give back the ready ones
+      // behind it (CatchUp).
+      const bool line_read = life.maybe_held;
+      const bool oldest = !m.releases.empty() &&
+                          m.releases.front().life == life.announce_order;
+      GiveBack(m, other, life);
+      if (!line_read) {
+        state_.released_early.insert(other);
+        ++m.reorderings;
+        ++state_.counts.reorderings;
+      }
+      if (oldest) CatchUp(m);
     }
   }
 }
 
+// Whether Realm's allocator may hold requests in its queue in this memory
+// (its pending_allocs, which the log never shows) once the release of
+// `firing` fires: a deferred request not known to wait on its precondition
+// only, or one known to that no longer fits the heap (its precondition may
+// fire now, and the allocator queue it).  None while no other release is
+// pending: Realm queues a request only while a release it may wait for is
+// pending (attempt_deferrable_allocation), and serves the queue's head once
+// every release requested before it has fired (the oldest one's catch-up)
+// - unless a release was cancelled meanwhile, which skips that catch-up
+// (remove_pending_release).  A request waiting on its own precondition
+// has its destroy held apart (INSTOFFSET_DELAYEDDESTROY), no such release.
+// Cost: one pass over the memory's queued releases, and one FitsNow per
+// request waiting on its precondition.
+bool NodeRebuild::MayHoldQueuedRequests(const MemoryState& m,
+                                        uint64_t firing) const {
+  if (!m.release_cancelled_while_queued) {
+    bool pending = false;
+    for (const auto& r : m.releases)
+      pending = pending || (!r.fired && r.instance != firing &&
+                            !m.on_precondition.count(r.instance));
+    if (!pending) return false;
+  }
+  if (!m.maybe_queued.empty()) return true;
+  for (uint64_t id : m.on_precondition) {
+    auto it = state_.instances.find(id);
+    if (it != state_.instances.end() &&
+        !FitsNow(m, it->second.size, it->second.alignment))
+      return true;
+  }
+  return false;
+}
+
+// "deallocation completed" of a live range whose release was requested:
+// its precondition fired (Realm logs the line then, whether or not it
+// gives the range back, mem_impl.cc release_storage_immediate).  Realm
+// gives it back at once when it is the oldest release it queues and fired
+// after its destroy (and the ready ones behind it with it), or when no
+// request waits in its allocator; otherwise it keeps the range, release
+// ready, until those requests or older releases go, unless a reordering of
+// the ready releases serves the queue at once.  Whether requests wait
+// there is not in the log: then the range stays shown held, release ready,
+// marked as maybe given back already (the dump's kHeldAttribute), until
+// the log shows it free (an allocation lands on it, or the older
+// releases go).
+void NodeRebuild::FireRelease(MemoryState& m, uint64_t instance,
+                              InstanceLife& life) {
+  auto it = std::find_if(m.releases.begin(), m.releases.end(),
+                         [&](const auto& r) {
+                           return r.life == life.announce_order;
+                         });
+  const bool with_destroy =
+      life.release_wait_on == 0 || announce_run_ == life.destroy_run;
+  UnmarkRelease(m, instance, life);  // it fired: it was not skipped
+  if (it == m.releases.end() || !MayHoldQueuedRequests(m, instance)) {
+    GiveBack(m, instance, life);
+    return;
+  }
+  if (it == m.releases.begin() && !with_destroy) {
+    GiveBack(m, instance, life);
+    CatchUp(m);
+    return;
+  }
+  it->fired = true;
+  life.maybe_held = true;
+  if (life.release_wait_on != 0)
+    Apply(m, Event{EventType::kReleaseRequested, instance, 0, 0,
+                   ReleaseAux(ReleaseState::kReady)});
+}
+
+// The live range of `instance` goes back to the allocator.
+void NodeRebuild::GiveBack(MemoryState& m, uint64_t instance,
+                           InstanceLife& life) {
+  m.live.erase({life.offset, instance});
+  Apply(m, Event{EventType::kReleased, instance});
+  life.phase = Phase::kGone;
+  life.maybe_held = false;
+  ForgetQueuedRelease(m, instance, life.announce_order);
+}
+
+// The range an older life of `instance` held, shown held since its
+// release fired (MemoryState::held_reused), goes back.
+void NodeRebuild::GiveBackReused(MemoryState& m, uint64_t instance) {
+  auto it = m.held_reused.find(instance);
+  if (it == m.held_reused.end()) return;
+  const MemoryState::HeldRange held = it->second;
+  m.held_reused.erase(it);
+  m.live.erase({held.offset, instance});
+  Apply(m, Event{EventType::kReleased, instance});
+  ForgetQueuedRelease(m, instance, held.life);
+}
+
+// The size of the live range at `offset` of `instance`: its life's, or an
+// older life's whose range is shown held (0 when neither is known).
+uint64_t NodeRebuild::LiveSize(const MemoryState& m, uint64_t offset,
+                               uint64_t instance) const {
+  if (auto held = m.held_reused.find(instance);
+      held != m.held_reused.end() && held->second.offset == offset)
+    return held->second.size;
+  auto it = state_.instances.find(instance);
+  return it == state_.instances.end() ? 0 : it->second.size;
+}
+
+// The oldest release went: Realm gives back the ready ones behind it, in
+// order, up to the first whose precondition has not fired (mem_impl.cc
+// release_storage_immediate's catch-up); a range it held is free now.
+void NodeRebuild::CatchUp(MemoryState& m) {
+  while (!m.releases.empty() && m.releases.front().fired) {
+    const MemoryState::QueuedRelease front = m.releases.front();
+    auto held = m.held_reused.find(front.instance);
+    auto it = state_.instances.find(front.instance);
+    if (held != m.held_reused.end() && held->second.life == front.life)
+      GiveBackReused(m, front.instance);
+    else if (it != state_.instances.end() && it->second.maybe_held &&
+             it->second.announce_order == front.life)
+      GiveBack(m, front.instance, it->second);
+    else
+      m.releases.pop_front();
+  }
+}
+
+void NodeRebuild::ForgetQueuedRelease(MemoryState& m, uint64_t instance,
+                                      uint64_t life) {
+  auto it = std::find_if(m.releases.begin(), m.releases.end(),
+                         [&](const auto& r) {
+                           return r.instance == instance && r.life == life;
+                         });
+  if (it != m.releases.end()) m.releases.erase(it);
+}
+
+// A release on an event the log never names fired or was cancelled: its
+// range loses the mark (kReleaseMaybeSkippedMark).
+void NodeRebuild::UnmarkRelease(MemoryState& m, uint64_t instance,
+                                InstanceLife& life) {
+  if (!life.release_on_unnamed_event) return;
+  life.release_on_unnamed_event = false;
+  if (life.phase == Phase::kLive)
+    Apply(m, Event{EventType::kAttachIdentity, instance, 0, 0, 0});
+}
+
+// A deferred request leaves the requests that may wait in the allocator
+// (placed, failed, cancelled, or its id reused).
+void NodeRebuild::Dequeue(MemoryState& m, uint64_t instance) {
+  m.maybe_queued.erase(instance);
+  m.on_precondition.erase(instance);
+}
+
 // The release of `instance`, requested before its range was in the map (or
 // before the map redrew it): pending, or ready when the destroy waited on
-// nothing.
+// nothing or its precondition fired (a range shown held).
 void NodeRebuild::ApplyRequestedRelease(MemoryState& m, uint64_t instance,
                                         const InstanceLife& life) {
   Apply(m, Event{EventType::kReleaseRequested, instance, 0, 0,
-                 ReleaseAux(life.release_wait_on == 0
+                 ReleaseAux(life.release_wait_on == 0 || life.maybe_held
                                 ? ReleaseState::kReady
                                 : ReleaseState::kPending)});
 }
@@ -215,7 +387,7 @@ void NodeRebuild::CancelRequest(MemoryState& m, uint64_t instance,
                                 InstanceLife& life) {
   Apply(m, Event{EventType::kRequestCancelled, instance});
   life.shown_waiting = false;
-  m.maybe_queued.erase(instance);
+  Dequeue(m, instance);
   ++state_.counts.cancelled_requests;
   Failed(life);
 }
@@ -246,11 +418,11 @@ bool NodeRebuild::FitsNow(const MemoryState& m, uint64_t size,
   for (const auto& [offset, id] : m.live) {
     auto it = state_.instances.find(id);
     if (it == state_.instances.end()) continue;
-    const InstanceLife& life = it->second;
-    if (life.bounded) return false;
-    if (life.size == 0) continue;
+    if (it->second.bounded && !m.held_reused.count(id)) return false;
+    const uint64_t size = LiveSize(m, offset, id);
+    if (size == 0) continue;
     if (offset > covered && fits(covered, offset)) return true;
-    covered = std::max(covered, offset + life.size);
+    covered = std::max(covered, offset + size);
   }
   return covered < m.capacity && fits(covered, m.capacity);
 }
@@ -277,6 +449,9 @@ void NodeRebuild::FlushGroup(RedistrictGroup& group) {
     m.live.erase({old_it->second.offset, group.old_instance});
     old_it->second.phase = Phase::kGone;
   }
+  // A group's records follow its header with nothing between: a piece's
+  // id whose older range is shown held makes way before it.
+  for (const auto& piece : placed) GiveBackReused(m, piece.instance);
   Apply(m, Event{EventType::kRedistrict, group.old_instance, 0, 0,
                  static_cast<uint32_t>(placed.size())});
   for (size_t i = 0; i < placed.size(); ++i) {
@@ -311,6 +486,7 @@ void NodeRebuild::FlushGroup(RedistrictGroup& group) {
         (poisoned_.count(life.release_wait_on) || last_piece_failed)) {
       life.release_requested = false;
       life.release_wait_on = 0;
+      ForgetQueuedRelease(m, placed[i].instance, life.announce_order);
       ++state_.counts.cancelled_releases;
     }
     if (life.release_requested) ApplyRequestedRelease(m, placed[i].instance, life);
@@ -435,7 +611,7 @@ void NodeRebuild::FailLatestRequest(uint64_t memory) {
   } else if (deferred_order != 0) {
     Apply(m, Event{EventType::kDeferredFailed, deferred, 0, 0, 0});
     Failed(state_.instances[deferred]);
-    m.maybe_queued.erase(deferred);
+    Dequeue(m, deferred);
   } else {
     ++state_.counts.fatal_without_request;
   }
@@ -484,9 +660,15 @@ void NodeRebuild::PoisonEvent(uint64_t event) {
 // A waiting request keeps no release in the map (snapshot.h): its
 // placement, later, comes with none.
 void NodeRebuild::CancelRelease(uint64_t instance, InstanceLife& life) {
+  MemoryState& m = Memory(life.memory);
+  UnmarkRelease(m, instance, life);
+  // Realm drops it from its list without the catch-up: requests it queued
+  // may wait on with no release pending.
+  if (MayHoldQueuedRequests(m, 0)) m.release_cancelled_while_queued = true;
   if (life.phase == Phase::kLive)
-    Apply(Memory(life.memory), Event{EventType::kReleaseRequested, instance, 0,
-                                     0, ReleaseAux(ReleaseState::kCancelled)});
+    Apply(m, Event{EventType::kReleaseRequested, instance, 0, 0,
+                   ReleaseAux(ReleaseState::kCancelled)});
+  ForgetQueuedRelease(m, instance, life.announce_order);
   life.release_requested = false;
   life.release_wait_on = 0;
   ++state_.counts.cancelled_releases;
@@ -590,7 +772,17 @@ void NodeRebuild::OnAnnounced(uint64_t inst) {
   }
   MemoryState& m = Memory(MemoryOfInstance(inst));
   if (life.phase == Phase::kAnnounced) Withdraw(m, inst, life);
-  m.maybe_queued.erase(inst);
+  Dequeue(m, inst);
+  // Realm reuses the id of an instance whose range it may still hold
+  // (release ready): the range stays, apart from the new life, until that
+  // enters the map (which keeps one entry per id) or the log shows it free.
+  if (life.phase == Phase::kLive && life.maybe_held) {
+    GiveBackReused(m, inst);
+    m.held_reused[inst] =
+        MemoryState::HeldRange{life.offset, life.size, life.announce_order};
+  } else {
+    ForgetQueuedRelease(m, inst, life.announce_order);
+  }
   life = InstanceLife{};
   life.memory = MemoryOfInstance(inst);
   life.announce_order = ++state_.announce_counter;
@@ -634,7 +826,7 @@ void NodeRebuild::OnPlaced(uint64_t inst, uint64_t offset) {
   if (life.phase == Phase::kExternal) return;
   if (life.phase == Phase::kAnnounced) Withdraw(m, inst, life);
   if (life.phase == Phase::kDeferred) {
-    m.maybe_queued.erase(inst);
+    Dequeue(m, inst);
     MakeRoom(m, inst, offset, life.size);
     Apply(m, Event{EventType::kDeferredCompleted, inst, offset, 0, 0});
     if (life.release_requested) {
@@ -699,7 +891,7 @@ void NodeRebuild::OnAllocationFailed(uint64_t inst) {
           ? 0
           : kFailureMaybeCancelled;
   if (life.phase == Phase::kDeferred) {
-    m.maybe_queued.erase(inst);
+    Dequeue(m, inst);
     // Fits the heap now with nothing queued in the allocator before it: the
     // allocator would have placed it, so it never asked: the precondition
     // was poisoned.
@@ -737,6 +929,7 @@ void NodeRebuild::OnAllocationFailed(uint64_t inst) {
 void NodeRebuild::OnCreated(uint64_t inst, uint64_t bytes, bool external,
                             uint64_t ready) {
   InstanceLife& life = state_.instances[inst];
+  if (ready != 0) named_events_.insert(ready);
   if (ready != 0 && life.phase != Phase::kGone) {
     life.ready_event = ready;
     // Logged after its failure (an instant one): already poisoned.
@@ -794,7 +987,8 @@ void NodeRebuild::OnCreated(uint64_t inst, uint64_t bytes, bool external,
   // waits on its precondition.
   life.waits_on_precondition =
       m.maybe_queued.empty() && FitsNow(m, life.size, life.alignment);
-  if (!life.waits_on_precondition) m.maybe_queued.insert(inst);
+  (life.waits_on_precondition ? m.on_precondition : m.maybe_queued)
+      .insert(inst);
   Apply(m, Event{EventType::kDeferred, inst, kNoOffset, life.size,
                  NarrowAlignment(life.alignment)});
   life.phase = Phase::kDeferred;
@@ -818,15 +1012,33 @@ void NodeRebuild::OnDestroyed(uint64_t inst, uint64_t wait_on) {
                                            : ReleaseState::kPending)});
     life.release_requested = true;
     life.release_wait_on = wait_on;
+    life.destroy_run = announce_run_ + 1;
+    m.releases.push_back(
+        MemoryState::QueuedRelease{inst, life.announce_order, false});
     // Waiting on an event already poisoned: it will not happen
     // (mem_impl.cc: a poisoned precondition silently cancels the deletion).
-    if (wait_on != 0 && poisoned_.count(wait_on)) CancelRelease(inst, life);
+    if (wait_on != 0 && poisoned_.count(wait_on)) {
+      CancelRelease(inst, life);
+    } else if (wait_on != 0 && event_lines_ > 0 &&
+               life.phase == Phase::kLive && !life.bounded &&
+               !named_events_.count(wait_on)) {
+      // An event the log never names (a redistrict's new instance's ready
+      // event): Realm may have poisoned it, even before this line, and
+      // then skips the destroy without a word.  Marked, not guessed.
+      life.release_on_unnamed_event = true;
+      Apply(m, Event{EventType::kAttachIdentity, inst, kReleaseMaybeSkippedMark,
+                     0, 0});
+    }
   } else if (life.phase == Phase::kUnplaced ||
              life.phase == Phase::kAnnounced) {
     // Holds no range the map knows yet (placed at an unknown place, or a
     // redistrict's piece still waiting): remembered, applied when placed.
+    // Queued here now, no later than Realm queues it.
     life.release_requested = true;
     life.release_wait_on = wait_on;
+    life.destroy_run = announce_run_ + 1;
+    m.releases.push_back(
+        MemoryState::QueuedRelease{inst, life.announce_order, false});
   }
 }
 
@@ -843,7 +1055,7 @@ void NodeRebuild::OnDeallocated(uint64_t inst) {
     return;
   }
   InstanceLife& life = found->second;
-  m.maybe_queued.erase(inst);
+  Dequeue(m, inst);
   if (life.phase == Phase::kExternal) {
     m.external.erase(inst);
     life.phase = Phase::kGone;
@@ -853,13 +1065,18 @@ void NodeRebuild::OnDeallocated(uint64_t inst) {
     life.phase = Phase::kGone;
     return;
   }
-  if (life.phase == Phase::kLive && !life.release_requested) {
+  if (life.phase == Phase::kLive && life.release_requested) {
+    FireRelease(m, inst, life);
+    return;
+  }
+  if (life.phase == Phase::kLive) {
     if (OpenRedistrict(memory, inst, life)) return;
     ++m.released_without_destroy;
+    m.live.erase({life.offset, inst});
   }
-  if (life.phase == Phase::kLive) m.live.erase({life.offset, inst});
   Apply(m, Event{EventType::kReleased, inst});
   life.phase = Phase::kGone;
+  ForgetQueuedRelease(m, inst, life.announce_order);
 }
 
 // A live instance of `memory` released with no destroy line: a redistrict
@@ -1101,7 +1318,13 @@ void NodeRebuild::Feed(const LogLine& line, uint64_t line_number) {
     OnLegateLine(line);
   } else if (line.kind == LineKind::kUserEventCancelled) {
     OnUserEventCancelled(line.event);
+  } else if (line.kind == LineKind::kEventNamed) {
+    ++event_lines_;
+    named_events_.insert(line.event);
+    ++counts.other_logger_lines;  // read for its event's name only
   } else if (line.kind == LineKind::kEventMerged) {
+    ++event_lines_;
+    named_events_.insert(line.event);
     OnEventMerged(line.event, line.ids[0]);
   } else {
     // A line of the program's own (not Realm's event logger, whose lines

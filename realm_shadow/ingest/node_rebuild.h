@@ -30,6 +30,7 @@
 #define REALM_SHADOW_INGEST_NODE_REBUILD_H_
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -62,6 +63,12 @@ struct AppliedEvent {
   uint64_t time_us = 0;  // the line's time, on its own process's clock
   uint64_t line = 0;     // 1-based line number in its file
 };
+
+// The identity id a rebuild's map gives a live range whose release waits on
+// an event the log never names (kReleaseAttribute): no identity table hands
+// it out; the dump assembly puts the marker in its place, in the picture
+// and in the history's events.
+inline constexpr uint32_t kReleaseMaybeSkippedMark = 0xfffffff0u;
 
 struct RebuildOptions {
   // Called for every event applied to a memory's map, in order.
@@ -193,6 +200,16 @@ struct InstanceLife {
   std::shared_ptr<const LayoutShape> layout;
   bool release_requested = false;
   uint64_t release_wait_on = 0;  // the destroy's precondition event
+  // The announce run right after its destroy line: a "deallocation
+  // completed" read in it fired with the destroy (its precondition had
+  // triggered), not later.
+  uint64_t destroy_run = 0;
+  // Its release fired while requests may wait in Realm's allocator: Realm
+  // may still hold the range (release ready), or have given it back.
+  bool maybe_held = false;
+  // Its release waits on an event the log never names: the map's range
+  // carries kReleaseMaybeSkippedMark until the release fires or goes.
+  bool release_on_unnamed_event = false;
   // "ready=E" of its "instance created" line: Realm poisons E when the
   // request fails or is cancelled (inst_impl.cc notify_allocation), so a
   // destroy waiting on it is skipped.
@@ -239,6 +256,33 @@ struct MemoryState {
   // on their precondition only): a request behind them may be deferred by
   // the allocator even where it fits.
   std::set<uint64_t> maybe_queued;
+  // Deferred requests known to wait on their precondition (not queued when
+  // deferred): the allocator may queue one once it fires, if it no longer
+  // fits then (MayHoldQueuedRequests).
+  std::set<uint64_t> on_precondition;
+  // The releases requested in this memory and not known given back, in
+  // the order of their destroys: a superset of Realm's pending_releases,
+  // in its order (mem_impl.cc), so that the oldest here is Realm's oldest
+  // when Realm still queues it.  `fired`: its "deallocation completed"
+  // was read and the range is shown held (InstanceLife::maybe_held).
+  struct QueuedRelease {
+    uint64_t instance = 0;
+    uint64_t life = 0;  // the life's announce_order (ids are reused)
+    bool fired = false;
+  };
+  std::deque<QueuedRelease> releases;
+  // Ranges shown held (maybe_held) whose id Realm reused meanwhile: the
+  // new life is not in the map yet (announced, or failed), so the range
+  // stays until it enters, or the log shows it free.
+  struct HeldRange {
+    uint64_t offset = 0;
+    uint64_t size = 0;
+    uint64_t life = 0;
+  };
+  std::map<uint64_t, HeldRange> held_reused;
+  // A release was cancelled while requests may have waited in Realm's
+  // allocator: Realm's queue may then outlive every pending release.
+  bool release_cancelled_while_queued = false;
   // External instances attached now (instance -> bytes): not allocations.
   std::map<uint64_t, uint64_t> external;
   uint64_t reorderings = 0;
@@ -336,6 +380,16 @@ class NodeRebuild {
   void ApplyRequestedRelease(MemoryState& m, uint64_t instance,
                              const InstanceLife& life);
   void ShowWaitingPieces();
+  bool MayHoldQueuedRequests(const MemoryState& m, uint64_t firing) const;
+  void FireRelease(MemoryState& m, uint64_t instance, InstanceLife& life);
+  void GiveBack(MemoryState& m, uint64_t instance, InstanceLife& life);
+  void CatchUp(MemoryState& m);
+  void ForgetQueuedRelease(MemoryState& m, uint64_t instance, uint64_t life);
+  void GiveBackReused(MemoryState& m, uint64_t instance);
+  uint64_t LiveSize(const MemoryState& m, uint64_t offset,
+                    uint64_t instance) const;
+  void Dequeue(MemoryState& m, uint64_t instance);
+  void UnmarkRelease(MemoryState& m, uint64_t instance, InstanceLife& life);
   void Withdraw(MemoryState& m, uint64_t instance, InstanceLife& life);
   void CancelRequest(MemoryState& m, uint64_t instance, InstanceLife& life);
   bool FitsNow(const MemoryState& m, uint64_t size, uint64_t alignment) const;
@@ -362,6 +416,10 @@ class NodeRebuild {
   // poisoned (cancelled, triggered poisoned, or merged from one of those).
   absl::flat_hash_map<uint64_t, std::vector<uint64_t>> merged_into_;
   absl::flat_hash_set<uint64_t> poisoned_;
+  // Events the log names (created, triggered, merged, an instance's ready
+  // event), with Realm's event lines on (event_lines_ > 0).
+  absl::flat_hash_set<uint64_t> named_events_;
+  uint64_t event_lines_ = 0;
   // -level poison=2.  Threads whose next "allocation failed" lines are
   // cancellations: one line after a skipped creation, every such line up to
   // another line of the thread after a skipped redistrict (Realm cancels

@@ -146,8 +146,27 @@
 //    (mem_impl.cc release_storage_immediate, attempt_release_reordering),
 //    and logs "deallocation completed" when it fires either way.  Whether
 //    a deferred request waits in that queue or on its own precondition is
-//    not in the log (both log only "instance created" with no outcome), so
-//    the range is shown given back at that line.
+//    not in the log (both log only "instance created" with no outcome).
+//    The reader keeps Realm's order of releases (one per destroy, in log
+//    order) and gives the range back at that line where that is certain:
+//    no request may be queued (none deferred but those that fitted the
+//    heap with nothing queued, and fit it still; or no other release
+//    pending, since Realm queues a request only while one is, and serves
+//    its queue once they fire, barring a release cancelled meanwhile), or
+//    it is the oldest release and fired after its destroy (Realm then also
+//    gives back the ready ones behind it).  Otherwise the range stays, release ready,
+//    and its identity says "held" = kHeldMaybeGivenBack (identity.h):
+//    held, or given back already.  Every range release ready in a rebuilt
+//    dump or at any moment of its history carries that marking, and the
+//    holes beside it are lower bounds.  It is shown free once the log
+//    says so: an allocation lands on it (a redistrict's piece landed on at
+//    its start included: not narrowed to zero bytes), or the older
+//    releases go.  When
+//    Realm reuses its id meanwhile, it stays until the new life enters
+//    the map (which keeps one entry per id), and is shown free from then.
+//    A redistrict whose old instance's release fires while requests may
+//    be queued is read as done (Realm may keep the old range and hold the
+//    pieces back): not marked.
 //  - A failure that may be a cancellation (above: an instant one, or a
 //    deferred one in a log without poison lines): refused by the allocator,
 //    or cancelled by a poisoned precondition; the log reads the same.
@@ -161,7 +180,14 @@
 //    an event already poisoned is skipped without a line): shown release
 //    pending, as the log leaves it, while Realm keeps the range for good; a
 //    note counts the releases pending on an event and says each may be
-//    such a one.
+//    such a one.  In a log with Realm's event lines, a live range whose
+//    destroy waits on an event no line names (no "user event created",
+//    trigger, merge or instance's "ready=") is also marked: its identity
+//    says "release" = kReleaseMaybeSkipped (identity.h), at every moment
+//    of the history too (the map carries kReleaseMaybeSkippedMark through
+//    a kAttachIdentity event, which the assembly turns into the marker),
+//    until the release fires or is cancelled.  Not for a redistrict's
+//    piece (its size marking is the one it carries).
 //  - Releases logged after the allocation they made room for (another
 //    thread wrote them later): when an allocation lands on an instance whose
 //    destroy was requested and not yet completed, that release must already

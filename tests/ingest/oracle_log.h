@@ -98,14 +98,24 @@ inline std::string WaitsOn(const Snapshot& s, uint32_t identity) {
 }
 
 // The picture as the oracle compares two of one moment: allocations with
-// their state and size marking, waiting requests with theirs and what they
-// wait on, failures.
+// their state, size marking and, for a range that may be given back
+// already, " maybe given back", for a release that may have been skipped,
+// " maybe skipped"; waiting requests with their size marking and what they
+// wait on; failures.
 inline std::string Picture(const Snapshot& s) {
   std::string out;
   for (const Allocation& a : s.allocations)
     absl::StrAppend(&out, "live ", absl::Hex(a.instance), " [", a.offset, ", +",
                     a.size, ") ", static_cast<int>(a.state), " ",
-                    SizeMark(s, a.identity), "\n");
+                    SizeMark(s, a.identity),
+                    Attribute(s, a.identity, kHeldAttribute) == kHeldMaybeGivenBack
+                        ? " maybe given back"
+                        : "",
+                    Attribute(s, a.identity, kReleaseAttribute) ==
+                            kReleaseMaybeSkipped
+                        ? " maybe skipped"
+                        : "",
+                    "\n");
   for (const PendingRequest& p : s.pending)
     absl::StrAppend(&out, "waiting ", absl::Hex(p.instance), " ", p.size, " ",
                     SizeMark(s, p.identity), " ", WaitsOn(s, p.identity),
